@@ -1,7 +1,6 @@
 package accounts
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,15 +56,15 @@ type relatedObject struct {
 
 // accountEvent is an event of type typ about account a.
 func accountEvent(a Account, typ string, data any) eventOf {
-	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode, Data: data,
-		Related: relatedObject{ID: a.ID, Type: "v2.core.account", URL: "/v2/core/accounts/" + a.ID}}
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Object.Livemode, Data: data,
+		Related: relatedObject{ID: a.ID(), Type: accountObject, URL: "/v2/core/accounts/" + a.ID()}}
 }
 
 // personEvent is an event of type typ (v2.core.account_person.created, .updated, .deleted)
 // about person id of account a; writePerson emits it.
 func personEvent(a Account, id, typ string) eventOf {
-	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode, Data: map[string]string{"account_id": a.ID},
-		Related: relatedObject{ID: id, Type: "v2.core.account_person", URL: "/v2/core/accounts/" + a.ID + "/persons/" + id}}
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Object.Livemode, Data: map[string]string{"account_id": a.ID()},
+		Related: relatedObject{ID: id, Type: personObject, URL: "/v2/core/accounts/" + a.ID() + "/persons/" + id}}
 }
 
 // The event types this API emits (and which event destinations may subscribe to).
@@ -154,11 +153,16 @@ func eventIDPrefix(livemode bool) string {
 
 // accountState is what the account's events compare before and after a change.
 type accountState struct {
-	exists       bool
-	record       []byte // the whole record, to tell whether anything changed
-	identity     []byte // country, entity type and the identity details
-	defaults     []byte
-	configs      map[string][]byte // configuration -> its requested capabilities and settings
+	closed bool
+	// record is the account but for what follows from the rest (requirements, capability
+	// statuses, the applied configurations, the responsibilities the dashboard implies),
+	// with its onboarding: what the account.updated event watches.
+	record   any
+	identity any
+	// defaults are those the platform set (platformDefaults).
+	defaults any
+	// configs are each configuration's settings and requested capabilities.
+	configs      map[string]any
 	requirements []requirement
 	capabilities map[string]string // configuration|capability path -> status
 }
@@ -166,63 +170,92 @@ type accountState struct {
 // stateOf is what the events of a change compare of account a, whose persons (which meet
 // some of its requirements) are persons.
 func stateOf(a Account, persons []Person) accountState {
-	js := func(v any) []byte { raw, _ := json.Marshal(v); return raw }
-	st := accountState{exists: true, record: js(a),
-		identity: js([]any{a.Country, a.EntityType, dig(a.Details, "identity")}),
-		defaults: js(dig(a.Details, "defaults")),
-		configs:  map[string][]byte{}, capabilities: map[string]string{}}
-	st.requirements = requirementsOf(a, persons)
-	held := heldBack(st.requirements)
-	for name, caps := range a.Configurations {
-		st.configs[name] = js([]any{caps, dig(a.Details, "configuration."+name)})
-		for path, requested := range caps {
-			if requested {
-				status := string(gen.AccountCapabilityStatusActive)
-				if held[name] {
-					status = string(gen.AccountCapabilityStatusRestricted)
-				}
-				st.capabilities[name+"|"+path] = status
-			}
+	obj := treeOf(a.Object)
+	st := accountState{closed: a.Object.Closed, identity: obj["identity"], defaults: platformDefaults(obj),
+		configs: map[string]any{}, capabilities: map[string]string{}}
+	st.requirements = requirementsOf(&a, obj, persons)
+	cfgs, _ := obj["configuration"].(map[string]any)
+	for name, v := range cfgs {
+		c, _ := v.(map[string]any)
+		c = cloneTree(c)
+		delete(c, "applied")
+		caps, _ := c["capabilities"].(map[string]any)
+		for _, p := range capabilityPaths(caps) {
+			st.capabilities[name+"|"+p] = digString(caps, p+".status")
+			setPath(caps, p, map[string]any{})
 		}
+		st.configs[name] = c
 	}
+	record := cloneTree(obj)
+	for _, k := range []string{"requirements", "future_requirements", "applied_configurations"} {
+		delete(record, k)
+	}
+	record["configuration"], record["defaults"] = st.configs, st.defaults
+	onboarded := a.OnboardedConfigurations
+	if len(onboarded) == 0 {
+		onboarded = nil
+	}
+	st.record = []any{record, onboarded, a.Onboarded, a.Concurrency}
 	return st
 }
 
-// emitAccountChanges emits the events of an account's change from before to after (whose
-// persons are persons), in this order: created, closed or updated (the record changed);
-// then each section that changed (identity, defaults, each configuration); the
-// requirements; each capability whose status changed. A person's change leaves the record
-// as it was and may still change the requirements and capabilities.
-func (s *Server) emitAccountChanges(ctx context.Context, tx *store.Tx, before accountState, after Account, persons []Person) error {
-	now := stateOf(after, persons)
+// platformDefaults are the defaults of an object tree that the platform set: without the
+// responsibilities the dashboard implies, and locales only when there are some.
+func platformDefaults(obj map[string]any) map[string]any {
+	d, _ := obj["defaults"].(map[string]any)
+	d = cloneTree(d)
+	if d == nil {
+		return map[string]any{}
+	}
+	if l, _ := d["locales"].([]any); len(l) == 0 {
+		delete(d, "locales")
+	}
+	if r, ok := d["responsibilities"].(map[string]any); ok {
+		dashboard, _ := obj["dashboard"].(string)
+		fees, losses := collectors(dashboard)
+		if r["fees_collector"] == fees {
+			delete(r, "fees_collector")
+		}
+		if r["losses_collector"] == losses {
+			delete(r, "losses_collector")
+		}
+		delete(r, "requirements_collector")
+		if len(r) == 0 {
+			delete(d, "responsibilities")
+		}
+	}
+	return d
+}
+
+// emitAccountChanges emits the events of account a's change from before to now, in this
+// order: closed or updated (the record changed); then each section that changed (identity,
+// defaults, each configuration); the requirements; each capability whose status changed. A
+// person's change leaves the record as it was and may still change the requirements and
+// capabilities.
+func (s *Server) emitAccountChanges(ctx context.Context, tx *store.Tx, before, now accountState, a Account) error {
 	var events []eventOf
-	add := func(typ string, data any) { events = append(events, accountEvent(after, typ, data)) }
+	add := func(typ string, data any) { events = append(events, accountEvent(a, typ, data)) }
 	switch {
-	case !before.exists:
-		add(evAccountCreated, nil)
-	case after.Closed:
+	case now.closed:
 		add(evAccountClosed, nil)
-	case !bytes.Equal(before.record, now.record):
+	case !reflect.DeepEqual(before.record, now.record):
 		add(evAccountUpdated, nil)
 	}
-	if before.exists && !after.Closed {
-		if !bytes.Equal(before.identity, now.identity) {
+	if !now.closed {
+		if !reflect.DeepEqual(before.identity, now.identity) {
 			add(evIdentityUpdated, nil)
 		}
-		if !bytes.Equal(before.defaults, now.defaults) {
+		if !reflect.DeepEqual(before.defaults, now.defaults) {
 			add(evDefaultsUpdated, nil)
 		}
-		for _, name := range []string{"customer", "merchant", "recipient"} {
-			if !bytes.Equal(before.configs[name], now.configs[name]) {
+		for _, name := range configurationOrder {
+			if !reflect.DeepEqual(before.configs[name], now.configs[name]) {
 				add(fmt.Sprintf(evConfigurationUpdated, name), nil)
 			}
 		}
 		if !reflect.DeepEqual(before.requirements, now.requirements) {
 			add(evRequirementsUpdated, nil)
 		}
-	}
-	// A new account's capabilities start with it: their first status is part of its creation.
-	if before.exists && !after.Closed {
 		keys := make([]string, 0, len(now.capabilities)+len(before.capabilities))
 		for k := range now.capabilities {
 			keys = append(keys, k)
@@ -422,6 +455,6 @@ func linkReturned(a Account, l AccountLink) eventOf {
 	if configs == nil {
 		configs = []string{}
 	}
-	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Livemode,
-		Data: map[string]any{"account_id": a.ID, "configurations": configs, "use_case": l.UseCase}}
+	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Object.Livemode,
+		Data: map[string]any{"account_id": a.ID(), "configurations": configs, "use_case": l.UseCase}}
 }

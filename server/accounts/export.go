@@ -40,18 +40,14 @@ func (s *Server) Export(tx *store.Tx) State {
 		if accounts[i].Seq != accounts[j].Seq {
 			return accounts[i].Seq < accounts[j].Seq
 		}
-		return accounts[i].ID < accounts[j].ID
+		return accounts[i].ID() < accounts[j].ID()
 	})
 	for _, a := range accounts {
-		sa := SeedAccount{ID: a.ID, Onboarded: a.Onboarded, Concurrency: a.Concurrency,
-			Created: timefmt.Exact(a.Created), Sequence: a.Seq, Closed: a.Closed, Body: accountBody(a)}
+		sa := SeedAccount{Onboarded: a.Onboarded, OnboardedConfigurations: a.OnboardedConfigurations, Concurrency: a.Concurrency,
+			Sequence: a.Seq, Body: treeOf(a.Object)}
 		if a.Platform != DefaultPlatformID {
 			sa.Platform = a.Platform
 		}
-		if a.Livemode {
-			sa.Mode = "live"
-		}
-		sa.OnboardedConfigurations = slices.Clone(a.OnboardedConfigurations)
 		out.Accounts = append(out.Accounts, sa)
 	}
 
@@ -62,8 +58,7 @@ func (s *Server) Export(tx *store.Tx) State {
 	})
 	sort.Slice(persons, func(i, j int) bool { return persons[i].Seq < persons[j].Seq })
 	for _, p := range persons {
-		out.Persons = append(out.Persons, SeedPerson{ID: p.ID, Account: p.Account, Created: timefmt.Exact(p.Created),
-			Updated: timefmt.Exact(p.Updated), Sequence: p.Seq, Body: cloneTree(p.Details)})
+		out.Persons = append(out.Persons, SeedPerson{Sequence: p.Seq, Body: treeOf(p.Object)})
 	}
 
 	var dests []EventDestination
@@ -146,78 +141,6 @@ func (s *Server) splitIdempotencyKey(pk string) (platform string, livemode bool,
 		}
 	}
 	return platform, livemode, op, key, ok
-}
-
-// accountBody is the create request that makes a's details: the members a retrieve shows
-// (those kept as sent among them), and each configuration with its settings and the
-// capabilities it requests or withdraws.
-func accountBody(a Account) map[string]any {
-	b := map[string]any{}
-	for k, v := range map[string]string{"display_name": a.DisplayName, "contact_email": a.ContactEmail, "contact_phone": a.ContactPhone, "dashboard": a.Dashboard} {
-		if v != "" {
-			b[k] = v
-		}
-	}
-	if d, ok := a.Details["defaults"].(map[string]any); ok {
-		b["defaults"] = cloneTree(d)
-	}
-	identity, _ := a.Details["identity"].(map[string]any)
-	identity = cloneTree(identity)
-	if identity == nil {
-		identity = map[string]any{}
-	}
-	if a.Country != "" {
-		identity["country"] = a.Country
-	}
-	if a.EntityType != "" {
-		identity["entity_type"] = a.EntityType
-	}
-	if len(identity) > 0 {
-		b["identity"] = identity
-	}
-	if len(a.Metadata) > 0 {
-		md := map[string]any{}
-		for k, v := range a.Metadata {
-			md[k] = v
-		}
-		b["metadata"] = md
-	}
-	if len(a.Configurations) > 0 {
-		cfg := map[string]any{}
-		for name, caps := range a.Configurations {
-			c, _ := dig(a.Details, "configuration."+name).(map[string]any)
-			c = cloneTree(c)
-			if c == nil {
-				c = map[string]any{}
-			}
-			if len(caps) > 0 {
-				c["capabilities"] = capabilityTree(caps)
-			}
-			cfg[name] = c
-		}
-		b["configuration"] = cfg
-	}
-	return b
-}
-
-// capabilityTree undoes capabilityPaths: "stripe_balance.stripe_transfers" -> requested
-// becomes {stripe_balance: {stripe_transfers: {requested: requested}}}.
-func capabilityTree(paths map[string]bool) map[string]any {
-	tree := map[string]any{}
-	for path, requested := range paths {
-		node := tree
-		parts := strings.Split(path, ".")
-		for _, p := range parts[:len(parts)-1] {
-			next, ok := node[p].(map[string]any)
-			if !ok {
-				next = map[string]any{}
-				node[p] = next
-			}
-			node = next
-		}
-		node[parts[len(parts)-1]] = map[string]any{"requested": requested}
-	}
-	return tree
 }
 
 // linkBody is the create request that makes l.

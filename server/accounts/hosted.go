@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,7 +50,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 		if cur.Consumed || !now.Before(cur.ExpiresAt) {
 			return nil // another visit got here first
 		}
-		if a, found = s.tables.Accounts.Get(tx, cur.Account); !found || a.Closed {
+		if a, found = s.tables.Accounts.Get(tx, cur.Account); !found || a.Object.Closed {
 			gone = true // a link to an account closed since is no use
 			return nil
 		}
@@ -68,7 +69,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case !opened:
 		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, s.personsNow(ctx, a.ID), session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +133,9 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
 	in := formInputOf(req.Body)
-	persons := s.personsNow(ctx, a.ID)
-	apply, problems := checkForm(a, persons, in)
+	apply, problems := checkForm(a, in)
 	if len(problems) > 0 {
-		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, persons, l.Session.Nonce, &in, problems))
+		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, l.Session.Nonce, &in, problems))
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +154,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	if !sessionAccepts(l, cookie, nonce, now) {
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
-	release, err := s.holdAccount(ctx, l.Account, s.platforms[l.Platform])
+	release, err := s.holdAccount(ctx, a, s.platforms[l.Platform])
 	if err != nil {
 		var ae *Error
 		if errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests {
@@ -175,20 +175,25 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusForbidden
 			return nil
 		}
-		acct, found := s.tables.Accounts.Get(tx, cur.Account)
-		if !found || acct.Closed {
+		before, found := s.tables.Accounts.Get(tx, cur.Account)
+		if !found || before.Object.Closed {
 			status = http.StatusNotFound
 			return nil
 		}
-		before, _ := s.tables.Accounts.Get(tx, cur.Account) // a copy of its own, as every Get's
-		if rep := applyForm(&acct, apply, cur.Configurations); rep != nil {
-			p := Person{ID: s.randomID("person_", 24), Account: acct.ID, Platform: acct.Platform, Livemode: acct.Livemode,
-				Seq: s.next(tx, seqPersons), Created: now, Updated: now, Details: rep}
+		acct := before
+		acct.OnboardedConfigurations = slices.Clone(before.OnboardedConfigurations)
+		obj := treeOf(acct.Object)
+		if rep := applyForm(&acct, obj, apply, cur.Configurations); rep != nil {
+			rep["id"], rep["created"], rep["updated"] = s.randomID("person_", 24), timestamp(now), timestamp(now)
+			p := Person{Seq: s.next(tx, seqPersons)}
+			if err := fillPerson(&p, rep, acct); err != nil {
+				return err
+			}
 			if err := s.writePerson(ctx, tx, nil, &p); err != nil {
 				return err
 			}
 		}
-		if err := s.writeAccount(ctx, tx, &before, acct); err != nil {
+		if err := s.writeAccount(ctx, tx, &before, &acct, obj); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true

@@ -32,11 +32,11 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 			return "", err
 		}
 		for _, cfg := range flow.Configurations {
-			if _, applied := a.Configurations[string(cfg)]; !applied {
+			if !a.Applied(string(cfg)) {
 				return "", invalidRequest(http.StatusBadRequest, "configs_must_match_to_use_account_links", "The configurations in the request must match the applied configurations on the account in order to use v2/core/account_links.")
 			}
 		}
-		release, err := s.holdAccount(ctx, a.ID, c.platform)
+		release, err := s.holdAccount(ctx, a, c.platform)
 		if err != nil {
 			return "", err
 		}
@@ -74,8 +74,9 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 
 // holdAccount takes one of the account's update slots for the duration of an update, or
 // answers 429 when its limit is reached. UpdateLatency simulates the work.
-func (s *Server) holdAccount(ctx context.Context, account string, p *platform) (release func(), err error) {
-	if !s.slots.acquire(account, s.limitFor(ctx, p, account)) {
+func (s *Server) holdAccount(ctx context.Context, a Account, p *platform) (release func(), err error) {
+	account := a.ID()
+	if !s.slots.acquire(account, s.limitFor(a, p)) {
 		return nil, &Error{Status: http.StatusTooManyRequests, Type: "rate_limit", Code: "account_rate_limit_exceeded",
 			Message: "Account cannot exceed a configured concurrency rate limit on updates."}
 	}
@@ -112,11 +113,11 @@ func chosenFlow(uc gen.AccountLinkUseCaseParams) (*gen.AccountLinkFlowParams, er
 func (s *Server) newLink(a Account, useCase gen.AccountLinkUseCaseType, f *gen.AccountLinkFlowParams) AccountLink {
 	now := s.now()
 	prefix := "alu_test_"
-	if a.Livemode {
+	if a.Object.Livemode {
 		prefix = "alu_"
 	}
 	l := AccountLink{
-		Token: s.randomID(prefix, 32), Account: a.ID, Platform: a.Platform, Livemode: a.Livemode,
+		Token: s.randomID(prefix, 32), Account: a.ID(), Platform: a.Platform, Livemode: a.Object.Livemode,
 		Created: now, ExpiresAt: now.Add(s.cfg.LinkLifetime),
 		UseCase: string(useCase), RefreshURL: f.RefreshUrl, ReturnURL: deref(f.ReturnUrl),
 		CollectFields: string(gen.CollectionFieldsCurrentlyDue), FutureRequirements: string(gen.FutureRequirementsCollectionOmit),

@@ -6,52 +6,38 @@ import (
 	"strings"
 	"time"
 
+	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// Account is a stored v2 account. It belongs to one platform and one mode.
+// Account is a stored v2 account: its object as a retrieve with every section included
+// returns it, the members that follow from the rest computed when it is written (applied
+// configurations, capability statuses, requirements, the defaults' responsibilities), and
+// what the API keeps of it that its object does not say. A closed account's object keeps
+// only what a closed account shows.
 type Account struct {
-	ID       string // acct_...
-	Platform string
-	Livemode bool
-	Seq      uint64 // creation order within the store, for newest-first lists
-	Created  time.Time
-
-	DisplayName  string
-	ContactEmail string
-	ContactPhone string
-	Dashboard    string
-	Country      string // ISO 3166-1 alpha-2
-	EntityType   string
-	Metadata     map[string]string
-	// Details holds the members of the account that the server stores as they were sent
-	// and returns as they are, merged member by member on update (mergeTree): "defaults",
-	// "identity" (individual, business_details, attestations; country and entity_type are
-	// the fields above) and "configuration" (each configuration's settings, keyed by its
-	// name; its capabilities are Configurations). JSON-shaped: maps, slices, strings,
-	// float64 numbers and booleans.
-	Details map[string]any
-
-	// Configurations holds the applied configurations (customer, merchant, recipient) and
-	// their requested capabilities, by capability path such as "stripe_balance.stripe_transfers".
-	Configurations map[string]map[string]bool
+	Object gen.V2CoreAccount `json:"object"`
+	// Platform is the platform the account belongs to; its mode is the object's livemode.
+	Platform string `json:"platform"`
+	// Seq is the account's place in the newest-first lists of its platform and mode, which
+	// their page tokens carry.
+	Seq uint64 `json:"seq"`
 	// OnboardedConfigurations are the configurations whose onboarding a submitted link
 	// completed (the account accepted their terms): once nothing else is missing, their
 	// requested capabilities are active. Sorted, each once.
-	OnboardedConfigurations []string
-	// Onboarded says every configuration is onboarded: a seeded account that says so, or one
-	// stored before onboarding was recorded per configuration.
-	Onboarded bool
+	OnboardedConfigurations []string `json:"onboardedConfigurations,omitempty"`
+	// Onboarded says every configuration is onboarded: a seeded account that says so.
+	Onboarded bool `json:"onboarded,omitempty"`
 	// Concurrency is the account's own limit of updating requests in flight (seeded; 0: its
 	// platform's limit).
-	Concurrency int
-	// Closed says the account was closed: it is still read and listed (with closed=true),
-	// but no longer changed.
-	Closed bool
+	Concurrency int `json:"concurrency,omitempty"`
 }
 
+// ID is the account's id.
+func (a Account) ID() string { return a.Object.Id }
+
 // Scope is the platform and mode an account lives in; accounts of other scopes are invisible.
-func (a Account) Scope() string { return AccountScope(a.Platform, a.Livemode) }
+func (a Account) Scope() string { return AccountScope(a.Platform, a.Object.Livemode) }
 
 // AccountScope names a platform's test or live data.
 func AccountScope(platform string, livemode bool) string {
@@ -59,6 +45,11 @@ func AccountScope(platform string, livemode bool) string {
 		return platform + "|live"
 	}
 	return platform + "|test"
+}
+
+// Applied says whether a configuration is applied to the account.
+func (a Account) Applied(name string) bool {
+	return slices.Contains(a.Object.AppliedConfigurations, gen.ConfigurationType(name))
 }
 
 // OnboardedFor says whether the onboarding of configuration name is complete.
@@ -114,23 +105,17 @@ type Idempotency struct {
 	Expires     time.Time
 }
 
-// Person is a stored person of an account: its representative, an owner, a director or an
-// executive, or someone else the account names.
+// Person is a stored person of an account (its representative, an owner, a director or an
+// executive, or someone else the account names): its object as a retrieve returns it, and
+// its place in its account's list.
 type Person struct {
-	ID       string // person_...
-	Account  string
-	Platform string
-	Livemode bool
-	Seq      uint64 // creation order, for oldest-first lists
-	Created  time.Time
-	Updated  time.Time
-	// Details holds every member of the person as sent (given_name, relationship, address,
-	// metadata, ...), merged member by member on update, JSON-shaped like Account.Details.
-	Details map[string]any
+	Object gen.V2CoreAccountPerson `json:"object"`
+	// Seq orders the account's persons oldest first.
+	Seq uint64 `json:"seq"`
 }
 
-// Scope is the platform and mode the person's account lives in.
-func (p Person) Scope() string { return AccountScope(p.Platform, p.Livemode) }
+// ID is the person's id.
+func (p Person) ID() string { return p.Object.Id }
 
 // Token is a stored account token or person token: details tokenized for one later create
 // or update, until ExpiresAt.
@@ -206,7 +191,7 @@ type tables struct {
 func newTables(db *store.DB) *tables {
 	tb := &tables{
 		Newest:             store.OrderedIndex("newest", func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
-		PersonsOf:          store.OrderedIndex("personsOf", func(x Person) (string, bool) { return personKey(x.Account, x.Seq), true }),
+		PersonsOf:          store.OrderedIndex("personsOf", func(x Person) (string, bool) { return personKey(x.Object.Account, x.Seq), true }),
 		TokensGone:         store.OrderedIndex("gone", func(x Token) (string, bool) { return timeKey(x.ExpiresAt), true }),
 		LinksGone:          store.OrderedIndex("gone", func(l AccountLink) (string, bool) { return timeKey(l.usableUntil()), true }),
 		IdempotencyGone:    store.OrderedIndex("gone", func(r Idempotency) (string, bool) { return timeKey(r.Expires), !r.InFlight }),

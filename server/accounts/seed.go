@@ -16,42 +16,51 @@ import (
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
-	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // SeedAccount is an account that exists at start and again after every reset: an entry of
-// the seed file's accounts.accounts. Body holds the create request's members as the API's
-// JSON body takes them (display_name, contact_email, identity, dashboard, metadata,
-// configuration); it is checked by the same spec and rules as POST /v2/core/accounts.
-// Created, Sequence, Closed and OnboardedConfigurations are the account's history, as a
-// state export records it.
+// the seed file's accounts.accounts. Its Body is either the create request's members as the
+// API's JSON body takes them (display_name, contact_email, identity, dashboard, metadata,
+// configuration), checked by the same spec and rules as POST /v2/core/accounts, with the
+// account's id, created and closed; or the account's object as a retrieve with every
+// section returns it ("object": "v2.core.account"), checked as the spec describes the
+// object, which a state export writes. Either way what follows from the rest (applied
+// configurations, capability statuses, requirements) is computed as the API computes it.
+// Beside the body are the members the account's object does not say.
 type SeedAccount struct {
-	// ID is the account's id, acct_ followed by letters and digits; when empty one is
-	// derived from the entry, the same at every start and reset.
-	ID string `yaml:"id,omitempty"`
 	// Platform is the platform's id (DefaultPlatformID when empty).
-	Platform string `yaml:"platform,omitempty"`
-	// Mode is test (the default) or live.
-	Mode string `yaml:"mode,omitempty"`
+	Platform string `yaml:"platform,omitempty" json:"platform,omitempty"`
+	// Mode is test (the default) or live; an object's livemode says it too.
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty"`
 	// Onboarded says the account has accepted the terms of service for every configuration,
 	// as the hosted form of a link for all of them does: its requested capabilities are then
 	// active.
-	Onboarded bool `yaml:"onboarded,omitempty"`
+	Onboarded bool `yaml:"onboarded,omitempty" json:"onboarded,omitempty"`
 	// OnboardedConfigurations are the configurations whose terms a submitted link accepted.
-	OnboardedConfigurations []string `yaml:"onboarded_configurations,omitempty"`
+	OnboardedConfigurations []string `yaml:"onboarded_configurations,omitempty" json:"onboarded_configurations,omitempty"`
 	// Concurrency is the account's own limit of updating requests in flight (0: its
 	// platform's limit).
-	Concurrency int `yaml:"concurrency,omitempty"`
-	// Created is when the account was made, an RFC 3339 time (empty: at the start or reset).
-	Created string `yaml:"created,omitempty"`
+	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
 	// Sequence is the account's place in the newest-first order of lists, which their page
 	// tokens carry (0: after every account the seed numbers, in the order of the file).
-	Sequence uint64 `yaml:"sequence,omitempty"`
-	// Closed says the account was closed.
-	Closed bool `yaml:"closed,omitempty"`
-	// Body is the create request.
-	Body map[string]any `yaml:",inline"`
+	Sequence uint64 `yaml:"sequence,omitempty" json:"sequence,omitempty"`
+	// Body is the create request, with id (acct_ followed by letters and digits; when
+	// absent one is derived from the entry, the same at every start and reset), created (an
+	// RFC 3339 time; absent: the start or reset) and closed; or the account's object.
+	Body map[string]any `yaml:",inline" json:"-"`
+}
+
+// UnmarshalJSON reads an entry whose body's members sit beside the named ones.
+func (e *SeedAccount) UnmarshalJSON(data []byte) error {
+	type named SeedAccount
+	return entryJSON(data, (*named)(e), &e.Body)
+}
+
+// MarshalJSON writes the entry as UnmarshalJSON reads it.
+func (e SeedAccount) MarshalJSON() ([]byte, error) {
+	type named SeedAccount
+	return entryMarshalJSON(named(e), e.Body)
 }
 
 // The lists of the seed file's accounts section, as SeedError names them.
@@ -119,8 +128,21 @@ func (s *Server) Seed(tx *store.Tx) error {
 	for _, sp := range s.cfg.Persons {
 		persons.high = max(persons.high, sp.Sequence)
 	}
+	withPersons := map[string]bool{}
 	for i, sp := range s.cfg.Persons {
-		if err := s.seedPerson(tx, i, sp, &persons); err != nil {
+		account, err := s.seedPerson(tx, i, sp, &persons)
+		if err != nil {
+			return err
+		}
+		withPersons[account] = true
+	}
+	for id := range withPersons {
+		// What the persons decide of their account (its requirements) follows them.
+		a, _ := s.tables.Accounts.Get(tx, id)
+		if _, err := fillAccount(&a, treeOf(a.Object), s.personsOf(tx, id)); err != nil {
+			return err
+		}
+		if err := s.tables.Accounts.Put(tx, id, a); err != nil {
 			return err
 		}
 	}
@@ -201,69 +223,112 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering
 	if sa.Concurrency < 0 {
 		return fail("concurrency", "%d: want a positive limit (or none for the platform's)", sa.Concurrency)
 	}
-	body, field, err := s.checkSeedBody(sa.Body)
-	if err != nil {
-		return &SeedError{Index: i, Field: field, Err: err}
+	a := Account{Platform: pid, Seq: seq.take(sa.Sequence), Concurrency: sa.Concurrency, Onboarded: sa.Onboarded}
+	body := cloneTree(sa.Body)
+	if body == nil {
+		body = map[string]any{}
 	}
-	for k := range deref(body.Metadata) {
-		if len(k) > 40 {
-			return fail("metadata."+k, "keys must be at most 40 characters (%q is %d)", k, len(k))
+	var obj map[string]any
+	recorded := false // the entry gives its creation time, as an export does
+	isObject := isObjectEntry(body, accountObject)
+	if isObject {
+		var o gen.V2CoreAccount
+		if field, err := s.checkObject("V2CoreAccount", body, &o); err != nil {
+			return &SeedError{Index: i, Field: field, Err: err}
 		}
-	}
-	tree := treeOf(body)
-	delete(tree, "include")
-	var a Account
-	if _, ok := tree["account_token"]; ok {
-		return fail("account_token", "a seeded account cannot use a token: give the token's members instead")
-	}
-	if err := applyAccountTree(&a, tree); err != nil {
-		return fail("metadata", "%v", err)
-	}
-	a.ID = sa.ID
-	if a.ID == "" {
-		a.ID = derivedAccountID(i, pid, livemode, a.DisplayName)
-	} else if !seedAccountID.MatchString(a.ID) {
-		return fail("id", "%q is not an account id: want acct_ followed by letters and digits", a.ID)
-	}
-	if prev, dup := s.tables.Accounts.Get(tx, a.ID); dup {
-		return fail("id", "account %s is declared twice (as %q before)", a.ID, prev.DisplayName)
-	}
-	a.Platform, a.Livemode = pid, livemode
-	a.Seq = seq.take(sa.Sequence)
-	a.Created = s.now()
-	if sa.Created != "" {
-		if a.Created, err = timefmt.Parse(sa.Created); err != nil {
+		if sa.Mode != "" && o.Livemode != livemode {
+			return fail("livemode", "%t, but the entry's mode is %s", o.Livemode, sa.Mode)
+		}
+		created, err := takeTime(body, "created")
+		if err != nil {
 			return fail("created", "%v", err)
 		}
+		obj, body["created"], recorded = body, created, true
+	} else {
+		id, err := takeString(body, "id")
+		if err != nil {
+			return fail("id", "%v", err)
+		}
+		created, err := takeTime(body, "created")
+		if err != nil {
+			return fail("created", "%v", err)
+		}
+		closed, _ := take(body, "closed")
+		if _, ok := closed.(bool); closed != nil && !ok {
+			return fail("closed", "want true or false, got %v", closed)
+		}
+		req, field, err := s.checkSeedBody(body)
+		if err != nil {
+			return &SeedError{Index: i, Field: field, Err: err}
+		}
+		for k := range deref(req.Metadata) {
+			if len(k) > 40 {
+				return fail("metadata."+k, "keys must be at most 40 characters (%q is %d)", k, len(k))
+			}
+		}
+		tree := treeOf(req)
+		delete(tree, "include")
+		if _, ok := tree["account_token"]; ok {
+			return fail("account_token", "a seeded account cannot use a token: give the token's members instead")
+		}
+		recorded = created != ""
+		if created == "" {
+			created = timestamp(s.now())
+		}
+		obj = map[string]any{"id": id, "created": created, "livemode": livemode}
+		if err := applyAccount(&a, obj, tree); err != nil {
+			return fail("metadata", "%v", err)
+		}
+		if id == "" {
+			obj["id"] = derivedAccountID(i, pid, livemode, digString(obj, "display_name"))
+		}
+		obj["closed"] = closed == true
 	}
-	a.Concurrency = sa.Concurrency
-	a.Onboarded = sa.Onboarded // before the check: it stands for the persons a seed cannot name
-	if sa.Onboarded && len(a.Configurations) > 0 && sa.Created == "" {
+	a.Object.Id, _ = obj["id"].(string)
+	if !seedAccountID.MatchString(a.ID()) {
+		return fail("id", "%q is not an account id: want acct_ followed by letters and digits", a.ID())
+	}
+	if _, dup := s.tables.Accounts.Get(tx, a.ID()); dup {
+		return fail("id", "account %s is declared twice", a.ID())
+	}
+	closed := obj["closed"] == true
+	if sa.Onboarded && !recorded && !closed && len(configurationNames(obj)) > 0 {
 		// The hosted form, the only way to accept the terms, collects everything else first.
 		// An account a state export recorded (with its creation time) may have lost some of
 		// it in a later update.
-		for _, r := range requirementsOf(a, nil) {
+		for _, r := range requirementsOf(&a, obj, nil) {
 			if r.Field != termsOfService && !r.Eventual {
 				return fail("onboarded", "an onboarded account needs %s: the hosted form collects it before the terms of service are accepted", r.Field)
 			}
 		}
 	}
-	a.Onboarded = sa.Onboarded
-	for j, name := range sa.OnboardedConfigurations {
-		if _, applied := a.Configurations[name]; !applied {
-			has := "the account has none"
-			if len(a.Configurations) > 0 {
-				has = "it has " + strings.Join(appliedConfigurations(a), ", ")
-			}
-			return fail(fmt.Sprintf("onboarded_configurations.%d", j), "%q is not one of the account's configurations: %s", name, has)
-		}
+	for _, name := range sa.OnboardedConfigurations {
 		if !slices.Contains(a.OnboardedConfigurations, name) {
 			a.OnboardedConfigurations = append(a.OnboardedConfigurations, name)
 		}
 	}
 	slices.Sort(a.OnboardedConfigurations)
-	a.Closed = sa.Closed
-	return s.tables.Accounts.Put(tx, a.ID, a)
+	if closed && !isObject {
+		// A request closed since: computed as it was while open, then closed.
+		obj["closed"] = false
+		if _, err := fillAccount(&a, obj, nil); err != nil {
+			return fail("", "%v", err)
+		}
+		obj["closed"] = true
+	}
+	if _, err := fillAccount(&a, obj, nil); err != nil {
+		return fail("", "%v", err)
+	}
+	for j, name := range sa.OnboardedConfigurations {
+		if !a.Applied(name) {
+			has := "the account has none"
+			if len(a.Object.AppliedConfigurations) > 0 {
+				has = fmt.Sprintf("it has %v", a.Object.AppliedConfigurations)
+			}
+			return fail(fmt.Sprintf("onboarded_configurations.%d", j), "%q is not one of the account's configurations: %s", name, has)
+		}
+	}
+	return s.tables.Accounts.Put(tx, a.ID(), a)
 }
 
 // derivedAccountID is the id of a seeded account that names none: the same for the same

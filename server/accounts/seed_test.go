@@ -23,8 +23,8 @@ func TestSeedAccounts(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Platforms = []Platform{{ID: "acme", Keys: []string{"sk_test_acme1"}, AccountConcurrency: 2}}
 	cfg.Accounts = []SeedAccount{
-		{ID: "acct_1Own", Platform: "acme", Concurrency: 5, Onboarded: true, Body: map[string]any{
-			"display_name": "Own", "contact_email": "a@example.com", "identity": map[string]any{"country": "US", "entity_type": "company"},
+		{Platform: "acme", Concurrency: 5, Onboarded: true, Body: map[string]any{
+			"id": "acct_1Own", "display_name": "Own", "contact_email": "a@example.com", "identity": map[string]any{"country": "US", "entity_type": "company"},
 			"configuration": map[string]any{"recipient": map[string]any{"capabilities": map[string]any{"stripe_balance": map[string]any{"stripe_transfers": map[string]any{"requested": true}}}}},
 		}},
 		{Platform: "acme", Mode: "live", Body: map[string]any{"display_name": "Derived"}},
@@ -55,21 +55,23 @@ func TestSeedAccounts(t *testing.T) {
 		t.Fatalf("seeded %d accounts, want 3: %+v", len(all), all)
 	}
 	own, derived, def := all[0], all[1], all[2]
-	if !own.Onboarded || own.Country != "US" || !own.Configurations["recipient"]["stripe_balance.stripe_transfers"] || own.Livemode || own.Platform != "acme" {
+	ownCfg, _ := own.Object.Configuration.Get()
+	ownID, _ := own.Object.Identity.Get()
+	if !own.Onboarded || deref(ownID.Country) != "US" || ownCfg.Recipient == nil || ownCfg.Recipient.Capabilities.StripeBalance.StripeTransfers == nil || own.Object.Livemode || own.Platform != "acme" {
 		t.Errorf("own: %+v", own)
 	}
-	if !derived.Livemode || !seedAccountID.MatchString(derived.ID) || len(derived.ID) != len("acct_")+16 || def.Platform != DefaultPlatformID || def.Metadata["k"] != "v" {
+	if !derived.Object.Livemode || !seedAccountID.MatchString(derived.ID()) || len(derived.ID()) != len("acct_")+16 || def.Platform != DefaultPlatformID || def.Object.Metadata["k"] != "v" {
 		t.Errorf("derived %+v, default %+v", derived, def)
 	}
 
 	// The account's own limit wins over its platform's, which wins over the server's.
-	if got := s.limitFor(context.Background(), s.platforms["acme"], own.ID); got != 5 {
+	if got := s.limitFor(own, s.platforms["acme"]); got != 5 {
 		t.Errorf("own limit: %d, want 5", got)
 	}
-	if got := s.limitFor(context.Background(), s.platforms["acme"], derived.ID); got != 2 {
+	if got := s.limitFor(derived, s.platforms["acme"]); got != 2 {
 		t.Errorf("platform limit: %d, want 2", got)
 	}
-	if got := s.limitFor(context.Background(), s.platforms[DefaultPlatformID], def.ID); got != 1 {
+	if got := s.limitFor(def, s.platforms[DefaultPlatformID]); got != 1 {
 		t.Errorf("server limit: %d, want 1", got)
 	}
 
@@ -77,10 +79,10 @@ func TestSeedAccounts(t *testing.T) {
 	if err := db.Replace(context.Background(), s.Seed); err != nil {
 		t.Fatal(err)
 	}
-	before := derived.ID
+	before := derived.ID()
 	read()
-	if all[1].ID != before {
-		t.Errorf("derived id changed across reset: %s, then %s", before, all[1].ID)
+	if all[1].ID() != before {
+		t.Errorf("derived id changed across reset: %s, then %s", before, all[1].ID())
 	}
 }
 
@@ -91,7 +93,7 @@ func TestSeedAccountErrors(t *testing.T) {
 		field     string
 		wantInErr string
 	}{
-		{"bad id", SeedAccount{ID: "acct-1"}, "id", "not an account id"},
+		{"bad id", SeedAccount{Body: map[string]any{"id": "acct-1"}}, "id", "not an account id"},
 		{"negative concurrency", SeedAccount{Concurrency: -1}, "concurrency", "positive"},
 		{"metadata key too long", SeedAccount{Body: map[string]any{"metadata": map[string]any{strings.Repeat("k", 41): "v"}}}, "metadata." + strings.Repeat("k", 41), "at most 40"},
 		{"wrong type in the body", SeedAccount{Body: map[string]any{"display_name": int64(5)}}, "display_name", "string"},

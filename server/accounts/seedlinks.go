@@ -69,28 +69,28 @@ func (s *Server) seedLink(tx *store.Tx, i int, sl SeedLink) error {
 		return fail("account", "no account %s: declare it under accounts.accounts", body.Account)
 	}
 	for _, cfg := range flow.Configurations {
-		if _, applied := a.Configurations[string(cfg)]; !applied {
-			return fail("use_case", "configuration %s is not applied to account %s (configs_must_match_to_use_account_links)", cfg, a.ID)
+		if !a.Applied(string(cfg)) {
+			return fail("use_case", "configuration %s is not applied to account %s (configs_must_match_to_use_account_links)", cfg, a.ID())
 		}
 	}
 	l := s.newLink(a, body.UseCase.Type, flow)
 	l.Token = sl.Token
 	if l.Token == "" {
-		l.Token = "alu_test_" + derivedAlphanumerics(fmt.Sprintf("seed-link|%d|%s", i, a.ID), 32)
-		if a.Livemode {
+		l.Token = "alu_test_" + derivedAlphanumerics(fmt.Sprintf("seed-link|%d|%s", i, a.ID()), 32)
+		if a.Object.Livemode {
 			l.Token = "alu_" + l.Token[len("alu_test_"):]
 		}
 	}
-	if strings.HasPrefix(l.Token, "alu_test_") == a.Livemode {
+	if strings.HasPrefix(l.Token, "alu_test_") == a.Object.Livemode {
 		mode := "alu_test_ (the account is in test mode)"
-		if a.Livemode {
+		if a.Object.Livemode {
 			mode = "alu_ but not alu_test_ (the account is in live mode)"
 		}
 		return fail("token", "%s is not a link token of the account's mode: want %s followed by letters and digits", LoggedPath(l.Token), mode)
 	}
 	// The link's hosted page must be one the API serves.
-	if field, err := s.checkHostedPath(a.ID, l.Token); err != nil {
-		return fail(field, "the link's page /r/%s/%s could not be opened: %v", a.ID, LoggedPath(l.Token), err)
+	if field, err := s.checkHostedPath(a.ID(), l.Token); err != nil {
+		return fail(field, "the link's page /r/%s/%s could not be opened: %v", a.ID(), LoggedPath(l.Token), err)
 	}
 	if _, dup := s.tables.Links.Get(tx, l.Token); dup {
 		return fail("token", "link %s is declared twice", LoggedPath(l.Token))

@@ -33,7 +33,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -130,6 +132,9 @@ type Server struct {
 	// seedValidator checks seeded entries as the requests that would make them, built at
 	// the first seed.
 	seedValidator func() (*validate.Validator, error)
+	// objectSchemas are the objects' schemas, which checking requests does not keep, for
+	// seed entries that are objects: read from the spec at the first such entry.
+	objectSchemas func() (openapi3.Schemas, error)
 	// hostedBase is the path PublicURL puts before /r/ (as "/base", or ""): what the
 	// browser sees, for the hosted form's action and its cookie's path.
 	hostedBase string
@@ -168,6 +173,7 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 		cfg.Log = slog.Default()
 	}
 	s := &Server{cfg: cfg, db: db, tables: newTables(db), slots: newAccountSlots(), submissions: newKeyedMutex(), deliveries: newDeliverer()}
+	s.objectSchemas = sync.OnceValues(objectSchemasOf)
 	s.seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 		spec, err := Spec()
 		if err != nil {
@@ -223,6 +229,14 @@ func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 
 // timestamp formats times as the v2 API does: RFC 3339, UTC, milliseconds.
 func timestamp(t time.Time) string { return timefmt.Millis(t, "Z") }
+
+// optionalString is s as a nullable member: null when empty.
+func optionalString(s string) nullable.Nullable[string] {
+	if s == "" {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(s)
+}
 
 // sleep waits for d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) {

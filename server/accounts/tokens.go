@@ -148,7 +148,7 @@ func (s *Server) useToken(tx *store.Tx, c caller, param string, id any, kind, ac
 
 // applyAccountToken applies an account token's details to the account (nothing when the
 // request names no token); the request's own members are applied after, over them.
-func (s *Server) applyAccountToken(tx *store.Tx, c caller, id any, a *Account) error {
+func (s *Server) applyAccountToken(tx *store.Tx, c caller, id any, a *Account, obj map[string]any) error {
 	if id == nil {
 		return nil
 	}
@@ -156,7 +156,7 @@ func (s *Server) applyAccountToken(tx *store.Tx, c caller, id any, a *Account) e
 	if err != nil {
 		return err
 	}
-	return applyAccountTree(a, details)
+	return applyAccount(a, obj, details)
 }
 
 func renderAccountToken(t Token) gen.V2CoreAccountToken {

@@ -2,37 +2,46 @@ package accounts
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The API's requests write accounts and persons only through writeAccount and writePerson,
-// each given the record before the change (nil for a new one) and after it (nil for a
-// deleted person), in the transaction of the change. They emit the change's events there
-// (events.go): an account created, updated or closed, a section of it (identity, defaults,
-// a configuration) or its requirements changed, a capability's status changed, a person
-// created, updated or deleted, and what a person's change does to its account's
-// requirements. Whatever changed the record (an update, an account or person token, the
-// hosted form, a close) emits the same events. Seeding writes directly: a seed is the
-// starting state, not a change.
+// in the transaction of the change. They compute what follows from the change (an account's
+// requirements and capability statuses, which its persons decide too) and emit the
+// change's events there (events.go): an account created, updated or closed, a section of it
+// (identity, defaults, a configuration) or its requirements changed, a capability's status
+// changed, a person created, updated or deleted, and what a person's change does to its
+// account's requirements. Whatever changed the record (an update, an account or person
+// token, the hosted form, a close) emits the same events. Seeding writes directly: a seed is
+// the starting state, not a change.
 
-// writeAccount stores a created or changed account and emits the events of the change.
-func (s *Server) writeAccount(ctx context.Context, tx *store.Tx, before *Account, after Account) error {
-	if err := s.tables.Accounts.Put(tx, after.ID, after); err != nil {
+// writeAccount computes and stores account a, created (before nil) or changed from before,
+// whose object is the tree obj with the change applied, and emits the events of the change.
+func (s *Server) writeAccount(ctx context.Context, tx *store.Tx, before *Account, a *Account, obj map[string]any) error {
+	var persons []Person
+	if before != nil {
+		// Persons are not changed by an account's write: the requirements before and after
+		// are both counted with the persons the account has. A new account has none.
+		persons = s.personsOf(tx, a.ID())
+	}
+	if _, err := fillAccount(a, obj, persons); err != nil {
 		return err
 	}
-	// Persons are not changed by an account's write: the requirements before and after are
-	// both counted with the persons the account has.
-	persons := s.personsOf(tx, after.ID)
-	was := accountState{}
-	if before != nil {
-		was = stateOf(*before, persons)
+	if err := s.tables.Accounts.Put(tx, a.ID(), *a); err != nil {
+		return err
 	}
-	return s.emitAccountChanges(ctx, tx, was, after, persons)
+	if before == nil {
+		_, err := s.emit(ctx, tx, accountEvent(*a, evAccountCreated, nil))
+		return err
+	}
+	return s.emitAccountChanges(ctx, tx, stateOf(*before, persons), stateOf(*a, persons), *a)
 }
 
 // writePerson stores a created or changed person, or deletes one (after nil), and emits the
-// person's event and those of its account's requirements and capabilities it changed.
+// person's event; what the change does to its account (requirements, capability statuses)
+// is stored and emitted with it.
 func (s *Server) writePerson(ctx context.Context, tx *store.Tx, before, after *Person) error {
 	p, typ := after, evPersonUpdated
 	switch {
@@ -41,15 +50,35 @@ func (s *Server) writePerson(ctx context.Context, tx *store.Tx, before, after *P
 	case after == nil:
 		p, typ = before, evPersonDeleted
 	}
-	a, _ := s.tables.Accounts.Get(tx, p.Account)
-	was := stateOf(a, s.personsOf(tx, a.ID))
+	a, _ := s.tables.Accounts.Get(tx, p.Object.Account)
+	was := s.personsOf(tx, a.ID())
 	if after == nil {
-		s.tables.Persons.Delete(tx, before.ID)
-	} else if err := s.tables.Persons.Put(tx, after.ID, *after); err != nil {
+		s.tables.Persons.Delete(tx, before.ID())
+	} else if err := s.tables.Persons.Put(tx, after.ID(), *after); err != nil {
 		return err
 	}
-	if _, err := s.emit(ctx, tx, personEvent(a, p.ID, typ)); err != nil {
+	if _, err := s.emit(ctx, tx, personEvent(a, p.ID(), typ)); err != nil {
 		return err
 	}
-	return s.emitAccountChanges(ctx, tx, was, a, s.personsOf(tx, a.ID))
+	return s.personsChanged(ctx, tx, a, was, s.personsOf(tx, a.ID()))
+}
+
+// personsChanged computes again what account a's persons decide of it, now that they are
+// now rather than was, and stores and emits what changed.
+func (s *Server) personsChanged(ctx context.Context, tx *store.Tx, a Account, was, now []Person) error {
+	if a.Object.Closed {
+		return nil
+	}
+	obj := treeOf(a.Object)
+	if reflect.DeepEqual(requirementsOf(&a, obj, was), requirementsOf(&a, obj, now)) {
+		return nil // nothing the persons decide changed
+	}
+	next := a
+	if _, err := fillAccount(&next, obj, now); err != nil {
+		return err
+	}
+	if err := s.tables.Accounts.Put(tx, next.ID(), next); err != nil {
+		return err
+	}
+	return s.emitAccountChanges(ctx, tx, stateOf(a, was), stateOf(next, now), next)
 }

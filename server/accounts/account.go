@@ -1,0 +1,353 @@
+package accounts
+
+import (
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+)
+
+// An account is kept as its object (Account.Object). Requests change it as a JSON tree: the
+// tree of the stored object, or of a new one, takes the request's members (applyAccount),
+// then fillAccount computes what follows from them and from the account's persons and turns
+// the tree back into the object. Create, update, an account token, the hosted form and the
+// seed all go that way, so a member the spec adds to both the request and the object is
+// stored and returned without code of its own.
+
+// accountObject is the object type of an account.
+const accountObject = "v2.core.account"
+
+// configurationOrder is the order the configurations appear in: events name them in it.
+var configurationOrder = []string{"customer", "merchant", "recipient"}
+
+// newAccountTree is the object tree of an account being made.
+func newAccountTree(id string, created time.Time, livemode bool) map[string]any {
+	return map[string]any{"id": id, "created": timestamp(created), "livemode": livemode}
+}
+
+// applyAccount writes a request's members into the object tree obj of account a: a create
+// or update request, a seed entry's body, or an account token's details. Members sent
+// replace the stored ones and members sent as null are removed; objects (identity,
+// defaults, a configuration's settings) are merged member by member; a configuration sent
+// is applied with the capabilities it requests or withdraws, and one sent with applied:
+// false is removed from the account, with its onboarding.
+func applyAccount(a *Account, obj, req map[string]any) error {
+	for _, key := range []string{"display_name", "contact_email", "contact_phone"} {
+		if v, ok := req[key]; ok {
+			obj[key] = v
+		}
+	}
+	if v, ok := req["dashboard"]; ok {
+		if old, _ := obj["dashboard"].(string); v != old {
+			followDashboard(obj, old)
+		}
+		obj["dashboard"] = v
+	}
+	if md, ok := req["metadata"].(map[string]any); ok && len(md) > 0 {
+		cur, _ := obj["metadata"].(map[string]any)
+		if cur == nil {
+			cur = map[string]any{}
+		}
+		for k, v := range md {
+			if s, ok := v.(string); ok {
+				cur[k] = s
+			} else {
+				delete(cur, k)
+			}
+		}
+		if len(cur) > maxMetadataKeys {
+			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: an account keeps at most %d keys; this update would leave %d", maxMetadataKeys, len(cur))
+		}
+		obj["metadata"] = cur
+	}
+	if id, ok := req["identity"].(map[string]any); ok {
+		id = cloneTree(id)
+		if c, ok := id["country"].(string); ok {
+			// Either case is taken; ISO 3166-1 writes codes in capitals, and so do we.
+			id["country"] = strings.ToUpper(c)
+		}
+		cur, _ := obj["identity"].(map[string]any)
+		obj["identity"] = mergeTree(cur, id)
+	}
+	if d, ok := req["defaults"].(map[string]any); ok {
+		cur, _ := obj["defaults"].(map[string]any)
+		obj["defaults"] = mergeTree(cur, d)
+	}
+	if cfg, ok := req["configuration"].(map[string]any); ok {
+		for name, v := range cfg {
+			applyConfiguration(a, obj, name, v)
+		}
+	}
+	return nil
+}
+
+// applyConfiguration applies one configuration of a request to the account.
+func applyConfiguration(a *Account, obj map[string]any, name string, v any) {
+	cfgs, _ := obj["configuration"].(map[string]any)
+	if cfgs == nil {
+		cfgs = map[string]any{}
+		obj["configuration"] = cfgs
+	}
+	c, _ := v.(map[string]any)
+	if applied, ok := c["applied"].(bool); v == nil || (ok && !applied) {
+		delete(cfgs, name)
+		a.OnboardedConfigurations = slices.DeleteFunc(a.OnboardedConfigurations, func(n string) bool { return n == name })
+		return
+	}
+	c = cloneTree(c)
+	delete(c, "applied")
+	requested, _ := take(c, "capabilities")
+	cur, _ := cfgs[name].(map[string]any)
+	cur = mergeTree(cur, c)
+	caps, _ := cur["capabilities"].(map[string]any)
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	for path, on := range requestedCapabilities(requested) {
+		if on {
+			if dig(caps, path) == nil {
+				setPath(caps, path, map[string]any{})
+			}
+		} else {
+			deletePath(caps, path) // withdrawn: absent, like one never requested
+		}
+	}
+	cur["capabilities"] = caps
+	cfgs[name] = cur
+}
+
+// requestedCapabilities flattens a request's capabilities tree into path -> requested,
+// e.g. stripe_balance.stripe_transfers -> true.
+func requestedCapabilities(caps any) map[string]bool {
+	out := map[string]bool{}
+	tree, _ := caps.(map[string]any)
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			sub, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			if req, ok := sub["requested"].(bool); ok {
+				out[prefix+k] = req
+				continue
+			}
+			walk(prefix+k+".", sub)
+		}
+	}
+	walk("", tree)
+	return out
+}
+
+// capabilityPaths are the paths of the capabilities an object's configuration holds (the
+// requested ones), sorted: the leaves of its capabilities tree, objects without objects in
+// them (a status, or nothing yet).
+func capabilityPaths(caps map[string]any) []string {
+	var out []string
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			sub, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			leaf := true
+			for _, x := range sub {
+				if _, nested := x.(map[string]any); nested {
+					leaf = false
+				}
+			}
+			if leaf {
+				out = append(out, prefix+k)
+			} else {
+				walk(prefix+k+".", sub)
+			}
+		}
+	}
+	walk("", caps)
+	sort.Strings(out)
+	return out
+}
+
+// configurationNames are the configurations of an object tree, sorted.
+func configurationNames(obj map[string]any) []string {
+	cfgs, _ := obj["configuration"].(map[string]any)
+	names := make([]string, 0, len(cfgs))
+	for name := range cfgs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// collectors are the responsibilities an account's dashboard implies, as the vendor
+// describes its defaults: a full dashboard, the vendor; Express, the platform for fees and
+// losses; none, the platform.
+func collectors(dashboard string) (fees, losses string) {
+	switch dashboard {
+	case "full":
+		return "stripe", "stripe"
+	case "express":
+		return "application_express", "application"
+	}
+	return "application", "application"
+}
+
+// followDashboard lets the responsibilities that followed the account's dashboard (old)
+// follow its next one: those equal to what old implied are taken out, for fillAccount to
+// fill in again.
+func followDashboard(obj map[string]any, old string) {
+	r, _ := dig(obj, "defaults.responsibilities").(map[string]any)
+	fees, losses := collectors(old)
+	if r["fees_collector"] == fees {
+		delete(r, "fees_collector")
+	}
+	if r["losses_collector"] == losses {
+		delete(r, "losses_collector")
+	}
+}
+
+// fillDefaults makes the defaults complete: what the platform set, else locales [] and the
+// responsibilities the dashboard implies (requirements are collected by the vendor).
+func fillDefaults(obj map[string]any) {
+	d, _ := obj["defaults"].(map[string]any)
+	if d == nil {
+		d = map[string]any{}
+		obj["defaults"] = d
+	}
+	if d["locales"] == nil {
+		d["locales"] = []any{}
+	}
+	r, _ := d["responsibilities"].(map[string]any)
+	if r == nil {
+		r = map[string]any{}
+		d["responsibilities"] = r
+	}
+	dashboard, _ := obj["dashboard"].(string)
+	fees, losses := collectors(dashboard)
+	for k, v := range map[string]string{"fees_collector": fees, "losses_collector": losses, "requirements_collector": "stripe"} {
+		if r[k] == nil {
+			r[k] = v
+		}
+	}
+}
+
+// fillAccount computes the members of account a's object (the tree obj) that follow from
+// the rest and from the account's persons, and sets a.Object from the tree: the object
+// type and its open state, metadata, identity and defaults made complete, the applied
+// configurations, each requested capability's status, the requirements. It returns the
+// requirements. A closed account's object keeps only what a closed account shows
+// (withhold) and is not computed again.
+func fillAccount(a *Account, obj map[string]any, persons []Person) ([]requirement, error) {
+	obj["object"] = accountObject
+	if closed, _ := obj["closed"].(bool); closed {
+		o, err := objectOf[gen.V2CoreAccount](obj)
+		if err != nil {
+			return nil, err
+		}
+		a.Object = withhold(o)
+		return nil, nil
+	}
+	obj["closed"] = false
+	for _, k := range []string{"display_name", "contact_email", "contact_phone", "dashboard"} {
+		if s, _ := obj[k].(string); s == "" {
+			obj[k] = nil
+		}
+	}
+	for _, k := range []string{"metadata", "identity", "configuration"} {
+		if _, ok := obj[k].(map[string]any); !ok {
+			obj[k] = map[string]any{}
+		}
+	}
+	fillDefaults(obj)
+	names := configurationNames(obj)
+	applied := make([]any, len(names))
+	for i, n := range names {
+		applied[i] = n
+	}
+	obj["applied_configurations"] = applied
+	reqs := requirementsOf(a, obj, persons)
+	held := heldBack(reqs)
+	cfgs := obj["configuration"].(map[string]any)
+	requested := make(map[string][]string, len(names))
+	for _, name := range names {
+		c, _ := cfgs[name].(map[string]any)
+		if c == nil {
+			c = map[string]any{}
+			cfgs[name] = c
+		}
+		c["applied"] = true
+		caps, _ := c["capabilities"].(map[string]any)
+		if caps == nil {
+			caps = map[string]any{}
+			c["capabilities"] = caps
+		}
+		paths := capabilityPaths(caps)
+		for _, p := range paths {
+			setPath(caps, p, capabilityStatus(!held[name]))
+		}
+		requested[name] = paths
+	}
+	obj["requirements"] = requirementsTree(reqs, requested)
+	obj["future_requirements"] = map[string]any{"entries": []any{}}
+	o, err := objectOf[gen.V2CoreAccount](obj)
+	if err != nil {
+		return nil, err
+	}
+	a.Object = o
+	return reqs, nil
+}
+
+// withhold is a closed account's object: v2 returns "limited, non-personally-identifiable
+// information" for a closed account. What tracks its history (id, configurations, dates,
+// metadata, defaults) stays; its contact details, identity and configuration sections do
+// not, and it has nothing left to provide.
+func withhold(o gen.V2CoreAccount) gen.V2CoreAccount {
+	o.Closed = true
+	o.ContactEmail.SetNull()
+	o.ContactPhone.SetNull()
+	o.DisplayName.SetNull()
+	o.Configuration.SetNull()
+	o.Identity.SetNull()
+	o.Requirements.SetNull()
+	o.FutureRequirements.SetNull()
+	return o
+}
+
+// renderAccount is the account as an answer shows it: the sections not included are null
+// (defaults is always there).
+func renderAccount(a Account, include []gen.AccountInclude) gen.V2CoreAccount {
+	out := a.Object
+	if out.Closed {
+		return out
+	}
+	has := func(i gen.AccountInclude) bool { return slices.Contains(include, i) }
+	if cfg, err := out.Configuration.Get(); err == nil {
+		if !has(gen.AccountIncludeConfigurationCustomer) {
+			cfg.Customer = nil
+		}
+		if !has(gen.AccountIncludeConfigurationMerchant) {
+			cfg.Merchant = nil
+		}
+		if !has(gen.AccountIncludeConfigurationRecipient) {
+			cfg.Recipient = nil
+		}
+		out.Configuration.Set(cfg)
+	}
+	if !has(gen.AccountIncludeConfigurationCustomer) && !has(gen.AccountIncludeConfigurationMerchant) && !has(gen.AccountIncludeConfigurationRecipient) {
+		out.Configuration.SetNull()
+	}
+	if !has(gen.AccountIncludeIdentity) {
+		out.Identity.SetNull()
+	}
+	if !has(gen.AccountIncludeRequirements) {
+		out.Requirements.SetNull()
+	}
+	if !has(gen.AccountIncludeFutureRequirements) {
+		out.FutureRequirements.SetNull()
+	}
+	return out
+}
