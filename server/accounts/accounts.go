@@ -32,16 +32,16 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	var made Account // the account this request makes, if it makes one
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
 		id, now := s.randomID("acct_", 16), s.now()
-		return id, s.db.Update(ctx, func(tx *store.Tx) error {
-			a := Account{Platform: c.platform.id, Seq: s.next(tx, seqAccounts)}
+		return id, s.update(ctx, func(w *write) error {
+			a := Account{Platform: c.platform.id, Seq: s.next(w.Tx, seqAccounts)}
 			obj := newAccountTree(id, now, c.livemode)
-			if err := s.applyAccountToken(tx, c, token, &a, obj); err != nil {
+			if err := s.applyAccountToken(w.Tx, c, token, &a, obj); err != nil {
 				return err
 			}
 			if err := applyAccount(&a, obj, tree); err != nil {
 				return err
 			}
-			if err := s.writeAccount(ctx, tx, nil, &a, obj); err != nil {
+			if err := s.writeAccount(ctx, w, nil, &a, obj); err != nil {
 				return err
 			}
 			made = a

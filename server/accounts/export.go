@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
@@ -68,13 +67,9 @@ func (s *Server) Export(tx *store.Tx) State {
 	})
 	sort.Slice(dests, func(i, j int) bool { return dests[i].Seq < dests[j].Seq })
 	for _, d := range dests {
-		sd := SeedDestination{ID: d.ID, SigningSecret: d.Secret, Disabled: d.Disabled && d.DisabledReason == string(gen.EventDestinationStatusDetailsDisabledReasonUser),
-			Created: timefmt.Exact(d.Created), Updated: timefmt.Exact(d.Updated), Sequence: d.Seq, Body: destinationBody(d)}
+		sd := SeedDestination{Sequence: d.Seq, Body: treeOf(d.Object)}
 		if d.Platform != DefaultPlatformID {
 			sd.Platform = d.Platform
-		}
-		if d.Livemode {
-			sd.Mode = "live"
 		}
 		out.Destinations = append(out.Destinations, sd)
 	}
@@ -160,35 +155,4 @@ func linkBody(l AccountLink) map[string]any {
 		flow["return_url"] = l.ReturnURL
 	}
 	return map[string]any{"account": l.Account, "use_case": map[string]any{"type": l.UseCase, l.UseCase: flow}}
-}
-
-// destinationBody is a destination as the create request that makes it again.
-func destinationBody(d EventDestination) map[string]any {
-	b := map[string]any{"name": d.Name, "type": d.Type, "event_payload": d.EventPayload}
-	if len(d.EnabledEvents) > 0 {
-		b["enabled_events"] = slices.Clone(d.EnabledEvents)
-	}
-	if d.Description != "" {
-		b["description"] = d.Description
-	}
-	if len(d.EventsFrom) > 0 {
-		b["events_from"] = slices.Clone(d.EventsFrom)
-	}
-	if d.SnapshotAPIVersion != "" {
-		b["snapshot_api_version"] = d.SnapshotAPIVersion
-	}
-	if len(d.Metadata) > 0 {
-		m := map[string]any{}
-		for k, v := range d.Metadata {
-			m[k] = v
-		}
-		b["metadata"] = m
-	}
-	if d.Type == string(gen.EventDestinationTypeWebhookEndpoint) {
-		b["webhook_endpoint"] = map[string]any{"url": d.URL}
-	}
-	if d.Type == string(gen.EventDestinationTypeAmazonEventbridge) {
-		b["amazon_eventbridge"] = map[string]any{"aws_account_id": d.AWSAccountID, "aws_region": d.AWSRegion}
-	}
-	return b
 }

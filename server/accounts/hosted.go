@@ -165,7 +165,8 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	defer release()
 
 	status := http.StatusOK
-	err = s.db.Update(ctx, func(tx *store.Tx) error {
+	err = s.update(ctx, func(w *write) error {
+		tx := w.Tx
 		cur, found := s.tables.Links.Get(tx, req.Token)
 		if !found || cur.Account != req.Account {
 			status = http.StatusNotFound
@@ -189,11 +190,11 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			if err := fillPerson(&p, rep, acct); err != nil {
 				return err
 			}
-			if err := s.writePerson(ctx, tx, nil, &p); err != nil {
+			if err := s.writePerson(ctx, w, nil, &p); err != nil {
 				return err
 			}
 		}
-		if err := s.writeAccount(ctx, tx, &before, &acct, obj); err != nil {
+		if err := s.writeAccount(ctx, w, &before, &acct, obj); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true
@@ -201,7 +202,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		if err := s.tables.Links.Put(tx, cur.Token, cur); err != nil {
 			return err
 		}
-		_, err := s.emit(ctx, tx, linkReturned(acct, cur))
+		_, err := s.emit(ctx, w, linkReturned(acct, cur))
 		return err
 	})
 	switch {

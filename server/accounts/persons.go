@@ -183,7 +183,8 @@ func (s *Server) person(ctx context.Context, account, id string) (Person, error)
 func (s *Server) changePerson(ctx context.Context, account, id string, change func(tx *store.Tx, obj map[string]any) (keep bool, err error)) (Person, error) {
 	c := callerFrom(ctx)
 	var out Person
-	err := s.db.Update(ctx, func(tx *store.Tx) error {
+	err := s.update(ctx, func(w *write) error {
+		tx := w.Tx
 		a, found := s.tables.Accounts.Get(tx, account)
 		switch {
 		case !found || a.Scope() != c.scope():
@@ -211,14 +212,14 @@ func (s *Server) changePerson(ctx context.Context, account, id string, change fu
 		}
 		if !keep {
 			out = *before
-			return s.writePerson(ctx, tx, before, nil)
+			return s.writePerson(ctx, w, before, nil)
 		}
 		obj["updated"] = timestamp(now)
 		if err := fillPerson(&p, obj, a); err != nil {
 			return err
 		}
 		out = p
-		return s.writePerson(ctx, tx, before, &p)
+		return s.writePerson(ctx, w, before, &p)
 	})
 	return out, err
 }

@@ -197,7 +197,7 @@ func newTables(db *store.DB) *tables {
 		IdempotencyGone:    store.OrderedIndex("gone", func(r Idempotency) (string, bool) { return timeKey(r.Expires), !r.InFlight }),
 		MadeKeys:           store.OrderedIndex("made", func(r Idempotency) (string, bool) { return r.Ref, r.Ref != "" && r.madeSwept() }),
 		NewestEvents:       store.OrderedIndex("newest", func(e Event) (string, bool) { return newestKey(e.Scope(), e.Seq), true }),
-		EventsGone:         store.OrderedIndex("gone", func(e Event) (string, bool) { return timeKey(e.Created), true }),
+		EventsGone:         store.OrderedIndex("gone", func(e Event) (string, bool) { return timeKey(e.created()), true }),
 		NewestDestinations: store.OrderedIndex("newest", func(d EventDestination) (string, bool) { return newestKey(d.Scope(), d.Seq), true }),
 	}
 	tb.Accounts = store.NewTable(db, "accounts", tb.Newest)

@@ -47,7 +47,7 @@ func (s *Server) sweepOnce() (int, error) {
 			return len(tokens) < sweepBatch
 		})
 		s.tables.EventsGone.Scan(tx, "", upTo(now.Add(-s.cfg.EventRetention)), nil, func(_ store.Cursor, e Event) bool {
-			events = append(events, e.ID)
+			events = append(events, e.ID())
 			return len(events) < sweepBatch
 		})
 		return nil

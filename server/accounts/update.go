@@ -118,8 +118,8 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(tx *s
 		return err
 	}
 	defer release()
-	return s.db.Update(ctx, func(tx *store.Tx) error {
-		before, found := s.tables.Accounts.Get(tx, a.ID())
+	return s.update(ctx, func(w *write) error {
+		before, found := s.tables.Accounts.Get(w.Tx, a.ID())
 		switch {
 		case !found || before.Scope() != c.scope():
 			return errNotFound()
@@ -129,10 +129,10 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(tx *s
 		cur := before
 		cur.OnboardedConfigurations = slices.Clone(before.OnboardedConfigurations)
 		obj := treeOf(before.Object)
-		if err := change(tx, &cur, obj); err != nil {
+		if err := change(w.Tx, &cur, obj); err != nil {
 			return err
 		}
-		return s.writeAccount(ctx, tx, &before, &cur, obj)
+		return s.writeAccount(ctx, w, &before, &cur, obj)
 	})
 }
 

@@ -3,8 +3,6 @@ package accounts
 import (
 	"context"
 	"reflect"
-
-	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // The API's requests write accounts and persons only through writeAccount and writePerson,
@@ -19,30 +17,30 @@ import (
 
 // writeAccount computes and stores account a, created (before nil) or changed from before,
 // whose object is the tree obj with the change applied, and emits the events of the change.
-func (s *Server) writeAccount(ctx context.Context, tx *store.Tx, before *Account, a *Account, obj map[string]any) error {
+func (s *Server) writeAccount(ctx context.Context, w *write, before *Account, a *Account, obj map[string]any) error {
 	var persons []Person
 	if before != nil {
 		// Persons are not changed by an account's write: the requirements before and after
 		// are both counted with the persons the account has. A new account has none.
-		persons = s.personsOf(tx, a.ID())
+		persons = s.personsOf(w.Tx, a.ID())
 	}
 	if _, err := fillAccount(a, obj, persons); err != nil {
 		return err
 	}
-	if err := s.tables.Accounts.Put(tx, a.ID(), *a); err != nil {
+	if err := s.tables.Accounts.Put(w.Tx, a.ID(), *a); err != nil {
 		return err
 	}
 	if before == nil {
-		_, err := s.emit(ctx, tx, accountEvent(*a, evAccountCreated, nil))
+		_, err := s.emit(ctx, w, accountEvent(*a, evAccountCreated, nil))
 		return err
 	}
-	return s.emitAccountChanges(ctx, tx, stateOf(*before, persons), stateOf(*a, persons), *a)
+	return s.emitAccountChanges(ctx, w, stateOf(*before, persons), stateOf(*a, persons), *a)
 }
 
 // writePerson stores a created or changed person, or deletes one (after nil), and emits the
 // person's event; what the change does to its account (requirements, capability statuses)
 // is stored and emitted with it.
-func (s *Server) writePerson(ctx context.Context, tx *store.Tx, before, after *Person) error {
+func (s *Server) writePerson(ctx context.Context, w *write, before, after *Person) error {
 	p, typ := after, evPersonUpdated
 	switch {
 	case before == nil:
@@ -50,22 +48,22 @@ func (s *Server) writePerson(ctx context.Context, tx *store.Tx, before, after *P
 	case after == nil:
 		p, typ = before, evPersonDeleted
 	}
-	a, _ := s.tables.Accounts.Get(tx, p.Object.Account)
-	was := s.personsOf(tx, a.ID())
+	a, _ := s.tables.Accounts.Get(w.Tx, p.Object.Account)
+	was := s.personsOf(w.Tx, a.ID())
 	if after == nil {
-		s.tables.Persons.Delete(tx, before.ID())
-	} else if err := s.tables.Persons.Put(tx, after.ID(), *after); err != nil {
+		s.tables.Persons.Delete(w.Tx, before.ID())
+	} else if err := s.tables.Persons.Put(w.Tx, after.ID(), *after); err != nil {
 		return err
 	}
-	if _, err := s.emit(ctx, tx, personEvent(a, p.ID(), typ)); err != nil {
+	if _, err := s.emit(ctx, w, personEvent(a, p.ID(), typ)); err != nil {
 		return err
 	}
-	return s.personsChanged(ctx, tx, a, was, s.personsOf(tx, a.ID()))
+	return s.personsChanged(ctx, w, a, was, s.personsOf(w.Tx, a.ID()))
 }
 
 // personsChanged computes again what account a's persons decide of it, now that they are
 // now rather than was, and stores and emits what changed.
-func (s *Server) personsChanged(ctx context.Context, tx *store.Tx, a Account, was, now []Person) error {
+func (s *Server) personsChanged(ctx context.Context, w *write, a Account, was, now []Person) error {
 	if a.Object.Closed {
 		return nil
 	}
@@ -77,8 +75,8 @@ func (s *Server) personsChanged(ctx context.Context, tx *store.Tx, a Account, wa
 	if _, err := fillAccount(&next, obj, now); err != nil {
 		return err
 	}
-	if err := s.tables.Accounts.Put(tx, next.ID(), next); err != nil {
+	if err := s.tables.Accounts.Put(w.Tx, next.ID(), next); err != nil {
 		return err
 	}
-	return s.emitAccountChanges(ctx, tx, stateOf(a, was), stateOf(next, now), next)
+	return s.emitAccountChanges(ctx, w, stateOf(a, was), stateOf(next, now), next)
 }
