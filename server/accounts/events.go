@@ -462,10 +462,7 @@ func parseTime(v string) (time.Time, error) {
 
 // linkReturned is the event of a link whose hosted flow the account completed.
 func linkReturned(a Account, l AccountLink) eventOf {
-	configs := l.Configurations
-	if configs == nil {
-		configs = []string{}
-	}
+	configs := l.configurations()
 	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Object.Livemode,
-		Data: map[string]any{"account_id": a.ID(), "configurations": configs, "use_case": l.UseCase}}
+		Data: map[string]any{"account_id": a.ID(), "configurations": configs, "use_case": l.useCase()}}
 }

@@ -80,14 +80,15 @@ func (s *Server) Export(tx *store.Tx) State {
 		return true
 	})
 	sort.Slice(links, func(i, j int) bool {
-		if !links[i].Created.Equal(links[j].Created) {
-			return links[i].Created.Before(links[j].Created)
+		if links[i].Object.Created != links[j].Object.Created {
+			return links[i].Object.Created < links[j].Object.Created
 		}
 		return links[i].Token < links[j].Token
 	})
 	for _, l := range links {
-		out.Links = append(out.Links, SeedLink{Token: l.Token, Created: timefmt.Exact(l.Created), ExpiresAt: timefmt.Exact(l.ExpiresAt),
-			Consumed: l.Consumed, Body: linkBody(l)})
+		body := treeOf(l.Object)
+		delete(body, "url") // the request's host's: built again from the token
+		out.Links = append(out.Links, SeedLink{Token: l.Token, Consumed: l.Consumed, Body: body})
 	}
 
 	now := s.now()
@@ -136,23 +137,4 @@ func (s *Server) splitIdempotencyKey(pk string) (platform string, livemode bool,
 		}
 	}
 	return platform, livemode, op, key, ok
-}
-
-// linkBody is the create request that makes l.
-func linkBody(l AccountLink) map[string]any {
-	configs := make([]any, 0, len(l.Configurations))
-	for _, c := range l.Configurations {
-		configs = append(configs, c)
-	}
-	flow := map[string]any{
-		"configurations": configs,
-		"refresh_url":    l.RefreshURL,
-		"collection_options": map[string]any{
-			"fields": l.CollectFields, "future_requirements": l.FutureRequirements,
-		},
-	}
-	if l.ReturnURL != "" {
-		flow["return_url"] = l.ReturnURL
-	}
-	return map[string]any{"account": l.Account, "use_case": map[string]any{"type": l.UseCase, l.UseCase: flow}}
 }

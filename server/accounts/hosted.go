@@ -34,8 +34,8 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 		return s.openNotFound()
 	}
 	now := s.now()
-	if l.Consumed || !now.Before(l.ExpiresAt) {
-		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
+	if l.Consumed || !now.Before(l.expiresAt()) {
+		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.flow().RefreshUrl}}, nil
 	}
 	session := LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
 	var a Account
@@ -47,10 +47,10 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 			return nil
 		}
 		l = cur
-		if cur.Consumed || !now.Before(cur.ExpiresAt) {
+		if cur.Consumed || !now.Before(cur.expiresAt()) {
 			return nil // another visit got here first
 		}
-		if a, found = s.tables.Accounts.Get(tx, cur.Account); !found || a.Object.Closed {
+		if a, found = s.tables.Accounts.Get(tx, cur.account()); !found || a.Object.Closed {
 			gone = true // a link to an account closed since is no use
 			return nil
 		}
@@ -67,7 +67,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case gone:
 		return s.openNotFound()
 	case !opened:
-		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
+		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.flow().RefreshUrl}}, nil
 	}
 	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, session.Nonce, nil, nil))
 	if err != nil {
@@ -168,7 +168,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	err = s.update(ctx, func(w *write) error {
 		tx := w.Tx
 		cur, found := s.tables.Links.Get(tx, req.Token)
-		if !found || cur.Account != req.Account {
+		if !found || cur.account() != req.Account {
 			status = http.StatusNotFound
 			return nil
 		}
@@ -176,7 +176,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusForbidden
 			return nil
 		}
-		before, found := s.tables.Accounts.Get(tx, cur.Account)
+		before, found := s.tables.Accounts.Get(tx, cur.account())
 		if !found || before.Object.Closed {
 			status = http.StatusNotFound
 			return nil
@@ -184,7 +184,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		acct := before
 		acct.OnboardedConfigurations = slices.Clone(before.OnboardedConfigurations)
 		obj := treeOf(acct.Object)
-		if rep := applyForm(&acct, obj, apply, cur.Configurations); rep != nil {
+		if rep := applyForm(&acct, obj, apply, cur.configurations()); rep != nil {
 			rep["id"], rep["created"], rep["updated"] = s.randomID("person_", 24), timestamp(now), timestamp(now)
 			p := Person{Seq: s.next(tx, seqPersons)}
 			if err := fillPerson(&p, rep, acct); err != nil {
@@ -212,8 +212,8 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusNotFound, pageLinkNotValid)
 	case status == http.StatusForbidden:
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
-	case l.ReturnURL != "":
-		return gen.SubmitAccountLink303Response{Headers: gen.SubmitAccountLink303ResponseHeaders{Location: l.ReturnURL}}, nil
+	case nullableValue(l.flow().ReturnUrl) != "":
+		return gen.SubmitAccountLink303Response{Headers: gen.SubmitAccountLink303ResponseHeaders{Location: nullableValue(l.flow().ReturnUrl)}}, nil
 	}
 	return s.submitPage(http.StatusOK, pageComplete)
 }
@@ -240,7 +240,7 @@ func (s *Server) hostedLink(account, token string) (AccountLink, bool, error) {
 		l, found = s.tables.Links.Get(tx, token)
 		return nil
 	})
-	return l, found && l.Account == account && !s.linkGone(l), err
+	return l, found && l.account() == account && !s.linkGone(l), err
 }
 
 // linkGone says retention has removed the link, or is about to: it is answered as unknown.
@@ -254,11 +254,11 @@ func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Accou
 	found := false
 	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		if l, found = s.tables.Links.Get(tx, token); found {
-			a, found = s.tables.Accounts.Get(tx, l.Account)
+			a, found = s.tables.Accounts.Get(tx, l.account())
 		}
 		return nil
 	})
-	return l, a, found && l.Account == account && !s.linkGone(l), err
+	return l, a, found && l.account() == account && !s.linkGone(l), err
 }
 
 func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {
@@ -289,7 +289,7 @@ func (s *Server) submitPage(status int, p messagePage) (gen.SubmitAccountLinkRes
 // hostedPath is the link's page as the browser addresses it: under the public URL's path,
 // which a proxy in front of understudy serves it from.
 func (s *Server) hostedPath(l AccountLink) string {
-	return s.hostedBase + "/r/" + l.Account + "/" + l.Token
+	return s.hostedBase + "/r/" + l.account() + "/" + l.Token
 }
 
 // isHTTPS says whether the browser reaches the page over https, for the cookie's Secure

@@ -292,22 +292,22 @@ func newFormPage(action string, l AccountLink, a Account, nonce string, in *form
 	obj := treeOf(a.Object)
 	kindOf := entityType(a)
 	heading := "Account onboarding"
-	if l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
+	if l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
 		heading = "Account update"
 	}
 	p := formPage{
-		Title:          heading + " (" + strings.Join(l.Configurations, ", ") + ")",
+		Title:          heading + " (" + strings.Join(l.configurations(), ", ") + ")",
 		Heading:        heading,
-		Livemode:       l.Livemode,
+		Livemode:       l.Object.Livemode,
 		AccountName:    digString(obj, "display_name"),
-		Configurations: l.Configurations,
+		Configurations: l.configurations(),
 		Action:         action,
 		Nonce:          nonce,
 		HasErrors:      len(problems) > 0,
 		TermsError:     problems[fieldTerms],
 	}
 	missing := missingFields(a)
-	showAll := l.CollectFields == string(gen.CollectionFieldsEventuallyDue) || l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate)
+	showAll := l.flow().CollectionOptions.Fields == gen.CollectionFieldsEventuallyDue || l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate)
 	for _, f := range formFieldOrder {
 		posted := in != nil && in.posted[f.name]
 		if !missing[f.name] && !showAll && !posted && problems[f.name] == "" {

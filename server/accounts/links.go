@@ -4,10 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
+	"time"
 
-	"github.com/oapi-codegen/nullable"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -41,7 +39,10 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 			return "", err
 		}
 		defer release()
-		l := s.newLink(a, body.UseCase.Type, flow)
+		l, err := s.newLink(a, body, s.randomID(linkTokenPrefix(a.Object.Livemode), 32), s.now())
+		if err != nil {
+			return "", err
+		}
 		if err := s.db.Update(ctx, func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) }); err != nil {
 			return "", err
 		}
@@ -110,63 +111,61 @@ func chosenFlow(uc gen.AccountLinkUseCaseParams) (*gen.AccountLinkFlowParams, er
 	return chosen, nil
 }
 
-func (s *Server) newLink(a Account, useCase gen.AccountLinkUseCaseType, f *gen.AccountLinkFlowParams) AccountLink {
-	now := s.now()
-	prefix := "alu_test_"
-	if a.Object.Livemode {
-		prefix = "alu_"
+// linkTokenPrefix starts the token of a link of an account of that mode.
+func linkTokenPrefix(livemode bool) string {
+	if livemode {
+		return "alu_"
 	}
-	l := AccountLink{
-		Token: s.randomID(prefix, 32), Account: a.ID(), Platform: a.Platform, Livemode: a.Object.Livemode,
-		Created: now, ExpiresAt: now.Add(s.cfg.LinkLifetime),
-		UseCase: string(useCase), RefreshURL: f.RefreshUrl, ReturnURL: deref(f.ReturnUrl),
-		CollectFields: string(gen.CollectionFieldsCurrentlyDue), FutureRequirements: string(gen.FutureRequirementsCollectionOmit),
-	}
-	for _, c := range f.Configurations {
-		if !slices.Contains(l.Configurations, string(c)) {
-			l.Configurations = append(l.Configurations, string(c))
+	return "alu_test_"
+}
+
+// newLink is the link a create request makes for account a, with its token, made at
+// created: its object is the request's members with what follows from them (the use case
+// not chosen null, each configuration once, the collection options' defaults) and the
+// times it lives.
+func (s *Server) newLink(a Account, body gen.CreateAccountLinkRequest, token string, created time.Time) (AccountLink, error) {
+	obj := treeOf(body)
+	obj["object"], obj["livemode"], obj["url"] = gen.V2CoreAccountLinkObjectV2CoreAccountLink, a.Object.Livemode, ""
+	obj["created"], obj["expires_at"] = timestamp(created), timestamp(created.Add(s.cfg.LinkLifetime))
+	uc, _ := obj["use_case"].(map[string]any)
+	chosen := string(body.UseCase.Type)
+	for _, name := range []string{string(gen.AccountLinkUseCaseTypeAccountOnboarding), string(gen.AccountLinkUseCaseTypeAccountUpdate)} {
+		if name != chosen {
+			uc[name] = nil
 		}
 	}
-	if o := f.CollectionOptions; o != nil {
-		if o.Fields != nil {
-			l.CollectFields = string(*o.Fields)
-		}
-		if o.FutureRequirements != nil {
-			l.FutureRequirements = string(*o.FutureRequirements)
-		}
+	f, _ := uc[chosen].(map[string]any)
+	if l, ok := f["configurations"].([]any); ok {
+		f["configurations"] = uniqueValues(l)
 	}
-	return l
+	if f["return_url"] == nil {
+		f["return_url"] = nil
+	}
+	o, _ := f["collection_options"].(map[string]any)
+	if o == nil {
+		o = map[string]any{}
+		f["collection_options"] = o
+	}
+	if o["fields"] == nil {
+		o["fields"] = string(gen.CollectionFieldsCurrentlyDue)
+	}
+	if o["future_requirements"] == nil {
+		o["future_requirements"] = string(gen.FutureRequirementsCollectionOmit)
+	}
+	l := AccountLink{Token: token, Platform: a.Platform}
+	var err error
+	l.Object, err = objectOf[gen.V2CoreAccountLink](obj)
+	return l, err
 }
 
 // linkURL is where the hosted flow of a link is served.
 func (s *Server) linkURL(ctx context.Context, l AccountLink) string {
-	return s.baseURL(ctx) + "/r/" + l.Account + "/" + l.Token
+	return s.baseURL(ctx) + "/r/" + l.account() + "/" + l.Token
 }
 
-// renderLink is l as the API shows it: the chosen use case's options, the other use case
-// null.
+// renderLink is l as the API shows it: its object, with the URL of its hosted flow.
 func (s *Server) renderLink(ctx context.Context, l AccountLink) gen.V2CoreAccountLink {
-	flow := gen.AccountLinkFlow{
-		Configurations: make([]gen.ConfigurationType, 0, len(l.Configurations)),
-		RefreshUrl:     l.RefreshURL,
-		CollectionOptions: gen.CollectionOptions{
-			Fields: gen.CollectionFields(l.CollectFields), FutureRequirements: gen.FutureRequirementsCollection(l.FutureRequirements),
-		},
-		ReturnUrl: optionalString(l.ReturnURL),
-	}
-	for _, c := range l.Configurations {
-		flow.Configurations = append(flow.Configurations, gen.ConfigurationType(c))
-	}
-	out := gen.V2CoreAccountLink{
-		Object: gen.V2CoreAccountLinkObjectV2CoreAccountLink, Account: l.Account,
-		Created: timestamp(l.Created), ExpiresAt: timestamp(l.ExpiresAt), Livemode: l.Livemode, Url: s.linkURL(ctx, l),
-		UseCase: gen.AccountLinkUseCase{Type: gen.AccountLinkUseCaseType(l.UseCase),
-			AccountOnboarding: nullable.NewNullNullable[gen.AccountLinkFlow](), AccountUpdate: nullable.NewNullNullable[gen.AccountLinkFlow]()},
-	}
-	if strings.EqualFold(l.UseCase, string(gen.AccountLinkUseCaseTypeAccountUpdate)) {
-		out.UseCase.AccountUpdate = nullable.NewNullableWithValue(flow)
-	} else {
-		out.UseCase.AccountOnboarding = nullable.NewNullableWithValue(flow)
-	}
+	out := l.Object
+	out.Url = s.linkURL(ctx, l)
 	return out
 }

@@ -58,42 +58,67 @@ func (a Account) OnboardedFor(name string) bool {
 }
 
 // AccountLink is a stored account link: a single-use, expiring way into the hosted flow.
+// Its object is as the create answered it, but for its url, which is built from the
+// request's host (renderLink); beside it, the secret in that URL, the platform, and what
+// its visits did.
 type AccountLink struct {
-	Token     string // the secret in the URL: the primary key
-	Account   string
-	Platform  string
-	Livemode  bool
-	Created   time.Time
-	ExpiresAt time.Time
-
-	UseCase            string // account_onboarding or account_update
-	Configurations     []string
-	RefreshURL         string
-	ReturnURL          string // "" when not given
-	CollectFields      string // currently_due or eventually_due
-	FutureRequirements string // include or omit
-
-	// Consumed is set by the first visit; every later visit goes to RefreshURL.
-	Consumed bool
+	Object gen.V2CoreAccountLink `json:"object"`
+	// Token is the secret in the URL: the primary key.
+	Token    string `json:"token"`
+	Platform string `json:"platform"`
+	// Consumed is set by the first visit; every later visit goes to the refresh URL.
+	Consumed bool `json:"consumed,omitempty"`
 	// Session is the browser session the first visit opened; the form must come back with it.
-	Session LinkSession
+	Session LinkSession `json:"session,omitzero"`
+}
+
+// account is the id of the account the link is for.
+func (l AccountLink) account() string { return l.Object.Account }
+
+// expiresAt is when the link can no longer be opened.
+func (l AccountLink) expiresAt() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, l.Object.ExpiresAt)
+	return t
+}
+
+// flow is the options of the link's use case.
+func (l AccountLink) flow() gen.AccountLinkFlow {
+	u := l.Object.UseCase
+	f, err := u.AccountOnboarding.Get()
+	if err != nil {
+		f, _ = u.AccountUpdate.Get()
+	}
+	return f
+}
+
+// useCase is account_onboarding or account_update.
+func (l AccountLink) useCase() string { return string(l.Object.UseCase.Type) }
+
+// configurations are the configurations the link's flow is for.
+func (l AccountLink) configurations() []string {
+	f := l.flow()
+	out := make([]string, len(f.Configurations))
+	for i, c := range f.Configurations {
+		out[i] = string(c)
+	}
+	return out
 }
 
 // usableUntil is the last moment the link serves its flow: its expiry, or the end of the
 // session its first visit opened. Retention counts from there.
 func (l AccountLink) usableUntil() time.Time {
-	if l.Session.ExpiresAt.After(l.ExpiresAt) {
-		return l.Session.ExpiresAt
+	if exp := l.expiresAt(); !l.Session.ExpiresAt.After(exp) {
+		return exp
 	}
-	return l.ExpiresAt
+	return l.Session.ExpiresAt
 }
 
 // LinkSession is what the hosted form must present to be accepted, once.
 type LinkSession struct {
-	ID        string // in a cookie
-	Nonce     string // in the form
-	ExpiresAt time.Time
-	Submitted bool
+	ID        string    `json:"id"`    // in a cookie
+	Nonce     string    `json:"nonce"` // in the form
+	ExpiresAt time.Time `json:"expiresAt"`
+	Submitted bool      `json:"submitted,omitempty"`
 }
 
 // Idempotency records a request made with an Idempotency-Key.
@@ -118,24 +143,28 @@ type Person struct {
 func (p Person) ID() string { return p.Object.Id }
 
 // Token is a stored account token or person token: details tokenized for one later create
-// or update, until ExpiresAt.
+// or update, until it expires. Its object is an account token's; a person token's has the
+// same members, and its own object type.
 type Token struct {
-	ID       string // accttkn_... or perstkn_...: the primary key
-	Kind     string // tokenAccount or tokenPerson
-	Account  string // the account a person token belongs to; "" for account tokens
-	Platform string
-	Livemode bool
-	Created  time.Time
-	// ExpiresAt is when the token can no longer be used.
-	ExpiresAt time.Time
-	// Used says a create or update took the token's details; it cannot be used again.
-	Used bool
+	Object   gen.V2CoreAccountToken `json:"object"`
+	Platform string                 `json:"platform"`
+	// Account is the account a person token belongs to ("" for account tokens).
+	Account string `json:"account,omitempty"`
 	// Details are the tokenized members, as the token's create request sent them.
-	Details map[string]any
+	Details map[string]any `json:"details,omitempty"`
 }
 
+// ID is the token's id.
+func (t Token) ID() string { return t.Object.Id }
+
 // Scope is the platform and mode the token belongs to.
-func (t Token) Scope() string { return AccountScope(t.Platform, t.Livemode) }
+func (t Token) Scope() string { return AccountScope(t.Platform, t.Object.Livemode) }
+
+// expiresAt is when the token can no longer be used.
+func (t Token) expiresAt() time.Time {
+	e, _ := time.Parse(time.RFC3339Nano, t.Object.ExpiresAt)
+	return e
+}
 
 // madeSwept says the key made what retention removes (a link, by its token; an account or
 // person token, by its id): it is forgotten with what it made, so that a retry makes a new
@@ -192,7 +221,7 @@ func newTables(db *store.DB) *tables {
 	tb := &tables{
 		Newest:             store.OrderedIndex("newest", func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
 		PersonsOf:          store.OrderedIndex("personsOf", func(x Person) (string, bool) { return personKey(x.Object.Account, x.Seq), true }),
-		TokensGone:         store.OrderedIndex("gone", func(x Token) (string, bool) { return timeKey(x.ExpiresAt), true }),
+		TokensGone:         store.OrderedIndex("gone", func(x Token) (string, bool) { return timeKey(x.expiresAt()), true }),
 		LinksGone:          store.OrderedIndex("gone", func(l AccountLink) (string, bool) { return timeKey(l.usableUntil()), true }),
 		IdempotencyGone:    store.OrderedIndex("gone", func(r Idempotency) (string, bool) { return timeKey(r.Expires), !r.InFlight }),
 		MadeKeys:           store.OrderedIndex("made", func(r Idempotency) (string, bool) { return r.Ref, r.Ref != "" && r.madeSwept() }),

@@ -43,7 +43,7 @@ func (s *Server) sweepOnce() (int, error) {
 			return len(links) < sweepBatch
 		})
 		s.tables.TokensGone.Scan(tx, "", upTo(now.Add(-s.cfg.LinkRetention)), nil, func(_ store.Cursor, x Token) bool {
-			tokens = append(tokens, x.ID)
+			tokens = append(tokens, x.ID())
 			return len(tokens) < sweepBatch
 		})
 		s.tables.EventsGone.Scan(tx, "", upTo(now.Add(-s.cfg.EventRetention)), nil, func(_ store.Cursor, e Event) bool {
@@ -109,5 +109,5 @@ func (s *Server) forgetKeysOf(tx *store.Tx, ref string) error {
 // tokenGone says retention has removed the token, or is about to: LinkRetention after it
 // expired (used or not, it can no longer be used then).
 func (s *Server) tokenGone(x Token) bool {
-	return !s.now().Before(x.ExpiresAt.Add(s.cfg.LinkRetention))
+	return !s.now().Before(x.expiresAt().Add(s.cfg.LinkRetention))
 }
