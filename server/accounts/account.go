@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"sort"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // An account is kept as its object (Account.Object). Requests change it as a JSON tree: the
@@ -239,17 +241,13 @@ func fillDefaults(obj map[string]any) {
 // the rest and from the account's persons, and sets a.Object from the tree: the object
 // type and its open state, metadata, identity and defaults made complete, the applied
 // configurations, each requested capability's status, the requirements. It returns the
-// requirements. A closed account's object keeps only what a closed account shows
-// (withhold) and is not computed again.
-func fillAccount(a *Account, obj map[string]any, persons []Person) ([]requirement, error) {
+// object. A closed account's object keeps only what a closed account shows (withhold) and
+// is not computed again.
+func fillAccount(a *Account, obj map[string]any, persons []Person) (gen.V2CoreAccount, error) {
 	obj["object"] = accountObject
 	if closed, _ := obj["closed"].(bool); closed {
-		o, err := objectOf[gen.V2CoreAccount](obj)
-		if err != nil {
-			return nil, err
-		}
-		a.Object = withhold(o)
-		return nil, nil
+		withhold(obj)
+		return setObject(a, obj, nil)
 	}
 	obj["closed"] = false
 	for _, k := range []string{"display_name", "contact_email", "contact_phone", "dashboard"} {
@@ -264,11 +262,7 @@ func fillAccount(a *Account, obj map[string]any, persons []Person) ([]requiremen
 	}
 	fillDefaults(obj)
 	names := configurationNames(obj)
-	applied := make([]any, len(names))
-	for i, n := range names {
-		applied[i] = n
-	}
-	obj["applied_configurations"] = applied
+	obj["applied_configurations"] = names
 	reqs := requirementsOf(a, obj, persons)
 	held := heldBack(reqs)
 	cfgs := obj["configuration"].(map[string]any)
@@ -286,41 +280,71 @@ func fillAccount(a *Account, obj map[string]any, persons []Person) ([]requiremen
 			c["capabilities"] = caps
 		}
 		paths := capabilityPaths(caps)
+		status := capabilityStatus(!held[name])
 		for _, p := range paths {
-			setPath(caps, p, capabilityStatus(!held[name]))
+			setPath(caps, p, status)
 		}
 		requested[name] = paths
 	}
-	obj["requirements"] = requirementsTree(reqs, requested)
-	obj["future_requirements"] = map[string]any{"entries": []any{}}
+	// The requirements are made as the object's own type, not as a tree to convert.
+	obj["requirements"], obj["future_requirements"] = nil, nil
+	r := requirementsSection(reqs, requested)
+	return setObject(a, obj, &r)
+}
+
+// setObject makes the tree obj, with its requirements (nil: as the tree has them) and
+// future requirements, account a's object.
+func setObject(a *Account, obj map[string]any, requirements *gen.V2CoreAccountRequirements) (gen.V2CoreAccount, error) {
 	o, err := objectOf[gen.V2CoreAccount](obj)
 	if err != nil {
-		return nil, err
+		return o, err
 	}
-	a.Object = o
-	return reqs, nil
+	if requirements != nil {
+		o.Requirements.Set(*requirements)
+		o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
+	}
+	if a.Object, err = json.Marshal(o); err != nil {
+		return o, err
+	}
+	a.head = accountHead{ID: o.Id, Livemode: o.Livemode, Closed: o.Closed, AppliedConfigurations: make([]string, len(o.AppliedConfigurations))}
+	for i, c := range o.AppliedConfigurations {
+		a.head.AppliedConfigurations[i] = string(c)
+	}
+	return o, nil
 }
 
-// withhold is a closed account's object: v2 returns "limited, non-personally-identifiable
-// information" for a closed account. What tracks its history (id, configurations, dates,
-// metadata, defaults) stays; its contact details, identity and configuration sections do
-// not, and it has nothing left to provide.
-func withhold(o gen.V2CoreAccount) gen.V2CoreAccount {
-	o.Closed = true
-	o.ContactEmail.SetNull()
-	o.ContactPhone.SetNull()
-	o.DisplayName.SetNull()
-	o.Configuration.SetNull()
-	o.Identity.SetNull()
-	o.Requirements.SetNull()
-	o.FutureRequirements.SetNull()
-	return o
+// withhold makes the tree obj a closed account's object: v2 returns "limited,
+// non-personally-identifiable information" for a closed account. What tracks its history
+// (id, configurations, dates, metadata, defaults) stays; its contact details, identity and
+// configuration sections do not, and it has nothing left to provide.
+func withhold(obj map[string]any) {
+	obj["closed"] = true
+	for _, k := range []string{"contact_email", "contact_phone", "display_name", "configuration", "identity", "requirements", "future_requirements"} {
+		obj[k] = nil
+	}
 }
 
-// renderAccount is the account as an answer shows it: the sections not included are null
-// (defaults is always there).
-func renderAccount(a Account, include []gen.AccountInclude) gen.V2CoreAccount {
-	out := a.Object
+// answerAccount is account a as an answer shows it (renderAccount).
+func answerAccount(a Account, include []gen.AccountInclude) (gen.V2CoreAccount, error) {
+	o, err := a.object()
+	if err != nil {
+		return o, err
+	}
+	return renderAccount(o, include), nil
+}
+
+// getAccount reads an account (and its object's head).
+func (s *Server) getAccount(tx *store.Tx, id string) (Account, bool) {
+	a, ok := s.tables.Accounts.Get(tx, id)
+	if ok {
+		a = withHead(a)
+	}
+	return a, ok
+}
+
+// renderAccount is the account's object as an answer shows it: the sections not included
+// are null (defaults is always there).
+func renderAccount(out gen.V2CoreAccount, include []gen.AccountInclude) gen.V2CoreAccount {
 	if out.Closed {
 		return out
 	}

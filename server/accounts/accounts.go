@@ -29,7 +29,7 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	tree := treeOf(body)
 	delete(tree, "include")
 	token, _ := take(tree, "account_token")
-	var made Account // the account this request makes, if it makes one
+	var made gen.V2CoreAccount // the account this request makes, if it makes one
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
 		id, now := s.randomID("acct_", 16), s.now()
 		return id, s.update(ctx, func(w *write) error {
@@ -41,18 +41,20 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 			if err := applyAccount(&a, obj, tree); err != nil {
 				return err
 			}
-			if err := s.writeAccount(ctx, w, nil, &a, obj); err != nil {
-				return err
-			}
-			made = a
-			return nil
+			o, err := s.writeAccount(ctx, w, nil, &a, obj)
+			made = o
+			return err
 		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	if made.ID() != id { // a replay: the account the first request made, as it is now
-		if made, err = s.account(ctx, id); err != nil {
+	if made.Id != id { // a replay: the account the first request made, as it is now
+		a, err := s.account(ctx, id)
+		if err == nil {
+			made, err = a.object()
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -68,7 +70,11 @@ func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.RetrieveAccount200JSONResponse{Body: renderAccount(a, req.Params.Include), Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	out, err := answerAccount(a, req.Params.Include)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RetrieveAccount200JSONResponse{Body: out, Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // account finds an account of the caller's platform and mode; any other is not found.
@@ -76,7 +82,7 @@ func (s *Server) account(ctx context.Context, id string) (Account, error) {
 	var a Account
 	found := false
 	if err := s.db.View(ctx, func(tx *store.Tx) error {
-		a, found = s.tables.Accounts.Get(tx, id)
+		a, found = s.getAccount(tx, id)
 		return nil
 	}); err != nil {
 		return Account{}, err
@@ -115,7 +121,7 @@ func listFilterOf(p gen.ListAccountsParams) listFilter {
 // matches says whether an account is listed: it is closed or open as asked, and has every
 // configuration asked for.
 func (f listFilter) matches(a Account) bool {
-	if a.Object.Closed != f.closed {
+	if a.Closed() != f.closed {
 		return false
 	}
 	for _, name := range f.configs {
@@ -176,19 +182,24 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 		if after != nil {
 			prev = s.previousPage(tx, scope, *after, filter, limit)
 		}
+		var err error
 		s.tables.Newest.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, a Account) bool {
-			if !filter.matches(a) {
+			if a = withHead(a); !filter.matches(a) {
 				return true
 			}
 			if len(data) == limit {
 				more = true
 				return false
 			}
-			data = append(data, renderAccount(a, nil))
+			var o gen.V2CoreAccount
+			if o, err = answerAccount(a, nil); err != nil {
+				return false
+			}
+			data = append(data, o)
 			last = c
 			return true
 		})
-		return nil
+		return err
 	}); err != nil {
 		return nil, err
 	}
@@ -212,7 +223,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, filter listFilter, limit int) string {
 	prev, n := "", 0
 	s.tables.Newest.ScanReverse(tx, scope+"|", scope+"}", atOrBefore(after), func(c store.Cursor, a Account) bool {
-		if !filter.matches(a) {
+		if !filter.matches(withHead(a)) {
 			return true
 		}
 		if n == limit {

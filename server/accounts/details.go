@@ -35,6 +35,16 @@ func objectOf[T any](tree any) (T, error) {
 	return out, err
 }
 
+// convert fills out, an object type, from in, a request type whose members are out's: a
+// JSON round trip, so that a member both types have is copied without code of its own.
+func convert(in, out any) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
+}
+
 // mergeTree applies an update's tree to dst, as v2 updates do: a member sent as null is
 // removed, an object is merged member by member, anything else (a string, a list) replaces
 // the stored value. It returns dst, made when nil.

@@ -63,14 +63,14 @@ type relatedObject struct {
 
 // accountEvent is an event of type typ about account a.
 func accountEvent(a Account, typ string, data map[string]any) eventOf {
-	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Object.Livemode, Data: data,
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode(), Data: data,
 		Related: relatedObject{ID: a.ID(), Type: accountObject, URL: "/v2/core/accounts/" + a.ID()}}
 }
 
 // personEvent is an event of type typ (v2.core.account_person.created, .updated, .deleted)
 // about person id of account a; writePerson emits it.
 func personEvent(a Account, id, typ string) eventOf {
-	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Object.Livemode, Data: map[string]any{"account_id": a.ID()},
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode(), Data: map[string]any{"account_id": a.ID()},
 		Related: relatedObject{ID: id, Type: personObject, URL: "/v2/core/accounts/" + a.ID() + "/persons/" + id}}
 }
 
@@ -204,8 +204,8 @@ type accountState struct {
 // stateOf is what the events of a change compare of account a, whose persons (which meet
 // some of its requirements) are persons.
 func stateOf(a Account, persons []Person) accountState {
-	obj := treeOf(a.Object)
-	st := accountState{closed: a.Object.Closed, identity: obj["identity"], defaults: platformDefaults(obj),
+	obj := a.tree()
+	st := accountState{closed: a.Closed(), identity: obj["identity"], defaults: platformDefaults(obj),
 		configs: map[string]any{}, capabilities: map[string]string{}}
 	st.requirements = requirementsOf(&a, obj, persons)
 	cfgs, _ := obj["configuration"].(map[string]any)
@@ -463,6 +463,6 @@ func parseTime(v string) (time.Time, error) {
 // linkReturned is the event of a link whose hosted flow the account completed.
 func linkReturned(a Account, l AccountLink) eventOf {
 	configs := l.configurations()
-	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Object.Livemode,
+	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Livemode(),
 		Data: map[string]any{"account_id": a.ID(), "configurations": configs, "use_case": l.useCase()}}
 }

@@ -43,7 +43,7 @@ func (s *Server) Export(tx *store.Tx) State {
 	})
 	for _, a := range accounts {
 		sa := SeedAccount{Onboarded: a.Onboarded, OnboardedConfigurations: a.OnboardedConfigurations, Concurrency: a.Concurrency,
-			Sequence: a.Seq, Body: treeOf(a.Object)}
+			Sequence: a.Seq, Body: a.tree()}
 		if a.Platform != DefaultPlatformID {
 			sa.Platform = a.Platform
 		}

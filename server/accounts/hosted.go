@@ -50,7 +50,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 		if cur.Consumed || !now.Before(cur.expiresAt()) {
 			return nil // another visit got here first
 		}
-		if a, found = s.tables.Accounts.Get(tx, cur.account()); !found || a.Object.Closed {
+		if a, found = s.getAccount(tx, cur.account()); !found || a.Closed() {
 			gone = true // a link to an account closed since is no use
 			return nil
 		}
@@ -69,7 +69,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case !opened:
 		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.flow().RefreshUrl}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a.tree(), session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +133,10 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
 	in := formInputOf(req.Body)
-	apply, problems := checkForm(a, in)
+	obj := a.tree()
+	apply, problems := checkForm(obj, in)
 	if len(problems) > 0 {
-		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, l.Session.Nonce, &in, problems))
+		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, obj, l.Session.Nonce, &in, problems))
 		if err != nil {
 			return nil, err
 		}
@@ -176,14 +177,14 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusForbidden
 			return nil
 		}
-		before, found := s.tables.Accounts.Get(tx, cur.account())
-		if !found || before.Object.Closed {
+		before, found := s.getAccount(tx, cur.account())
+		if !found || before.Closed() {
 			status = http.StatusNotFound
 			return nil
 		}
 		acct := before
 		acct.OnboardedConfigurations = slices.Clone(before.OnboardedConfigurations)
-		obj := treeOf(acct.Object)
+		obj := acct.tree()
 		if rep := applyForm(&acct, obj, apply, cur.configurations()); rep != nil {
 			rep["id"], rep["created"], rep["updated"] = s.randomID("person_", 24), timestamp(now), timestamp(now)
 			p := Person{Seq: s.next(tx, seqPersons)}
@@ -194,7 +195,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 				return err
 			}
 		}
-		if err := s.writeAccount(ctx, w, &before, &acct, obj); err != nil {
+		if _, err := s.writeAccount(ctx, w, &before, &acct, obj); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true
@@ -254,7 +255,7 @@ func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Accou
 	found := false
 	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		if l, found = s.tables.Links.Get(tx, token); found {
-			a, found = s.tables.Accounts.Get(tx, l.account())
+			a, found = s.getAccount(tx, l.account())
 		}
 		return nil
 	})

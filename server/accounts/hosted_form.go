@@ -115,8 +115,8 @@ func formInputOf(b *gen.HostedForm) formInput {
 // missingFields are the form fields whose requirement the account still lists. While the
 // entity type is not known, the fields of both kinds of entity are listed too (shown, and
 // required by checkForm for the entity type the form chooses).
-func missingFields(a Account) map[string]bool {
-	listed := requirementFields(a)
+func missingFields(obj map[string]any) map[string]bool {
+	listed := requirementFields(obj)
 	out := map[string]bool{}
 	for _, f := range formFieldOrder {
 		if listed[f.requirement] || (listed["identity.entity_type"] && whoFields[f.name] != "") {
@@ -129,9 +129,9 @@ func missingFields(a Account) map[string]bool {
 // checkForm validates a submission against what the account still lacks: a field is
 // required only when the account lacks it, but any field given is checked (and applied).
 // It returns the values to apply (normalised; only those given) and the problems by field.
-func checkForm(a Account, in formInput) (apply map[string]string, problems map[string]string) {
-	missing := missingFields(a)
-	kind := entityType(a)
+func checkForm(obj map[string]any, in formInput) (apply map[string]string, problems map[string]string) {
+	missing := missingFields(obj)
+	kind := digString(obj, "identity.entity_type")
 	if v := strings.TrimSpace(in.values[fieldEntityType]); v != "" {
 		kind = v
 	}
@@ -288,9 +288,8 @@ func accountValue(obj map[string]any, name string) string {
 // account still lacks (all four when the link collects eventually_due fields or updates the
 // account), prefilled with what is known or, when answering a submission, with what was
 // sent.
-func newFormPage(action string, l AccountLink, a Account, nonce string, in *formInput, problems map[string]string) formPage {
-	obj := treeOf(a.Object)
-	kindOf := entityType(a)
+func newFormPage(action string, l AccountLink, obj map[string]any, nonce string, in *formInput, problems map[string]string) formPage {
+	kindOf := digString(obj, "identity.entity_type")
 	heading := "Account onboarding"
 	if l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
 		heading = "Account update"
@@ -306,7 +305,7 @@ func newFormPage(action string, l AccountLink, a Account, nonce string, in *form
 		HasErrors:      len(problems) > 0,
 		TermsError:     problems[fieldTerms],
 	}
-	missing := missingFields(a)
+	missing := missingFields(obj)
 	showAll := l.flow().CollectionOptions.Fields == gen.CollectionFieldsEventuallyDue || l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate)
 	for _, f := range formFieldOrder {
 		posted := in != nil && in.posted[f.name]
@@ -366,12 +365,4 @@ func newFormField(name, value string, required bool, problem string) formField {
 		}
 	}
 	return f
-}
-
-// entityType is the account's identity.entity_type ("" when not given).
-func entityType(a Account) string {
-	if id, err := a.Object.Identity.Get(); err == nil && id.EntityType != nil {
-		return string(*id.EntityType)
-	}
-	return ""
 }

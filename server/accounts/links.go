@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
@@ -39,7 +40,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 			return "", err
 		}
 		defer release()
-		l, err := s.newLink(a, body, s.randomID(linkTokenPrefix(a.Object.Livemode), 32), s.now())
+		l, err := s.newLink(a, body, s.randomID(linkTokenPrefix(a.Livemode()), 32), s.now())
 		if err != nil {
 			return "", err
 		}
@@ -120,42 +121,49 @@ func linkTokenPrefix(livemode bool) string {
 }
 
 // newLink is the link a create request makes for account a, with its token, made at
-// created: its object is the request's members with what follows from them (the use case
-// not chosen null, each configuration once, the collection options' defaults) and the
-// times it lives.
+// created: its object is the request's members (a JSON round trip from the request's type)
+// with what follows from them (the use case not chosen null, each configuration once, the
+// collection options' defaults) and the times it lives.
 func (s *Server) newLink(a Account, body gen.CreateAccountLinkRequest, token string, created time.Time) (AccountLink, error) {
-	obj := treeOf(body)
-	obj["object"], obj["livemode"], obj["url"] = gen.V2CoreAccountLinkObjectV2CoreAccountLink, a.Object.Livemode, ""
-	obj["created"], obj["expires_at"] = timestamp(created), timestamp(created.Add(s.cfg.LinkLifetime))
-	uc, _ := obj["use_case"].(map[string]any)
-	chosen := string(body.UseCase.Type)
-	for _, name := range []string{string(gen.AccountLinkUseCaseTypeAccountOnboarding), string(gen.AccountLinkUseCaseTypeAccountUpdate)} {
-		if name != chosen {
-			uc[name] = nil
+	l := AccountLink{Token: token, Platform: a.Platform}
+	if err := convert(body, &l.Object); err != nil {
+		return l, err
+	}
+	o := &l.Object
+	o.Object, o.Livemode, o.Url = gen.V2CoreAccountLinkObjectV2CoreAccountLink, a.Livemode(), ""
+	o.Created, o.ExpiresAt = timestamp(created), timestamp(created.Add(s.cfg.LinkLifetime))
+	chosen, other := &o.UseCase.AccountOnboarding, &o.UseCase.AccountUpdate
+	if o.UseCase.Type == gen.AccountLinkUseCaseTypeAccountUpdate {
+		chosen, other = other, chosen
+	}
+	other.SetNull()
+	f, err := chosen.Get()
+	if err != nil {
+		return l, err
+	}
+	f.Configurations = uniqueConfigurations(f.Configurations)
+	if !f.ReturnUrl.IsSpecified() {
+		f.ReturnUrl.SetNull()
+	}
+	if f.CollectionOptions.Fields == "" {
+		f.CollectionOptions.Fields = gen.CollectionFieldsCurrentlyDue
+	}
+	if f.CollectionOptions.FutureRequirements == "" {
+		f.CollectionOptions.FutureRequirements = gen.FutureRequirementsCollectionOmit
+	}
+	chosen.Set(f)
+	return l, nil
+}
+
+// uniqueConfigurations is configs with each once, in the order first given.
+func uniqueConfigurations(configs []gen.ConfigurationType) []gen.ConfigurationType {
+	out := make([]gen.ConfigurationType, 0, len(configs))
+	for _, c := range configs {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
 		}
 	}
-	f, _ := uc[chosen].(map[string]any)
-	if l, ok := f["configurations"].([]any); ok {
-		f["configurations"] = uniqueValues(l)
-	}
-	if f["return_url"] == nil {
-		f["return_url"] = nil
-	}
-	o, _ := f["collection_options"].(map[string]any)
-	if o == nil {
-		o = map[string]any{}
-		f["collection_options"] = o
-	}
-	if o["fields"] == nil {
-		o["fields"] = string(gen.CollectionFieldsCurrentlyDue)
-	}
-	if o["future_requirements"] == nil {
-		o["future_requirements"] = string(gen.FutureRequirementsCollectionOmit)
-	}
-	l := AccountLink{Token: token, Platform: a.Platform}
-	var err error
-	l.Object, err = objectOf[gen.V2CoreAccountLink](obj)
-	return l, err
+	return out
 }
 
 // linkURL is where the hosted flow of a link is served.

@@ -185,11 +185,11 @@ func (s *Server) changePerson(ctx context.Context, account, id string, change fu
 	var out Person
 	err := s.update(ctx, func(w *write) error {
 		tx := w.Tx
-		a, found := s.tables.Accounts.Get(tx, account)
+		a, found := s.getAccount(tx, account)
 		switch {
 		case !found || a.Scope() != c.scope():
 			return errNotFound()
-		case a.Object.Closed:
+		case a.Closed():
 			return errAccountClosed()
 		}
 		now := s.now()
@@ -227,7 +227,7 @@ func (s *Server) changePerson(ctx context.Context, account, id string, change fu
 // fillPerson sets p.Object from its tree obj, with what the server says of every person of
 // account a.
 func fillPerson(p *Person, obj map[string]any, a Account) error {
-	obj["object"], obj["account"], obj["livemode"] = personObject, a.ID(), a.Object.Livemode
+	obj["object"], obj["account"], obj["livemode"] = personObject, a.ID(), a.Livemode()
 	if _, ok := obj["metadata"].(map[string]any); !ok {
 		obj["metadata"] = map[string]any{}
 	}

@@ -142,60 +142,69 @@ func heldBack(reqs []requirement) map[string]bool {
 	return out
 }
 
-// requirementsTree is the requirements section of an account, as the vendor shapes it;
-// capabilities are the requested capabilities of each configuration (capabilityPaths),
+// requirementsSection is the requirements section of an account, as the vendor shapes
+// it; capabilities are the requested capabilities of each configuration (capabilityPaths),
 // which an entry holding the configuration back restricts.
-func requirementsTree(reqs []requirement, capabilities map[string][]string) map[string]any {
-	out := map[string]any{"entries": []any{}}
+func requirementsSection(reqs []requirement, capabilities map[string][]string) gen.V2CoreAccountRequirements {
+	out := gen.V2CoreAccountRequirements{Entries: make([]gen.V2CoreAccountRequirementsEntry, 0, len(reqs))}
 	if len(reqs) == 0 {
 		return out
 	}
-	due := map[string]any{"status": "currently_due"}
-	entries := make([]any, 0, len(reqs))
-	summary := "eventually_due"
+	type (
+		deadline   = gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadline
+		restricted = gen.V2CoreAccountRequirementsEntryImpactRestrictsCapability
+	)
+	dueStatus := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusCurrentlyDue
+	eventualStatus := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusEventuallyDue
+	due, eventually := &deadline{Status: &dueStatus}, &deadline{Status: &eventualStatus}
+	user := gen.V2CoreAccountRequirementsEntryAwaitingActionFromUser
+	routine := gen.V2CoreAccountRequirementsEntryRequestedReasonCodeRoutineOnboarding
+	reasons := []gen.V2CoreAccountRequirementsEntryRequestedReason{{Code: &routine}}
+	summary := gen.V2CoreAccountRequirementsSummaryMinimumDeadlineStatusEventuallyDue
 	for _, r := range reqs {
-		restricted := []any{}
-		deadline := map[string]any{"status": "eventually_due"}
+		var restricts []restricted
+		minimum := eventually
 		if !r.Eventual {
 			for _, name := range r.Configurations {
+				config := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration(name)
 				for _, p := range capabilities[name] {
-					restricted = append(restricted, map[string]any{"capability": p, "configuration": name, "deadline": due})
+					capability := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability(p)
+					restricts = append(restricts, restricted{Capability: &capability, Configuration: &config, Deadline: due})
 				}
 			}
-			deadline, summary = due, "currently_due"
+			minimum, summary = due, gen.V2CoreAccountRequirementsSummaryMinimumDeadlineStatusCurrentlyDue
 		}
-		entries = append(entries, map[string]any{
-			"awaiting_action_from": "user",
-			"description":          r.Field,
-			"errors":               []any{},
-			"impact":               map[string]any{"restricts_capabilities": restricted},
-			"minimum_deadline":     deadline,
-			"requested_reasons":    []any{map[string]any{"code": "routine_onboarding"}},
+		out.Entries = append(out.Entries, gen.V2CoreAccountRequirementsEntry{
+			AwaitingActionFrom: &user, Description: &r.Field, Errors: []gen.V2CoreAccountRequirementsEntryError{},
+			Impact:          &gen.V2CoreAccountRequirementsEntryImpact{RestrictsCapabilities: restricts},
+			MinimumDeadline: minimum, RequestedReasons: reasons,
 		})
 	}
-	out["entries"] = entries
-	out["summary"] = map[string]any{"minimum_deadline": map[string]any{"status": summary}}
+	out.Summary = &gen.V2CoreAccountRequirementsSummary{MinimumDeadline: &gen.V2CoreAccountRequirementsSummaryMinimumDeadline{Status: &summary}}
 	return out
 }
 
-// requirementFields are the fields the account's requirements name (their descriptions),
-// as its object says them.
-func requirementFields(a Account) map[string]bool {
+// requirementFields are the fields an account's requirements name (their descriptions), as
+// its object (the tree obj) says them.
+func requirementFields(obj map[string]any) map[string]bool {
 	out := map[string]bool{}
-	if r, err := a.Object.Requirements.Get(); err == nil {
-		for _, e := range r.Entries {
-			out[deref(e.Description)] = true
+	entries, _ := dig(obj, "requirements.entries").([]any)
+	for _, e := range entries {
+		if d, ok := dig(map[string]any{"e": e}, "e.description").(string); ok {
+			out[d] = true
 		}
 	}
 	return out
 }
 
-// capabilityStatus is what a requested capability's status is: active once nothing holds
-// its configuration back, else restricted until the account provides what is missing.
-func capabilityStatus(active bool) map[string]any {
+// capabilityStatus is a requested capability's status: active once nothing holds its
+// configuration back, else restricted until the account provides what is missing.
+func capabilityStatus(active bool) gen.AccountCapability {
 	if active {
-		return map[string]any{"status": string(gen.AccountCapabilityStatusActive)}
+		s := gen.AccountCapabilityStatusActive
+		return gen.AccountCapability{Status: &s}
 	}
-	return map[string]any{"status": string(gen.AccountCapabilityStatusRestricted),
-		"status_details": []any{map[string]any{"code": "requirements_past_due", "resolution": "provide_info"}}}
+	s := gen.AccountCapabilityStatusRestricted
+	code, resolution := gen.AccountCapabilityStatusDetailCodeRequirementsPastDue, gen.AccountCapabilityStatusDetailResolutionProvideInfo
+	return gen.AccountCapability{Status: &s, StatusDetails: []gen.AccountCapabilityStatusDetail{{Code: &code, Resolution: &resolution}}}
 }

@@ -138,8 +138,8 @@ func (s *Server) Seed(tx *store.Tx) error {
 	}
 	for id := range withPersons {
 		// What the persons decide of their account (its requirements) follows them.
-		a, _ := s.tables.Accounts.Get(tx, id)
-		if _, err := fillAccount(&a, treeOf(a.Object), s.personsOf(tx, id)); err != nil {
+		a, _ := s.getAccount(tx, id)
+		if _, err := fillAccount(&a, a.tree(), s.personsOf(tx, id)); err != nil {
 			return err
 		}
 		if err := s.tables.Accounts.Put(tx, id, a); err != nil {
@@ -284,11 +284,11 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering
 		}
 		obj["closed"] = closed == true
 	}
-	a.Object.Id, _ = obj["id"].(string)
+	a.head.ID, _ = obj["id"].(string)
 	if !seedAccountID.MatchString(a.ID()) {
 		return fail("id", "%q is not an account id: want acct_ followed by letters and digits", a.ID())
 	}
-	if _, dup := s.tables.Accounts.Get(tx, a.ID()); dup {
+	if _, dup := s.getAccount(tx, a.ID()); dup {
 		return fail("id", "account %s is declared twice", a.ID())
 	}
 	closed := obj["closed"] == true
@@ -322,8 +322,8 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering
 	for j, name := range sa.OnboardedConfigurations {
 		if !a.Applied(name) {
 			has := "the account has none"
-			if len(a.Object.AppliedConfigurations) > 0 {
-				has = fmt.Sprintf("it has %v", a.Object.AppliedConfigurations)
+			if applied := a.head.AppliedConfigurations; len(applied) > 0 {
+				has = "it has " + strings.Join(applied, ", ")
 			}
 			return fail(fmt.Sprintf("onboarded_configurations.%d", j), "%q is not one of the account's configurations: %s", name, has)
 		}

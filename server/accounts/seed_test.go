@@ -39,14 +39,14 @@ func TestSeedAccounts(t *testing.T) {
 		all = nil
 		_ = db.View(context.Background(), func(tx *store.Tx) error {
 			for _, id := range []string{"acct_1Own"} {
-				a, ok := s.tables.Accounts.Get(tx, id)
+				a, ok := s.getAccount(tx, id)
 				if !ok {
 					t.Fatalf("%s not seeded", id)
 				}
 				all = append(all, a)
 			}
-			s.tables.Newest.Scan(tx, "acme|live|", "acme|live}", nil, func(_ store.Cursor, a Account) bool { all = append(all, a); return true })
-			s.tables.Newest.Scan(tx, DefaultPlatformID+"|test|", DefaultPlatformID+"|test}", nil, func(_ store.Cursor, a Account) bool { all = append(all, a); return true })
+			s.tables.Newest.Scan(tx, "acme|live|", "acme|live}", nil, func(_ store.Cursor, a Account) bool { all = append(all, withHead(a)); return true })
+			s.tables.Newest.Scan(tx, DefaultPlatformID+"|test|", DefaultPlatformID+"|test}", nil, func(_ store.Cursor, a Account) bool { all = append(all, withHead(a)); return true })
 			return nil
 		})
 	}
@@ -55,12 +55,14 @@ func TestSeedAccounts(t *testing.T) {
 		t.Fatalf("seeded %d accounts, want 3: %+v", len(all), all)
 	}
 	own, derived, def := all[0], all[1], all[2]
-	ownCfg, _ := own.Object.Configuration.Get()
-	ownID, _ := own.Object.Identity.Get()
-	if !own.Onboarded || deref(ownID.Country) != "US" || ownCfg.Recipient == nil || ownCfg.Recipient.Capabilities.StripeBalance.StripeTransfers == nil || own.Object.Livemode || own.Platform != "acme" {
+	ownObj, _ := own.object()
+	ownCfg, _ := ownObj.Configuration.Get()
+	ownID, _ := ownObj.Identity.Get()
+	if !own.Onboarded || deref(ownID.Country) != "US" || ownCfg.Recipient == nil || ownCfg.Recipient.Capabilities.StripeBalance.StripeTransfers == nil || own.Livemode() || own.Platform != "acme" {
 		t.Errorf("own: %+v", own)
 	}
-	if !derived.Object.Livemode || !seedAccountID.MatchString(derived.ID()) || len(derived.ID()) != len("acct_")+16 || def.Platform != DefaultPlatformID || def.Object.Metadata["k"] != "v" {
+	defObj, _ := def.object()
+	if !derived.Livemode() || !seedAccountID.MatchString(derived.ID()) || len(derived.ID()) != len("acct_")+16 || def.Platform != DefaultPlatformID || defObj.Metadata["k"] != "v" {
 		t.Errorf("derived %+v, default %+v", derived, def)
 	}
 

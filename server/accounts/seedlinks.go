@@ -113,12 +113,12 @@ func (s *Server) seedLink(tx *store.Tx, i int, sl SeedLink) error {
 	if err != nil {
 		return &SeedError{Collection: SeedLinks, Index: i, Field: "use_case", Err: err}
 	}
-	a, ok := s.tables.Accounts.Get(tx, req.Account)
+	a, ok := s.getAccount(tx, req.Account)
 	if !ok {
 		return fail("account", "no account %s: declare it under accounts.accounts", req.Account)
 	}
-	if isObject && body["livemode"] != a.Object.Livemode {
-		return fail("livemode", "%v, but account %s is of %s mode", body["livemode"], a.ID(), modeName(a.Object.Livemode))
+	if isObject && body["livemode"] != a.Livemode() {
+		return fail("livemode", "%v, but account %s is of %s mode", body["livemode"], a.ID(), modeName(a.Livemode()))
 	}
 	for _, cfg := range flow.Configurations {
 		if !a.Applied(string(cfg)) {
@@ -127,11 +127,11 @@ func (s *Server) seedLink(tx *store.Tx, i int, sl SeedLink) error {
 	}
 	token := sl.Token
 	if token == "" {
-		token = linkTokenPrefix(a.Object.Livemode) + derivedAlphanumerics(fmt.Sprintf("seed-link|%d|%s", i, a.ID()), 32)
+		token = linkTokenPrefix(a.Livemode()) + derivedAlphanumerics(fmt.Sprintf("seed-link|%d|%s", i, a.ID()), 32)
 	}
-	if strings.HasPrefix(token, "alu_test_") == a.Object.Livemode {
+	if strings.HasPrefix(token, "alu_test_") == a.Livemode() {
 		mode := "alu_test_ (the account is in test mode)"
-		if a.Object.Livemode {
+		if a.Livemode() {
 			mode = "alu_ but not alu_test_ (the account is in live mode)"
 		}
 		return fail("token", "%s is not a link token of the account's mode: want %s followed by letters and digits", LoggedPath(token), mode)
@@ -185,7 +185,7 @@ func (s *Server) seedIdempotencyKey(tx *store.Tx, i int, k SeedIdempotencyKey) e
 	if b, err := hex.DecodeString(k.RequestHash); err != nil || len(b) != 32 {
 		return fail("request_hash", "want the request's SHA-256, as 64 hexadecimal digits")
 	}
-	_, isAccount := s.tables.Accounts.Get(tx, k.Ref)
+	_, isAccount := s.getAccount(tx, k.Ref)
 	_, isLink := s.tables.Links.Get(tx, k.Ref)
 	_, isPerson := s.tables.Persons.Get(tx, k.Ref)
 	if !isAccount && !isLink && !isPerson {

@@ -55,7 +55,7 @@ func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) 
 	if err != nil {
 		return "", fail("account", "%v", err)
 	}
-	a, ok := s.tables.Accounts.Get(tx, account)
+	a, ok := s.getAccount(tx, account)
 	if !ok {
 		return "", fail("account", "no account %q: declare it under accounts.accounts", account)
 	}
@@ -66,8 +66,8 @@ func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) 
 		if field, err := s.checkObject("V2CoreAccountPerson", body, &o); err != nil {
 			return "", &SeedError{Collection: SeedPersons, Index: i, Field: field, Err: err}
 		}
-		if o.Livemode != a.Object.Livemode {
-			return "", fail("livemode", "%t, but account %s is of %s mode", o.Livemode, a.ID(), modeName(a.Object.Livemode))
+		if o.Livemode != a.Livemode() {
+			return "", fail("livemode", "%t, but account %s is of %s mode", o.Livemode, a.ID(), modeName(a.Livemode()))
 		}
 		obj = body
 	} else {

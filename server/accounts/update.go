@@ -53,7 +53,11 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdateAccount200JSONResponse{Body: renderAccount(a, body.Include), Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	out, err := answerAccount(a, body.Include)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UpdateAccount200JSONResponse{Body: out, Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // CloseAccount closes an open account whose configurations the request names, all of them
@@ -83,7 +87,11 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.CloseAccount200JSONResponse{Body: renderAccount(a, nil), Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	out, err := answerAccount(a, nil)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CloseAccount200JSONResponse{Body: out, Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // onAccount is what an Idempotency-Key of an operation on one account is bound to: the
@@ -96,7 +104,7 @@ type onAccount struct {
 // openAccount finds an open account of the caller's platform and mode.
 func (s *Server) openAccount(ctx context.Context, id string) (Account, error) {
 	a, err := s.account(ctx, id)
-	if err == nil && a.Object.Closed {
+	if err == nil && a.Closed() {
 		err = errAccountClosed()
 	}
 	return a, err
@@ -119,20 +127,21 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(tx *s
 	}
 	defer release()
 	return s.update(ctx, func(w *write) error {
-		before, found := s.tables.Accounts.Get(w.Tx, a.ID())
+		before, found := s.getAccount(w.Tx, a.ID())
 		switch {
 		case !found || before.Scope() != c.scope():
 			return errNotFound()
-		case before.Object.Closed:
+		case before.Closed():
 			return errAccountClosed()
 		}
 		cur := before
 		cur.OnboardedConfigurations = slices.Clone(before.OnboardedConfigurations)
-		obj := treeOf(before.Object)
+		obj := before.tree()
 		if err := change(w.Tx, &cur, obj); err != nil {
 			return err
 		}
-		return s.writeAccount(ctx, w, &before, &cur, obj)
+		_, err := s.writeAccount(ctx, w, &before, &cur, obj)
+		return err
 	})
 }
 

@@ -3,6 +3,8 @@ package accounts
 import (
 	"context"
 	"reflect"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
 )
 
 // The API's requests write accounts and persons only through writeAccount and writePerson,
@@ -17,24 +19,26 @@ import (
 
 // writeAccount computes and stores account a, created (before nil) or changed from before,
 // whose object is the tree obj with the change applied, and emits the events of the change.
-func (s *Server) writeAccount(ctx context.Context, w *write, before *Account, a *Account, obj map[string]any) error {
+// It returns the account's object.
+func (s *Server) writeAccount(ctx context.Context, w *write, before *Account, a *Account, obj map[string]any) (gen.V2CoreAccount, error) {
 	var persons []Person
 	if before != nil {
 		// Persons are not changed by an account's write: the requirements before and after
 		// are both counted with the persons the account has. A new account has none.
 		persons = s.personsOf(w.Tx, a.ID())
 	}
-	if _, err := fillAccount(a, obj, persons); err != nil {
-		return err
+	o, err := fillAccount(a, obj, persons)
+	if err != nil {
+		return o, err
 	}
 	if err := s.tables.Accounts.Put(w.Tx, a.ID(), *a); err != nil {
-		return err
+		return o, err
 	}
 	if before == nil {
 		_, err := s.emit(ctx, w, accountEvent(*a, evAccountCreated, nil))
-		return err
+		return o, err
 	}
-	return s.emitAccountChanges(ctx, w, stateOf(*before, persons), stateOf(*a, persons), *a)
+	return o, s.emitAccountChanges(ctx, w, stateOf(*before, persons), stateOf(*a, persons), *a)
 }
 
 // writePerson stores a created or changed person, or deletes one (after nil), and emits the
@@ -48,7 +52,7 @@ func (s *Server) writePerson(ctx context.Context, w *write, before, after *Perso
 	case after == nil:
 		p, typ = before, evPersonDeleted
 	}
-	a, _ := s.tables.Accounts.Get(w.Tx, p.Object.Account)
+	a, _ := s.getAccount(w.Tx, p.Object.Account)
 	was := s.personsOf(w.Tx, a.ID())
 	if after == nil {
 		s.tables.Persons.Delete(w.Tx, before.ID())
@@ -64,10 +68,10 @@ func (s *Server) writePerson(ctx context.Context, w *write, before, after *Perso
 // personsChanged computes again what account a's persons decide of it, now that they are
 // now rather than was, and stores and emits what changed.
 func (s *Server) personsChanged(ctx context.Context, w *write, a Account, was, now []Person) error {
-	if a.Object.Closed {
+	if a.Closed() {
 		return nil
 	}
-	obj := treeOf(a.Object)
+	obj := a.tree()
 	if reflect.DeepEqual(requirementsOf(&a, obj, was), requirementsOf(&a, obj, now)) {
 		return nil // nothing the persons decide changed
 	}
