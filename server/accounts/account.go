@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -14,10 +15,11 @@ import (
 
 // An account is kept as its object (Account.Object). Requests change it as a JSON tree: the
 // tree of the stored object, or of a new one, takes the request's members (applyAccount),
-// then fillAccount computes what follows from them and from the account's persons and turns
-// the tree back into the object. Create, update, an account token, the hosted form and the
-// seed all go that way, so a member the spec adds to both the request and the object is
-// stored and returned without code of its own.
+// then fillAccount computes what follows from them and makes the tree the object. Create,
+// update, an account token, the hosted form and the seed all go that way, so a member the
+// spec adds to both the request and the object is stored and returned without code of its
+// own. What the account's persons decide with it, its requirements and each requested
+// capability's status, is derived when an answer shows it (derive).
 
 // accountObject is the object type of an account.
 const accountObject = "v2.core.account"
@@ -238,16 +240,16 @@ func fillDefaults(obj map[string]any) {
 }
 
 // fillAccount computes the members of account a's object (the tree obj) that follow from
-// the rest and from the account's persons, and sets a.Object from the tree: the object
-// type and its open state, metadata, identity and defaults made complete, the applied
-// configurations, each requested capability's status, the requirements. It returns the
-// object. A closed account's object keeps only what a closed account shows (withhold) and
-// is not computed again.
-func fillAccount(a *Account, obj map[string]any, persons []Person) (gen.V2CoreAccount, error) {
+// the rest, and makes the tree a's object: the object type and its open state, metadata,
+// identity and defaults made complete, the applied configurations, each requested
+// capability as an object of its own. The requirements and capability statuses, which the
+// account's persons decide too, are not kept (derive). A closed account's object keeps
+// only what a closed account shows (withhold).
+func fillAccount(a *Account, obj map[string]any) error {
 	obj["object"] = accountObject
 	if closed, _ := obj["closed"].(bool); closed {
 		withhold(obj)
-		return setObject(a, obj, nil)
+		return setObject(a, obj)
 	}
 	obj["closed"] = false
 	for _, k := range []string{"display_name", "contact_email", "contact_phone", "dashboard"} {
@@ -263,10 +265,7 @@ func fillAccount(a *Account, obj map[string]any, persons []Person) (gen.V2CoreAc
 	fillDefaults(obj)
 	names := configurationNames(obj)
 	obj["applied_configurations"] = names
-	reqs := requirementsOf(a, obj, persons)
-	held := heldBack(reqs)
 	cfgs := obj["configuration"].(map[string]any)
-	requested := make(map[string][]string, len(names))
 	for _, name := range names {
 		c, _ := cfgs[name].(map[string]any)
 		if c == nil {
@@ -279,6 +278,46 @@ func fillAccount(a *Account, obj map[string]any, persons []Person) (gen.V2CoreAc
 			caps = map[string]any{}
 			c["capabilities"] = caps
 		}
+		for _, p := range capabilityPaths(caps) {
+			setPath(caps, p, map[string]any{}) // requested; its status is derived
+		}
+	}
+	obj["requirements"], obj["future_requirements"] = nil, nil
+	return setObject(a, obj)
+}
+
+// setObject makes the tree obj account a's object.
+func setObject(a *Account, obj map[string]any) error {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	a.Object = raw
+	a.head = accountHead{Livemode: obj["livemode"] == true, Closed: obj["closed"] == true}
+	a.head.ID, _ = obj["id"].(string)
+	switch applied := obj["applied_configurations"].(type) {
+	case []string:
+		a.head.AppliedConfigurations = applied
+	case []any:
+		for _, v := range applied {
+			if name, ok := v.(string); ok {
+				a.head.AppliedConfigurations = append(a.head.AppliedConfigurations, name)
+			}
+		}
+	}
+	return nil
+}
+
+// derive sets in the tree obj of open account a each requested capability's status, which
+// its persons decide with it, and returns its requirements section.
+func derive(a *Account, obj map[string]any, persons []Person) gen.V2CoreAccountRequirements {
+	reqs := requirementsOf(a, obj, persons)
+	held := heldBack(reqs)
+	cfgs, _ := obj["configuration"].(map[string]any)
+	requested := make(map[string][]string, len(cfgs))
+	for name, v := range cfgs {
+		c, _ := v.(map[string]any)
+		caps, _ := c["capabilities"].(map[string]any)
 		paths := capabilityPaths(caps)
 		status := capabilityStatus(!held[name])
 		for _, p := range paths {
@@ -286,31 +325,20 @@ func fillAccount(a *Account, obj map[string]any, persons []Person) (gen.V2CoreAc
 		}
 		requested[name] = paths
 	}
-	// The requirements are made as the object's own type, not as a tree to convert.
-	obj["requirements"], obj["future_requirements"] = nil, nil
-	r := requirementsSection(reqs, requested)
-	return setObject(a, obj, &r)
+	return requirementsSection(reqs, requested)
 }
 
-// setObject makes the tree obj, with its requirements (nil: as the tree has them) and
-// future requirements, account a's object.
-func setObject(a *Account, obj map[string]any, requirements *gen.V2CoreAccountRequirements) (gen.V2CoreAccount, error) {
-	o, err := objectOf[gen.V2CoreAccount](obj)
-	if err != nil {
-		return o, err
+// derives says whether an answer that includes these sections shows what an account's
+// persons decide: its requirements, or a configuration's capability statuses.
+func derives(include []gen.AccountInclude) bool {
+	for _, i := range include {
+		switch i {
+		case gen.AccountIncludeRequirements, gen.AccountIncludeConfigurationCustomer, gen.AccountIncludeConfigurationMerchant,
+			gen.AccountIncludeConfigurationRecipient:
+			return true
+		}
 	}
-	if requirements != nil {
-		o.Requirements.Set(*requirements)
-		o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
-	}
-	if a.Object, err = json.Marshal(o); err != nil {
-		return o, err
-	}
-	a.head = accountHead{ID: o.Id, Livemode: o.Livemode, Closed: o.Closed, AppliedConfigurations: make([]string, len(o.AppliedConfigurations))}
-	for i, c := range o.AppliedConfigurations {
-		a.head.AppliedConfigurations[i] = string(c)
-	}
-	return o, nil
+	return false
 }
 
 // withhold makes the tree obj a closed account's object: v2 returns "limited,
@@ -324,13 +352,37 @@ func withhold(obj map[string]any) {
 	}
 }
 
-// answerAccount is account a as an answer shows it (renderAccount).
-func answerAccount(a Account, include []gen.AccountInclude) (gen.V2CoreAccount, error) {
-	o, err := a.object()
-	if err != nil {
-		return o, err
+// answerAccount is account a as an answer with include shows it (renderAccount): its
+// object, derived with its persons when the answer shows what they decide (obj, when not
+// nil, is the account's object as a tree, which derive changes).
+func answerAccount(a Account, obj map[string]any, persons []Person, include []gen.AccountInclude) (gen.V2CoreAccount, error) {
+	if a.Closed() || !derives(include) {
+		o, err := a.object()
+		return renderAccount(o, include), err
 	}
-	return renderAccount(o, include), nil
+	if obj == nil {
+		obj = a.tree()
+	}
+	r := derive(&a, obj, persons)
+	o, err := objectOf[gen.V2CoreAccount](obj)
+	// The requirements are made as the object's own type, not as a tree to convert.
+	o.Requirements.Set(r)
+	o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
+	return renderAccount(o, include), err
+}
+
+// answer is account a as an answer with include shows it, with its persons as they are now.
+func (s *Server) answer(ctx context.Context, a Account, include []gen.AccountInclude) (gen.V2CoreAccount, error) {
+	var persons []Person
+	if derives(include) {
+		if err := s.db.View(ctx, func(tx *store.Tx) error {
+			persons = s.personsOf(tx, a.ID())
+			return nil
+		}); err != nil {
+			return gen.V2CoreAccount{}, err
+		}
+	}
+	return answerAccount(a, nil, persons, include)
 }
 
 // getAccount reads an account (and its object's head).

@@ -29,7 +29,8 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	tree := treeOf(body)
 	delete(tree, "include")
 	token, _ := take(tree, "account_token")
-	var made gen.V2CoreAccount // the account this request makes, if it makes one
+	var made Account // the account this request makes, if it makes one
+	var madeObj map[string]any
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
 		id, now := s.randomID("acct_", 16), s.now()
 		return id, s.update(ctx, func(w *write) error {
@@ -41,24 +42,28 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 			if err := applyAccount(&a, obj, tree); err != nil {
 				return err
 			}
-			o, err := s.writeAccount(ctx, w, nil, &a, obj)
-			made = o
-			return err
+			if err := s.writeAccount(ctx, w, nil, &a, obj); err != nil {
+				return err
+			}
+			made, madeObj = a, obj
+			return nil
 		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	if made.Id != id { // a replay: the account the first request made, as it is now
-		a, err := s.account(ctx, id)
-		if err == nil {
-			made, err = a.object()
-		}
-		if err != nil {
-			return nil, err
+	var out gen.V2CoreAccount
+	if made.ID() == id {
+		out, err = answerAccount(made, madeObj, nil, body.Include) // new: no persons
+	} else { // a replay: the account the first request made, as it is now
+		if made, err = s.account(ctx, id); err == nil {
+			out, err = s.answer(ctx, made, body.Include)
 		}
 	}
-	return gen.CreateAccount200JSONResponse{Body: renderAccount(made, body.Include), Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateAccount200JSONResponse{Body: out, Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // RetrieveAccount reads an account of the caller's platform and mode.
@@ -70,7 +75,7 @@ func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountReq
 	if err != nil {
 		return nil, err
 	}
-	out, err := answerAccount(a, req.Params.Include)
+	out, err := s.answer(ctx, a, req.Params.Include)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +197,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 				return false
 			}
 			var o gen.V2CoreAccount
-			if o, err = answerAccount(a, nil); err != nil {
+			if o, err = answerAccount(a, nil, nil, nil); err != nil {
 				return false
 			}
 			data = append(data, o)

@@ -188,9 +188,9 @@ func eventIDPrefix(livemode bool) string {
 // accountState is what the account's events compare before and after a change.
 type accountState struct {
 	closed bool
-	// record is the account but for what follows from the rest (requirements, capability
-	// statuses, the applied configurations, the responsibilities the dashboard implies),
-	// with its onboarding: what the account.updated event watches.
+	// record is the account but for what follows from the rest (the applied
+	// configurations, the responsibilities the dashboard implies), with its onboarding:
+	// what the account.updated event watches.
 	record   any
 	identity any
 	// defaults are those the platform set (platformDefaults).
@@ -208,6 +208,7 @@ func stateOf(a Account, persons []Person) accountState {
 	st := accountState{closed: a.Closed(), identity: obj["identity"], defaults: platformDefaults(obj),
 		configs: map[string]any{}, capabilities: map[string]string{}}
 	st.requirements = requirementsOf(&a, obj, persons)
+	held := heldBack(st.requirements)
 	cfgs, _ := obj["configuration"].(map[string]any)
 	for name, v := range cfgs {
 		c, _ := v.(map[string]any)
@@ -215,8 +216,7 @@ func stateOf(a Account, persons []Person) accountState {
 		delete(c, "applied")
 		caps, _ := c["capabilities"].(map[string]any)
 		for _, p := range capabilityPaths(caps) {
-			st.capabilities[name+"|"+p] = digString(caps, p+".status")
-			setPath(caps, p, map[string]any{})
+			st.capabilities[name+"|"+p] = string(*capabilityStatus(!held[name]).Status)
 		}
 		st.configs[name] = c
 	}

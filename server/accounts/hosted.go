@@ -69,7 +69,7 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case !opened:
 		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.flow().RefreshUrl}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a.tree(), session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, a.tree(), s.personsNow(ctx, a.ID()), session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +133,10 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
 	in := formInputOf(req.Body)
-	obj := a.tree()
-	apply, problems := checkForm(obj, in)
+	obj, persons := a.tree(), s.personsNow(ctx, a.ID())
+	apply, problems := checkForm(a, obj, persons, in)
 	if len(problems) > 0 {
-		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, obj, l.Session.Nonce, &in, problems))
+		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, obj, persons, l.Session.Nonce, &in, problems))
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 				return err
 			}
 		}
-		if _, err := s.writeAccount(ctx, w, &before, &acct, obj); err != nil {
+		if err := s.writeAccount(ctx, w, &before, &acct, obj); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true

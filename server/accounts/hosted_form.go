@@ -115,8 +115,11 @@ func formInputOf(b *gen.HostedForm) formInput {
 // missingFields are the form fields whose requirement the account still lists. While the
 // entity type is not known, the fields of both kinds of entity are listed too (shown, and
 // required by checkForm for the entity type the form chooses).
-func missingFields(obj map[string]any) map[string]bool {
-	listed := requirementFields(obj)
+func missingFields(a Account, obj map[string]any, persons []Person) map[string]bool {
+	listed := map[string]bool{}
+	for _, r := range requirementsOf(&a, obj, persons) {
+		listed[r.Field] = true
+	}
 	out := map[string]bool{}
 	for _, f := range formFieldOrder {
 		if listed[f.requirement] || (listed["identity.entity_type"] && whoFields[f.name] != "") {
@@ -129,8 +132,8 @@ func missingFields(obj map[string]any) map[string]bool {
 // checkForm validates a submission against what the account still lacks: a field is
 // required only when the account lacks it, but any field given is checked (and applied).
 // It returns the values to apply (normalised; only those given) and the problems by field.
-func checkForm(obj map[string]any, in formInput) (apply map[string]string, problems map[string]string) {
-	missing := missingFields(obj)
+func checkForm(a Account, obj map[string]any, persons []Person, in formInput) (apply map[string]string, problems map[string]string) {
+	missing := missingFields(a, obj, persons)
 	kind := digString(obj, "identity.entity_type")
 	if v := strings.TrimSpace(in.values[fieldEntityType]); v != "" {
 		kind = v
@@ -288,7 +291,7 @@ func accountValue(obj map[string]any, name string) string {
 // account still lacks (all four when the link collects eventually_due fields or updates the
 // account), prefilled with what is known or, when answering a submission, with what was
 // sent.
-func newFormPage(action string, l AccountLink, obj map[string]any, nonce string, in *formInput, problems map[string]string) formPage {
+func newFormPage(action string, l AccountLink, a Account, obj map[string]any, persons []Person, nonce string, in *formInput, problems map[string]string) formPage {
 	kindOf := digString(obj, "identity.entity_type")
 	heading := "Account onboarding"
 	if l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
@@ -305,7 +308,7 @@ func newFormPage(action string, l AccountLink, obj map[string]any, nonce string,
 		HasErrors:      len(problems) > 0,
 		TermsError:     problems[fieldTerms],
 	}
-	missing := missingFields(obj)
+	missing := missingFields(a, obj, persons)
 	showAll := l.flow().CollectionOptions.Fields == gen.CollectionFieldsEventuallyDue || l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate)
 	for _, f := range formFieldOrder {
 		posted := in != nil && in.posted[f.name]

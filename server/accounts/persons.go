@@ -260,3 +260,13 @@ func (s *Server) personsOf(tx *store.Tx, account string) []Person {
 	})
 	return out
 }
+
+// personsNow lists the persons of an account as they are now.
+func (s *Server) personsNow(ctx context.Context, account string) []Person {
+	var persons []Person
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
+		persons = s.personsOf(tx, account)
+		return nil
+	})
+	return persons
+}

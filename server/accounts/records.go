@@ -11,16 +11,19 @@ import (
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// Account is a stored v2 account: its object as a retrieve with every section included
-// returns it, the members that follow from the rest computed when it is written (applied
-// configurations, capability statuses, requirements, the defaults' responsibilities), and
-// what the API keeps of it that its object does not say. A closed account's object keeps
-// only what a closed account shows.
+// Account is a stored v2 account: its object as a retrieve with its configurations and
+// identity included returns it, with what follows from the rest computed when it is
+// written (the applied configurations, the defaults' responsibilities), and what the API
+// keeps of it that its object does not say. What the account's persons decide with it (its
+// requirements, its capabilities' statuses) is derived when an answer shows it, as what
+// depends on other resources is: stored, it would make every account twice as long to read
+// and every person's change a write of its account. A closed account's object keeps only
+// what a closed account shows.
 //
 // The object is kept as its JSON: an answer decodes it (object), a change works on its
 // tree (tree), and the checks most requests make read only its head, decoded with the row
-// (withHead). The whole object, requirements and every section, takes about seven times as
-// long to decode as its head does, which is all that creating a link needs of it.
+// (withHead): the whole object decodes in several times the time its head does, which is
+// all that creating a link needs of it.
 type Account struct {
 	Object json.RawMessage `json:"object"`
 	// Platform is the platform the account belongs to; its mode is the object's livemode.

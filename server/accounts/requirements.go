@@ -184,19 +184,6 @@ func requirementsSection(reqs []requirement, capabilities map[string][]string) g
 	return out
 }
 
-// requirementFields are the fields an account's requirements name (their descriptions), as
-// its object (the tree obj) says them.
-func requirementFields(obj map[string]any) map[string]bool {
-	out := map[string]bool{}
-	entries, _ := dig(obj, "requirements.entries").([]any)
-	for _, e := range entries {
-		if d, ok := dig(map[string]any{"e": e}, "e.description").(string); ok {
-			out[d] = true
-		}
-	}
-	return out
-}
-
 // capabilityStatus is a requested capability's status: active once nothing holds its
 // configuration back, else restricted until the account provides what is missing.
 func capabilityStatus(active bool) gen.AccountCapability {

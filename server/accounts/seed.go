@@ -128,21 +128,8 @@ func (s *Server) Seed(tx *store.Tx) error {
 	for _, sp := range s.cfg.Persons {
 		persons.high = max(persons.high, sp.Sequence)
 	}
-	withPersons := map[string]bool{}
 	for i, sp := range s.cfg.Persons {
-		account, err := s.seedPerson(tx, i, sp, &persons)
-		if err != nil {
-			return err
-		}
-		withPersons[account] = true
-	}
-	for id := range withPersons {
-		// What the persons decide of their account (its requirements) follows them.
-		a, _ := s.getAccount(tx, id)
-		if _, err := fillAccount(&a, a.tree(), s.personsOf(tx, id)); err != nil {
-			return err
-		}
-		if err := s.tables.Accounts.Put(tx, id, a); err != nil {
+		if err := s.seedPerson(tx, i, sp, &persons); err != nil {
 			return err
 		}
 	}
@@ -311,12 +298,12 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering
 	if closed && !isObject {
 		// A request closed since: computed as it was while open, then closed.
 		obj["closed"] = false
-		if _, err := fillAccount(&a, obj, nil); err != nil {
+		if err := fillAccount(&a, obj); err != nil {
 			return fail("", "%v", err)
 		}
 		obj["closed"] = true
 	}
-	if _, err := fillAccount(&a, obj, nil); err != nil {
+	if err := fillAccount(&a, obj); err != nil {
 		return fail("", "%v", err)
 	}
 	for j, name := range sa.OnboardedConfigurations {

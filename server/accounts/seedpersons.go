@@ -42,8 +42,8 @@ const SeedPersons = "persons"
 
 var seedPersonID = regexp.MustCompile(`^person_[A-Za-z0-9]{1,250}$`)
 
-// seedPerson loads a seeded person and says which account it belongs to.
-func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) (string, error) {
+// seedPerson loads a seeded person.
+func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) error {
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Collection: SeedPersons, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -53,35 +53,35 @@ func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) 
 	}
 	account, err := takeString(body, "account")
 	if err != nil {
-		return "", fail("account", "%v", err)
+		return fail("account", "%v", err)
 	}
 	a, ok := s.getAccount(tx, account)
 	if !ok {
-		return "", fail("account", "no account %q: declare it under accounts.accounts", account)
+		return fail("account", "no account %q: declare it under accounts.accounts", account)
 	}
 	var obj map[string]any
 	if isObjectEntry(body, personObject) {
 		body["account"] = account
 		var o gen.V2CoreAccountPerson
 		if field, err := s.checkObject("V2CoreAccountPerson", body, &o); err != nil {
-			return "", &SeedError{Collection: SeedPersons, Index: i, Field: field, Err: err}
+			return &SeedError{Collection: SeedPersons, Index: i, Field: field, Err: err}
 		}
 		if o.Livemode != a.Livemode() {
-			return "", fail("livemode", "%t, but account %s is of %s mode", o.Livemode, a.ID(), modeName(a.Livemode()))
+			return fail("livemode", "%t, but account %s is of %s mode", o.Livemode, a.ID(), modeName(a.Livemode()))
 		}
 		obj = body
 	} else {
 		id, err := takeString(body, "id")
 		if err != nil {
-			return "", fail("id", "%v", err)
+			return fail("id", "%v", err)
 		}
 		var req gen.CreatePersonRequest
 		if field, err := s.checkSeedRequest("createPerson", "/v2/core/accounts/"+a.ID()+"/persons", map[string]string{"id": a.ID()}, withoutMembers(body, "created", "updated"), &req); err != nil {
-			return "", &SeedError{Collection: SeedPersons, Index: i, Field: field, Err: err}
+			return &SeedError{Collection: SeedPersons, Index: i, Field: field, Err: err}
 		}
 		tree := treeOf(req)
 		if _, ok := tree["person_token"]; ok {
-			return "", fail("person_token", "a seeded person cannot use a token: give the token's members instead")
+			return fail("person_token", "a seeded person cannot use a token: give the token's members instead")
 		}
 		if id == "" {
 			id = "person_" + derivedAlphanumerics(fmt.Sprintf("seed-person|%d|%s", i, a.ID()), 24)
@@ -91,14 +91,14 @@ func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) 
 	}
 	created, err := takeTime(obj, "created")
 	if err != nil {
-		return "", fail("created", "%v", err)
+		return fail("created", "%v", err)
 	}
 	if created == "" {
 		created = timestamp(s.now())
 	}
 	updated, err := takeTime(obj, "updated")
 	if err != nil {
-		return "", fail("updated", "%v", err)
+		return fail("updated", "%v", err)
 	}
 	if updated == "" {
 		updated = created
@@ -106,15 +106,15 @@ func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) 
 	obj["created"], obj["updated"] = created, updated
 	p := Person{Seq: seq.take(sp.Sequence)}
 	if err := fillPerson(&p, obj, a); err != nil {
-		return "", fail("", "%v", err)
+		return fail("", "%v", err)
 	}
 	if !seedPersonID.MatchString(p.ID()) {
-		return "", fail("id", "%q is not a person id: want person_ followed by letters and digits", p.ID())
+		return fail("id", "%q is not a person id: want person_ followed by letters and digits", p.ID())
 	}
 	if _, dup := s.tables.Persons.Get(tx, p.ID()); dup {
-		return "", fail("id", "person %s is declared twice", p.ID())
+		return fail("id", "person %s is declared twice", p.ID())
 	}
-	return a.ID(), s.tables.Persons.Put(tx, p.ID(), p)
+	return s.tables.Persons.Put(tx, p.ID(), p)
 }
 
 // withoutMembers is a copy of body without the named members.

@@ -53,7 +53,7 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	if err != nil {
 		return nil, err
 	}
-	out, err := answerAccount(a, body.Include)
+	out, err := s.answer(ctx, a, body.Include)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 	if err != nil {
 		return nil, err
 	}
-	out, err := answerAccount(a, nil)
+	out, err := s.answer(ctx, a, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -140,8 +140,7 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(tx *s
 		if err := change(w.Tx, &cur, obj); err != nil {
 			return err
 		}
-		_, err := s.writeAccount(ctx, w, &before, &cur, obj)
-		return err
+		return s.writeAccount(ctx, w, &before, &cur, obj)
 	})
 }
 

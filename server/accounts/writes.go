@@ -3,8 +3,6 @@ package accounts
 import (
 	"context"
 	"reflect"
-
-	gen "github.com/understudy-dev/understudy/gen/accounts"
 )
 
 // The API's requests write accounts and persons only through writeAccount and writePerson,
@@ -19,31 +17,26 @@ import (
 
 // writeAccount computes and stores account a, created (before nil) or changed from before,
 // whose object is the tree obj with the change applied, and emits the events of the change.
-// It returns the account's object.
-func (s *Server) writeAccount(ctx context.Context, w *write, before *Account, a *Account, obj map[string]any) (gen.V2CoreAccount, error) {
-	var persons []Person
-	if before != nil {
-		// Persons are not changed by an account's write: the requirements before and after
-		// are both counted with the persons the account has. A new account has none.
-		persons = s.personsOf(w.Tx, a.ID())
-	}
-	o, err := fillAccount(a, obj, persons)
-	if err != nil {
-		return o, err
+func (s *Server) writeAccount(ctx context.Context, w *write, before *Account, a *Account, obj map[string]any) error {
+	if err := fillAccount(a, obj); err != nil {
+		return err
 	}
 	if err := s.tables.Accounts.Put(w.Tx, a.ID(), *a); err != nil {
-		return o, err
+		return err
 	}
 	if before == nil {
 		_, err := s.emit(ctx, w, accountEvent(*a, evAccountCreated, nil))
-		return o, err
+		return err
 	}
-	return o, s.emitAccountChanges(ctx, w, stateOf(*before, persons), stateOf(*a, persons), *a)
+	// Persons are not changed by an account's write: what they decide with the account
+	// before and after is counted with the persons it has.
+	persons := s.personsOf(w.Tx, a.ID())
+	return s.emitAccountChanges(ctx, w, stateOf(*before, persons), stateOf(*a, persons), *a)
 }
 
 // writePerson stores a created or changed person, or deletes one (after nil), and emits the
-// person's event; what the change does to its account (requirements, capability statuses)
-// is stored and emitted with it.
+// person's event, and those of what the change does to what the account's persons decide
+// with it (its requirements, its capabilities' statuses).
 func (s *Server) writePerson(ctx context.Context, w *write, before, after *Person) error {
 	p, typ := after, evPersonUpdated
 	switch {
@@ -62,25 +55,13 @@ func (s *Server) writePerson(ctx context.Context, w *write, before, after *Perso
 	if _, err := s.emit(ctx, w, personEvent(a, p.ID(), typ)); err != nil {
 		return err
 	}
-	return s.personsChanged(ctx, w, a, was, s.personsOf(w.Tx, a.ID()))
-}
-
-// personsChanged computes again what account a's persons decide of it, now that they are
-// now rather than was, and stores and emits what changed.
-func (s *Server) personsChanged(ctx context.Context, w *write, a Account, was, now []Person) error {
 	if a.Closed() {
 		return nil
 	}
+	now := s.personsOf(w.Tx, a.ID())
 	obj := a.tree()
 	if reflect.DeepEqual(requirementsOf(&a, obj, was), requirementsOf(&a, obj, now)) {
 		return nil // nothing the persons decide changed
 	}
-	next := a
-	if _, err := fillAccount(&next, obj, now); err != nil {
-		return err
-	}
-	if err := s.tables.Accounts.Put(w.Tx, next.ID(), next); err != nil {
-		return err
-	}
-	return s.emitAccountChanges(ctx, w, stateOf(a, was), stateOf(next, now), next)
+	return s.emitAccountChanges(ctx, w, stateOf(a, was), stateOf(a, now), a)
 }
