@@ -353,22 +353,45 @@ func withhold(obj map[string]any) {
 }
 
 // answerAccount is account a as an answer with include shows it (renderAccount): its
-// object, derived with its persons when the answer shows what they decide (obj, when not
-// nil, is the account's object as a tree, which derive changes).
+// object, derived with its persons when the answer shows what they decide. obj, when not
+// nil, is the account's object as a tree (a write just made it), which spares decoding
+// what the answer leaves out.
 func answerAccount(a Account, obj map[string]any, persons []Person, include []gen.AccountInclude) (gen.V2CoreAccount, error) {
-	if a.Closed() || !derives(include) {
+	if a.Closed() || (obj == nil && !derives(include)) {
 		o, err := a.object()
 		return renderAccount(o, include), err
 	}
 	if obj == nil {
 		obj = a.tree()
 	}
-	r := derive(&a, obj, persons)
-	o, err := objectOf[gen.V2CoreAccount](obj)
-	// The requirements are made as the object's own type, not as a tree to convert.
-	o.Requirements.Set(r)
-	o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
+	var r *gen.V2CoreAccountRequirements
+	if derives(include) {
+		req := derive(&a, obj, persons)
+		r = &req
+	}
+	shown := make(map[string]any, len(obj))
+	for k, v := range obj {
+		shown[k] = v
+	}
+	if !slices.Contains(include, gen.AccountIncludeIdentity) {
+		shown["identity"] = nil
+	}
+	if !hasConfiguration(include) {
+		shown["configuration"] = nil
+	}
+	o, err := objectOf[gen.V2CoreAccount](shown)
+	if r != nil {
+		// The requirements are made as the object's own type, not as a tree to convert.
+		o.Requirements.Set(*r)
+		o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
+	}
 	return renderAccount(o, include), err
+}
+
+// hasConfiguration says whether an answer includes one of the configurations.
+func hasConfiguration(include []gen.AccountInclude) bool {
+	return slices.Contains(include, gen.AccountIncludeConfigurationCustomer) || slices.Contains(include, gen.AccountIncludeConfigurationMerchant) ||
+		slices.Contains(include, gen.AccountIncludeConfigurationRecipient)
 }
 
 // answer is account a as an answer with include shows it, with its persons as they are now.
