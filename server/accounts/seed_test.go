@@ -2,7 +2,9 @@ package accounts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -111,5 +113,106 @@ func TestSeedAccountErrors(t *testing.T) {
 				t.Fatalf("err = %v, want one at accounts[1].%s mentioning %q", err, tt.field, tt.wantInErr)
 			}
 		})
+	}
+}
+
+// exportedAccount is an account's object entry as a state export writes it: the account
+// seeded from a request entry, exported.
+func exportedAccount(t *testing.T) SeedAccount {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Accounts = []SeedAccount{{Body: map[string]any{"display_name": "Object", "contact_email": "o@example.com",
+		"identity":      map[string]any{"country": "fr", "entity_type": "individual", "individual": map[string]any{"given_name": "Ob"}},
+		"configuration": map[string]any{"merchant": map[string]any{"mcc": "5734", "capabilities": map[string]any{"card_payments": map[string]any{"requested": true}}}}}}}
+	s, db, err := seededServer(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st State
+	_ = db.View(context.Background(), func(tx *store.Tx) error {
+		st = s.Export(tx)
+		return nil
+	})
+	if len(st.Accounts) != 1 || st.Accounts[0].Body["object"] != accountObject {
+		t.Fatalf("export: %+v", st.Accounts)
+	}
+	return st.Accounts[0]
+}
+
+// TestSeedAccountObject: an account's object, as an export writes it, seeds the same
+// account; it is checked against the object's schema, and a member the object does not
+// have is refused.
+func TestSeedAccountObject(t *testing.T) {
+	entry := exportedAccount(t)
+	cfg := DefaultConfig()
+	cfg.Accounts = []SeedAccount{entry}
+	s, db, err := seededServer(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again State
+	_ = db.View(context.Background(), func(tx *store.Tx) error {
+		again = s.Export(tx)
+		return nil
+	})
+	if !reflect.DeepEqual(again.Accounts, []SeedAccount{entry}) {
+		t.Errorf("seeded from its export, the account exports as\n%+v\nnot\n%+v", again.Accounts, entry)
+	}
+
+	for _, tt := range []struct {
+		name      string
+		change    func(body map[string]any)
+		field     string
+		wantInErr string
+	}{
+		{"unknown member", func(b map[string]any) { b["nickname"] = "x" }, "nickname", "unknown field"},
+		{"unknown nested member", func(b map[string]any) { setPath(b, "identity.individual.nickname", "x") }, "identity.individual.nickname", "unknown field"},
+		{"wrong type", func(b map[string]any) { b["closed"] = "no" }, "closed", "boolean"},
+		{"enum", func(b map[string]any) { setPath(b, "identity.entity_type", "guild") }, "identity.entity_type", "allowed values"},
+		{"required member", func(b map[string]any) { delete(b, "created") }, "created", "missing"},
+		{"bad id", func(b map[string]any) { b["id"] = "acct-1" }, "id", "not an account id"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := entry
+			bad.Body = cloneTree(entry.Body)
+			tt.change(bad.Body)
+			cfg := DefaultConfig()
+			cfg.Accounts = []SeedAccount{{}, bad}
+			_, _, err := seededServer(t, cfg)
+			var se *SeedError
+			if !errors.As(err, &se) || se.Index != 1 || se.Field != tt.field || !strings.Contains(err.Error(), tt.wantInErr) {
+				t.Fatalf("err = %v, want one at accounts[1].%s mentioning %q", err, tt.field, tt.wantInErr)
+			}
+		})
+	}
+}
+
+// TestSeedEntryJSON: a seed entry reads from JSON with its body's members beside the named
+// ones, as a decoder that reads json tags gives them, and writes back the same way.
+func TestSeedEntryJSON(t *testing.T) {
+	raw := []byte(`{"platform":"acme","sequence":3,"onboarded_configurations":["recipient"],"display_name":"J","metadata":{"k":"v"}}`)
+	var e SeedAccount
+	if err := json.Unmarshal(raw, &e); err != nil {
+		t.Fatal(err)
+	}
+	want := SeedAccount{Platform: "acme", Sequence: 3, OnboardedConfigurations: []string{"recipient"},
+		Body: map[string]any{"display_name": "J", "metadata": map[string]any{"k": "v"}}}
+	if !reflect.DeepEqual(e, want) {
+		t.Fatalf("read %+v, want %+v", e, want)
+	}
+	out, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back, orig map[string]any
+	_ = json.Unmarshal(out, &back)
+	_ = json.Unmarshal(raw, &orig)
+	if !reflect.DeepEqual(back, orig) {
+		t.Errorf("written back as %s", out)
+	}
+	for _, entry := range []any{&SeedPerson{}, &SeedDestination{}, &SeedLink{}} {
+		if err := json.Unmarshal([]byte(`{"sequence":1,"token":"t","x":1}`), entry); err != nil {
+			t.Errorf("%T: %v", entry, err)
+		}
 	}
 }
