@@ -129,7 +129,7 @@ func (s *Server) update(ctx context.Context, fn func(w *write) error) error {
 // for e.Only alone). Delivery happens later, outside any request (deliver.go): emitting never
 // waits for a destination. A change made in a transaction that fails emits nothing.
 func (s *Server) emit(ctx context.Context, w *write, e eventOf) (Event, error) {
-	ev := Event{Platform: e.Platform, Seq: s.next(w.Tx, seqEvents), Object: gen.V2CoreEvent{
+	ev := Event{Platform: e.Platform, Seq: w.Next(seqEvents), Object: gen.V2CoreEvent{
 		Id: s.randomID(eventIDPrefix(e.Livemode), 24), Object: gen.V2CoreEventObjectV2CoreEvent,
 		Created: timestamp(s.now()), Livemode: e.Livemode, Type: e.Type,
 	}}

@@ -296,7 +296,8 @@ func newTables(db *store.DB) *tables {
 
 // The sequences that number what lists order: accounts and event destinations newest
 // first, persons oldest first within their account, events newest first (and each
-// destination's deliveries in the order of their events).
+// destination's deliveries in the order of their events). Events are never seeded: their
+// numbers need no floor.
 const (
 	seqAccounts     = "accounts"
 	seqPersons      = "persons"
