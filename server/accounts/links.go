@@ -121,25 +121,18 @@ func linkTokenPrefix(livemode bool) string {
 }
 
 // newLink is the link a create request makes for account a, with its token, made at
-// created: its object is the request's members (a JSON round trip from the request's type)
-// with what follows from them (the use case not chosen null, each configuration once, the
-// collection options' defaults) and the times it lives.
+// created: its object is the request's account and use case, the chosen flow's options
+// copied by a JSON round trip from the request's type (so that an option the spec adds is
+// kept without code of its own), with what follows from them (the use case not chosen null,
+// each configuration once, the collection options' defaults) and the times it lives.
 func (s *Server) newLink(a Account, body gen.CreateAccountLinkRequest, token string, created time.Time) (AccountLink, error) {
-	l := AccountLink{Token: token, Platform: a.Platform}
-	if err := convert(body, &l.Object); err != nil {
-		return l, err
-	}
-	o := &l.Object
-	o.Object, o.Livemode, o.Url = gen.V2CoreAccountLinkObjectV2CoreAccountLink, a.Livemode(), ""
-	o.Created, o.ExpiresAt = timestamp(created), timestamp(created.Add(s.cfg.LinkLifetime))
-	chosen, other := &o.UseCase.AccountOnboarding, &o.UseCase.AccountUpdate
-	if o.UseCase.Type == gen.AccountLinkUseCaseTypeAccountUpdate {
-		chosen, other = other, chosen
-	}
-	other.SetNull()
-	f, err := chosen.Get()
+	chosen, err := chosenFlow(body.UseCase)
 	if err != nil {
-		return l, err
+		return AccountLink{}, err
+	}
+	var f gen.AccountLinkFlow
+	if err := convert(chosen, &f); err != nil {
+		return AccountLink{}, err
 	}
 	f.Configurations = uniqueConfigurations(f.Configurations)
 	if !f.ReturnUrl.IsSpecified() {
@@ -151,7 +144,17 @@ func (s *Server) newLink(a Account, body gen.CreateAccountLinkRequest, token str
 	if f.CollectionOptions.FutureRequirements == "" {
 		f.CollectionOptions.FutureRequirements = gen.FutureRequirementsCollectionOmit
 	}
-	chosen.Set(f)
+	l := AccountLink{Token: token, Platform: a.Platform, Object: gen.V2CoreAccountLink{
+		Object: gen.V2CoreAccountLinkObjectV2CoreAccountLink, Account: body.Account, Livemode: a.Livemode(),
+		Created: timestamp(created), ExpiresAt: timestamp(created.Add(s.cfg.LinkLifetime)),
+		UseCase: gen.AccountLinkUseCase{Type: body.UseCase.Type},
+	}}
+	flow, other := &l.Object.UseCase.AccountOnboarding, &l.Object.UseCase.AccountUpdate
+	if body.UseCase.Type == gen.AccountLinkUseCaseTypeAccountUpdate {
+		flow, other = other, flow
+	}
+	flow.Set(f)
+	other.SetNull()
 	return l, nil
 }
 
