@@ -354,37 +354,28 @@ func withhold(obj map[string]any) {
 
 // answerAccount is account a as an answer with include shows it (renderAccount): its
 // object, derived with its persons when the answer shows what they decide. obj, when not
-// nil, is the account's object as a tree (a write just made it), which spares decoding
-// what the answer leaves out.
+// nil, is the account's object as a tree that a write just made and has no more use for:
+// derive starts from it (and changes it). An answer that shows nothing derived decodes the
+// object, which is quicker than converting the tree.
 func answerAccount(a Account, obj map[string]any, persons []Person, include []gen.AccountInclude) (gen.V2CoreAccount, error) {
-	if a.Closed() || (obj == nil && !derives(include)) {
+	if a.Closed() || !derives(include) {
 		o, err := a.object()
 		return renderAccount(o, include), err
 	}
 	if obj == nil {
 		obj = a.tree()
 	}
-	var r *gen.V2CoreAccountRequirements
-	if derives(include) {
-		req := derive(&a, obj, persons)
-		r = &req
-	}
-	shown := make(map[string]any, len(obj))
-	for k, v := range obj {
-		shown[k] = v
-	}
+	r := derive(&a, obj, persons)
 	if !slices.Contains(include, gen.AccountIncludeIdentity) {
-		shown["identity"] = nil
+		obj["identity"] = nil
 	}
 	if !hasConfiguration(include) {
-		shown["configuration"] = nil
+		obj["configuration"] = nil
 	}
-	o, err := objectOf[gen.V2CoreAccount](shown)
-	if r != nil {
-		// The requirements are made as the object's own type, not as a tree to convert.
-		o.Requirements.Set(*r)
-		o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
-	}
+	o, err := objectOf[gen.V2CoreAccount](obj)
+	// The requirements are made as the object's own type, not as a tree to convert.
+	o.Requirements.Set(r)
+	o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
 	return renderAccount(o, include), err
 }
 
