@@ -47,7 +47,7 @@ func (s *Server) Export() ([]byte, error) {
 			return err
 		}
 		seed.Authorization.Directory = s.authz.ExportDirectory(tx.New())
-		st := s.accts.Export(tx)
+		st := s.accts.Export(tx.New())
 		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
 		seed.Accounts.EventDestinations = st.Destinations
 		for _, p := range s.comp.Export(tx.New()) {

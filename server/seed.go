@@ -299,7 +299,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 	if i, err := firstFailing(len(c.Accounts.Platforms), func(k int) error {
 		cfg := c.Accounts
 		cfg.Platforms, cfg.Accounts = cfg.Platforms[:k], nil
-		_, err := accounts.New(cfg, store.New())
+		_, err := accounts.New(cfg, store.New().Store())
 		return err
 	}); err != nil {
 		field, err := platformField(err)
@@ -307,13 +307,13 @@ func (s *Seed) check(c *Config, at offsets) error {
 	}
 
 	db = store.New()
-	accts, err := accounts.New(c.Accounts, db)
+	accts, err := accounts.New(c.Accounts, db.Store())
 	if err != nil {
 		return err
 	}
 	comp := compute.New(c.Compute, db.Store())
 	err = db.Replace(func(tx *store.Tx) error {
-		if err := accts.Seed(tx); err != nil {
+		if err := accts.Seed(tx.New()); err != nil {
 			return err
 		}
 		return comp.Seed(tx.New())

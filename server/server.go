@@ -158,7 +158,7 @@ func New(cfg Config) (*Server, error) {
 	if acctCfg.OnDelivery == nil {
 		acctCfg.OnDelivery = s.journalDelivery
 	}
-	accts, err := accounts.New(acctCfg, s.db)
+	accts, err := accounts.New(acctCfg, s.db.Store())
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +193,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.routes = routeIDs(docs[:]...)
-	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, func(tx *store.Tx) error { return comp.Seed(tx.New()) }}
-	s.restores = []func(tx *store.Tx) error{accts.Restore}
+	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, func(tx *store.Tx) error { return accts.Seed(tx.New()) }, func(tx *store.Tx) error { return comp.Seed(tx.New()) }}
+	s.restores = []func(tx *store.Tx) error{func(tx *store.Tx) error { return accts.Restore(tx.New()) }}
 	if shared != nil {
 		if err := s.openShared(shared); err != nil {
 			return nil, err
