@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"bytes"
 	_ "embed"
 	"errors"
@@ -17,7 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
@@ -281,10 +282,10 @@ type offsets struct {
 // check loads the state c seeds into a scratch store, with the same code as Server.Reset,
 // and reports the first entry that breaks a rule at its line.
 func (s *Seed) check(c *Config, at offsets) error {
-	db := store.New()
-	authz, err := authorization.New(c.Authorization, db.Store())
+	db := store.New(store.NewMemory())
+	authz, err := authorization.New(c.Authorization, db)
 	if err == nil {
-		err = db.Replace(func(tx *store.Tx) error { return authz.Seed(tx.New()) })
+		err = db.Replace(context.Background(), func(tx *store.Tx) error { return authz.Seed(tx) })
 	}
 	var ase *authorization.SeedError
 	if errors.As(err, &ase) {
@@ -299,24 +300,24 @@ func (s *Seed) check(c *Config, at offsets) error {
 	if i, err := firstFailing(len(c.Accounts.Platforms), func(k int) error {
 		cfg := c.Accounts
 		cfg.Platforms, cfg.Accounts = cfg.Platforms[:k], nil
-		_, err := accounts.New(cfg, store.New().Store())
+		_, err := accounts.New(cfg, store.New(store.NewMemory()))
 		return err
 	}); err != nil {
 		field, err := platformField(err)
 		return s.entryError(i-at.platforms, len(s.Accounts.Platforms), path("accounts", "platforms"), field, err)
 	}
 
-	db = store.New()
-	accts, err := accounts.New(c.Accounts, db.Store())
+	db = store.New(store.NewMemory())
+	accts, err := accounts.New(c.Accounts, db)
 	if err != nil {
 		return err
 	}
-	comp := compute.New(c.Compute, db.Store())
-	err = db.Replace(func(tx *store.Tx) error {
-		if err := accts.Seed(tx.New()); err != nil {
+	comp := compute.New(c.Compute, db)
+	err = db.Replace(context.Background(), func(tx *store.Tx) error {
+		if err := accts.Seed(tx); err != nil {
 			return err
 		}
-		return comp.Seed(tx.New())
+		return comp.Seed(tx)
 	})
 	var ae *accounts.SeedError
 	var ce *compute.SeedError
