@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/compute"

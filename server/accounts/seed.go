@@ -68,6 +68,7 @@ const (
 	SeedAccounts        = "accounts"
 	SeedLinks           = "account_links"
 	SeedIdempotencyKeys = "idempotency_keys"
+	SeedPlatforms       = "platforms"
 )
 
 // SeedError is a seeded account, link or idempotency key that breaks a rule.
