@@ -1,6 +1,6 @@
-// The README's recipes for the vendors' Node SDKs, as they appear there (understudytest's
-// TestDocBlocks holds each README js block to a piece of this file); recipes.test.mjs runs
-// them against a server.
+// The recipes for the vendors' Node SDKs, as docs/sdks.md shows them (understudytest's
+// TestDocBlocks holds each js block of the docs to a piece of this file); recipes.test.mjs
+// runs them against a server.
 
 import compute from '@google-cloud/compute';
 import { OAuth2Client } from 'google-auth-library';
