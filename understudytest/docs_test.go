@@ -2,6 +2,7 @@ package understudytest_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -175,5 +177,62 @@ func compileGoBlocks(t *testing.T, blocks []docBlock) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("the Go blocks do not compile (<page>_<N>.go is the block of <page> whose fence is on line N):\n%s", out)
 		}
+	}
+}
+
+// TestDocVersions: where the README and docs/sdks.md name a client package, they name its
+// version too, and it is the one the tests run (go.mod's requirement, testdata/node/package.json's
+// dependency), and the README's Go version is go.mod's.
+func TestDocVersions(t *testing.T) {
+	gomod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := map[string]string{} // the name the pages use -> its version
+	for name, module := range map[string]string{
+		"google.golang.org/api": "google.golang.org/api",
+		"armauthorization/v2":   "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2",
+		"azcore":                "github.com/Azure/azure-sdk-for-go/sdk/azcore",
+		"stripe-go/v85":         "github.com/stripe/stripe-go/v85",
+	} {
+		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(module) + ` (v\S+)`).FindSubmatch(gomod)
+		if m == nil {
+			t.Fatalf("go.mod requires no %s", module)
+		}
+		versions[name] = string(m[1])
+	}
+	pkg, err := os.ReadFile("testdata/node/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var node struct{ Dependencies map[string]string }
+	if err := json.Unmarshal(pkg, &node); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range node.Dependencies {
+		versions[name] = v
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(gomod)
+
+	for _, page := range []string{"../README.md", "../docs/sdks.md"} {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range versions {
+			stated := regexp.MustCompile("`"+regexp.QuoteMeta(name)+"`[^`\n]*?(v?[0-9]+\\.[0-9]+\\.[0-9]+)").FindAllSubmatch(b, -1)
+			if len(stated) == 0 && bytes.Contains(b, []byte("`"+name+"`")) {
+				t.Errorf("%s names %s but not its version (tested: %s)", page, name, want)
+			}
+			for _, m := range stated {
+				if got := strings.TrimPrefix(string(m[1]), "v"); got != strings.TrimPrefix(want, "v") {
+					t.Errorf("%s: %s %s, but the tests run %s", page, name, m[1], want)
+				}
+			}
+		}
+	}
+	readme, _ := os.ReadFile("../README.md")
+	if goVersion == nil || !regexp.MustCompile(`\| Go \| `+regexp.QuoteMeta(string(goVersion[1]))+`\b`).Match(readme) {
+		t.Errorf("the README's versions table does not give go.mod's Go version (%s)", goVersion)
 	}
 }
