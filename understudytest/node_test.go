@@ -9,7 +9,7 @@ import (
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
-// TestNodeRecipes runs the README's recipes for the vendors' Node SDKs
+// TestNodeRecipes runs docs/sdks.md's recipes for the vendors' Node SDKs
 // (testdata/node/recipes.mjs, with its tests in recipes.test.mjs) against a server over
 // HTTPS, as the Azure SDK needs. The packages are pinned by testdata/node/package-lock.json
 // and installed with npm ci, from the npm registry, when node_modules is missing or older than
