@@ -2,8 +2,9 @@
 # Runs the shell blocks of README.md and of every page of docs/ as a new user would type them
 # into a terminal: each page's blocks in order, in one shell (dash for blocks labelled `sh`,
 # which must be POSIX; bash for `bash`), in a directory of its own, with a freshly built
-# `understudy` first on PATH and a fresh server of it behind the page's 127.0.0.1:8080, and
-# with curl failing on any HTTP error. A page's blocks share one label.
+# `understudy` first on PATH and a fresh server of it behind the page's 127.0.0.1:8080. The
+# shell stops at the first command that fails (set -e; in bash, pipefail too: POSIX sh has
+# none), and curl fails on any HTTP error. A page's blocks share one label.
 #
 # Addresses: 127.0.0.1:8080 and localhost:8080 are the page's server; any other port after
 # 127.0.0.1, localhost or 0.0.0.0 (a second server a block starts) becomes a free one.
@@ -49,13 +50,6 @@ free_port() {
     p=$((20000 + RANDOM % 20000))
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
   done
-}
-
-# start_group runs a command in a new process group (session) of its own, in the background;
-# the group is remembered, to be stopped with everything it started.
-start_group() {
-  setsid "$@" &
-  groups+=("$!")
 }
 
 # blocks prints each fenced block of a page as: label, fence line, marker, text, separated by
@@ -111,8 +105,11 @@ for page in README.md docs/*.md; do
 
   dir="$scratch/pages/$page"
   mkdir -p "$dir"
-  start_group understudy --addr 127.0.0.1:0 --log-level warn 2>"$dir/.server.log"
-  server=${groups[-1]}
+  # The server and the page's shell each lead a process group of their own (setsid), so that
+  # stopping the group stops whatever they started.
+  setsid understudy --addr 127.0.0.1:0 --log-level warn 2>"$dir/.server.log" &
+  server=$!
+  groups+=("$server")
   addr=
   for _ in $(seq 1 100); do
     addr=$(grep -o '"addr":"[^"]*"' "$dir/.server.log" | head -n1 | cut -d'"' -f4) && [[ -n $addr ]] && break
@@ -136,10 +133,11 @@ for page in README.md docs/*.md; do
     cat "$script"
   } >"$dir/.blocks.sh"
   (cd "$dir" && exec setsid timeout 300 "$shell" .blocks.sh) </dev/null >"$dir/.out" 2>&1 &
-  groups+=("$!")
-  wait "$!" && rc=0 || rc=$?
+  session=$!
+  groups+=("$session")
+  wait "$session" && rc=0 || rc=$?
   # Stop whatever the page started (servers in the background), then its server.
-  kill -- "-${groups[-1]}" "-$server" 2>/dev/null || true
+  kill -- "-$session" "-$server" 2>/dev/null || true
   if ((rc != 0)); then
     echo "$page: its $label blocks failed (exit $rc):" >&2
     cat "$dir/.out" >&2
