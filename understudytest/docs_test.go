@@ -67,9 +67,10 @@ func docBlocks(t *testing.T) []docBlock {
 
 // TestDocBlocks holds every block of the README and of docs/ to what it shows:
 //
-//   - go: a Go file without its package clause. The Go blocks of a page compile together
-//     as one package (in understudytc's module when they import it), so each names its
-//     imports. The README's are also test files of this package, where they run.
+//   - go: a Go file without its package clause, so each names its imports. The pages' Go
+//     blocks compile together as one package (in understudytc's module when they import
+//     it). Those of the README and of docs/sdks.md, which say they run, are also test files
+//     of this package, where they do.
 //   - js: a piece of testdata/node/recipes.mjs, which TestNodeRecipes runs.
 //   - yaml and json: documents that parse.
 //   - sh and bash: run by .ci/doc-blocks.sh (make readme) against a server; text: output,
@@ -102,7 +103,7 @@ func TestDocBlocks(t *testing.T) {
 		switch b.lang {
 		case "go":
 			goBlocks = append(goBlocks, b)
-			if b.page == "README.md" && !testFiles[b.text] {
+			if (b.page == "README.md" || b.page == "docs/sdks.md") && !testFiles[b.text] {
 				t.Errorf("%s is none of understudytest's test files (without their package clause), where it would run", b)
 			}
 		case "js":
