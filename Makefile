@@ -43,8 +43,8 @@ vet: ## go vet over the module, and over bench/ and understudytc/ (modules of th
 unit: ## go test -race over everything
 	$(GO) test -race -count=1 ./...
 
-readme: ## run the README's shell blocks against a built server (its Go blocks are held by a test)
-	.ci/readme-blocks.sh
+readme: ## run the shell blocks of README.md and docs/ against a built server (the other blocks are held by understudytest's TestDocBlocks)
+	.ci/doc-blocks.sh
 
 fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(call fuzz_budget,700000x) ./internal/condition/
