@@ -158,7 +158,7 @@ func WithLogs(w io.Writer) Option {
 // Start runs a server for the rest of the test.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := start(tbWriter{tb: tb}, tb.TempDir, tb.Cleanup, opts)
+	s, err := start(tbWriter{tb: tb, mu: new(sync.Mutex)}, tb.TempDir, tb.Cleanup, opts)
 	if err != nil {
 		tb.Fatalf("understudytest: %v", err)
 	}
@@ -369,13 +369,12 @@ func bodyOf(r interface{ GetBody() []byte }) string {
 // goroutine may still log while the test is being cleaned up).
 type tbWriter struct {
 	tb testing.TB
+	mu *sync.Mutex // one line at a time: the server's, not every server's in the process
 }
 
-var logMu sync.Mutex
-
 func (w tbWriter) Write(p []byte) (int, error) {
-	logMu.Lock()
-	defer logMu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	defer func() { _ = recover() }() // t.Log after the test ended panics
 	w.tb.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil

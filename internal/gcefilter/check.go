@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // kind is what a field holds, as far as comparing it goes.
@@ -108,42 +107,34 @@ func kindOf(t reflect.Type) kind {
 	return kindUnknown
 }
 
-// fields caches, per struct type, its members by JSON name.
-var fields sync.Map // reflect.Type -> map[string]reflect.Type
-
 // jsonField is the type of t's member called name in JSON (embedded structs' members
-// included).
-func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
-	m, ok := fields.Load(t)
-	if !ok {
-		byName := map[string]reflect.Type{}
-		addFields(t, byName)
-		m, _ = fields.LoadOrStore(t, byName)
-	}
-	f, ok := m.(map[string]reflect.Type)[name]
-	return f, ok
-}
-
-func addFields(t reflect.Type, into map[string]reflect.Type) {
+// included; of two members of one name, the later one), found by walking t's fields: a
+// filter names a few fields once per list request, so nothing is cached.
+func jsonField(t reflect.Type, name string) (found reflect.Type, ok bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
 		if tag == "-" {
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
+		member, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && member == "" {
 			if et := elem(f.Type); et.Kind() == reflect.Struct {
-				addFields(et, into)
+				if ft, in := jsonField(et, name); in {
+					found, ok = ft, true
+				}
 				continue
 			}
 		}
 		if !f.IsExported() {
 			continue
 		}
-		if name == "" {
-			name = f.Name
+		if member == "" {
+			member = f.Name
 		}
-		into[name] = f.Type
+		if member == name {
+			found, ok = f.Type, true
+		}
 	}
+	return found, ok
 }

@@ -124,6 +124,8 @@ func TestRefused(t *testing.T) {
 		{`(name = a`, "unbalanced parenthesis"},
 		{`name = a)`, "unbalanced parenthesis"},
 		{`name eq "("`, "invalid regular expression"},
+		{`name eq "a(b"`, "Invalid regular expression 'a(b' at position 9: missing closing ): `a(b`."},
+		{`name eq "a**"`, "invalid nested repetition operator: `**`."},
 		{`name =`, "value"},
 		{`name`, "operator"},
 		{`AND name = a`, "AND"},

@@ -1,7 +1,10 @@
 package gcefilter
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 )
 
@@ -257,7 +260,7 @@ func (p *parser) comparison() (*node, error) {
 			re, err = regexp.Compile(`\A(?:` + raw + `)\z`)
 		}
 		if err != nil {
-			return nil, errorf("Invalid regular expression '%s' at position %d: %s.", raw, valueAt+1, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+			return nil, errorf("Invalid regular expression '%s' at position %d: %s.", raw, valueAt+1, regexpReason(err))
 		}
 		c.re = re
 	} else {
@@ -296,4 +299,14 @@ func unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// regexpReason is what is wrong with an expression regexp refused, from its error's fields:
+// the kind of mistake and the part of the expression it is in (missing closing ): `(a`).
+func regexpReason(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
+	}
+	return err.Error()
 }

@@ -39,8 +39,13 @@ func newAccountTree(id string, created time.Time, livemode bool) map[string]any 
 // is applied with the capabilities it requests or withdraws, and one sent with applied:
 // false is removed from the account, with its onboarding.
 func applyAccount(a *Account, obj, req map[string]any) error {
-	for _, key := range []string{"display_name", "contact_email", "contact_phone"} {
-		if v, ok := req[key]; ok {
+	// Every member but the five below is one the object keeps as it was sent (display_name,
+	// contact_email, ...): so is a member the spec adds to the request and the object alike.
+	// The callers have taken out the request's own members (include, account_token).
+	for key, v := range req {
+		switch key {
+		case "dashboard", "metadata", "identity", "defaults", "configuration":
+		default:
 			obj[key] = v
 		}
 	}

@@ -264,11 +264,3 @@ func pageURL(limit int, f listFilter, token string) string {
 func errNotFound() *Error {
 	return invalidRequest(http.StatusNotFound, "not_found", "The resource wasn't found.")
 }
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}

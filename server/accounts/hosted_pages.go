@@ -94,23 +94,6 @@ func hostedPage(next echo.HandlerFunc) echo.HandlerFunc {
 // isHostedPath says whether path is one of the hosted flow's pages, which answer HTML.
 func isHostedPath(path string) bool { return strings.HasPrefix(path, "/r/") }
 
-// LoggedPath is path as a log line or the request journal may show it: a link token is the
-// credential that opens a hosted page, so it is masked as API keys are (alu_test_****abcd),
-// wherever it stands in the path: a hosted page with more segments after it (/r/a/tok/x)
-// and a path no API serves (/R/a/tok, /base/r/a/tok) carry it as well.
-func LoggedPath(path string) string {
-	if !strings.Contains(path, "alu_") {
-		return path
-	}
-	segs := strings.Split(path, "/")
-	for i, seg := range segs {
-		if strings.HasPrefix(seg, "alu_") {
-			segs[i] = masked(seg, seg[:strings.LastIndexByte(seg, '_')+1])
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
 // writeHostedError answers an error met on a hosted page (/r/...) as an HTML page with the
 // error's status: a browser is on the other end, never an API client.
 func writeHostedError(c echo.Context, e *Error, err error) {

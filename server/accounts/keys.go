@@ -156,27 +156,6 @@ func (s *Server) authenticated(publishableOK bool, next echo.HandlerFunc) echo.H
 	}
 }
 
-// maskKey keeps a key's prefix and last four characters: sk_test_****abcd.
-func maskKey(k string) string {
-	prefix := ""
-	for _, p := range []string{"sk_test_", "sk_live_", "rk_test_", "rk_live_", "pk_test_", "pk_live_"} {
-		if strings.HasPrefix(k, p) {
-			prefix = p
-			break
-		}
-	}
-	return masked(k, prefix)
-}
-
-// masked is secret s, which starts with prefix, as messages and logs may show it: the
-// prefix and, when at least 8 characters follow it, the last four.
-func masked(s, prefix string) string {
-	if len(s)-len(prefix) < 8 {
-		return prefix + "****"
-	}
-	return prefix + "****" + s[len(s)-4:]
-}
-
 // checkServiceVersion requires a supported Service-Version on every /v2 request.
 func (s *Server) checkServiceVersion(next echo.HandlerFunc) echo.HandlerFunc {
 	supported := strings.Join(s.cfg.ServiceVersions, ", ")

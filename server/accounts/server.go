@@ -35,7 +35,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
-	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -225,14 +224,6 @@ func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 
 // timestamp formats times as the v2 API does: RFC 3339, UTC, milliseconds.
 func timestamp(t time.Time) string { return timefmt.Millis(t, "Z") }
-
-// optionalString is s as a nullable member: null when empty.
-func optionalString(s string) nullable.Nullable[string] {
-	if s == "" {
-		return nullable.NewNullNullable[string]()
-	}
-	return nullable.NewNullableWithValue(s)
-}
 
 // sleep waits for d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) {

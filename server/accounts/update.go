@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"unicode/utf8"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -142,17 +141,6 @@ func (s *Server) changeAccount(ctx context.Context, id string, change func(tx *s
 		}
 		return s.writeAccount(ctx, w, &before, &cur, obj)
 	})
-}
-
-// checkMetadataKeys enforces the key length the Metadata schema describes (at most 40
-// characters), which a JSON Schema cannot say of map keys.
-func checkMetadataKeys[V any](m map[string]V) error {
-	for k := range m {
-		if n := utf8.RuneCountInString(k); n > 40 {
-			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: keys must be at most 40 characters (%q is %d)", k, n)
-		}
-	}
-	return nil
 }
 
 // sameConfigurations says whether a close request names exactly the applied configurations

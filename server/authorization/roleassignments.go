@@ -263,29 +263,3 @@ func optionalType(t string) *gen.CreatedByType {
 	}
 	return ptr(gen.CreatedByType(t))
 }
-
-// or is p, or else def when p is nil or empty.
-func or[T comparable](p, def *T) *T {
-	var zero T
-	if p == nil || *p == zero {
-		return def
-	}
-	return p
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}

@@ -29,3 +29,11 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// orDefault is p, or a pointer to def when p is nil.
+func orDefault[T any](p *T, def T) *T {
+	if p == nil {
+		return &def
+	}
+	return p
+}

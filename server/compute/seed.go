@@ -114,7 +114,7 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // as its insert would be and created DONE, then its finished operations.
 func (s *Server) Seed(tx *store.Tx) error {
 	for pi, p := range s.cfg.Projects {
-		if err := checkSeedProject(p.Project); err != nil {
+		if err := s.checkSeedProject(p.Project); err != nil {
 			return &SeedError{ProjectIndex: pi, Project: p.Project, Err: err}
 		}
 		steps := []struct {
@@ -277,7 +277,7 @@ func (s *Server) seedInterconnect(tx *store.Tx, project string, entry map[string
 	}
 	nameOrPath(body, "location", globalScope(project)+"/interconnectLocations/")
 	var b gen.Interconnect
-	if field, err := checkSeedBody("interconnects.insert", project, "", body, &b); err != nil {
+	if field, err := s.checkSeedBody("interconnects.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
 	ic, err := s.newInterconnect(project, b, rec.idOr(seedID(SeedInterconnects, project, b.Name)), rec.createdOr(s.cfg.Now()))
@@ -327,7 +327,7 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	}
 	nameOrPath(body, "interconnect", globalScope(project)+"/interconnects/")
 	var b gen.InterconnectAttachment
-	if field, err := checkSeedBody("interconnectAttachments.insert", project, region, body, &b); err != nil {
+	if field, err := s.checkSeedBody("interconnectAttachments.insert", project, region, body, &b); err != nil {
 		return field, err
 	}
 	a, addrs, err := newAttachment(project, region, b, rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now()))
@@ -355,7 +355,7 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 		return field, err
 	}
 	var b gen.ForwardingRule
-	if field, err := checkSeedBody("globalForwardingRules.insert", project, "", body, &b); err != nil {
+	if field, err := s.checkSeedBody("globalForwardingRules.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
 	rule, err := newRule(project, b, rec.idOr(seedID(SeedForwardingRules, project, b.Name)), rec.createdOr(s.cfg.Now()))
@@ -435,7 +435,7 @@ func (s *Server) seedGroup(tx *store.Tx, project string, entry map[string]any) (
 		return field, err
 	}
 	var b gen.InterconnectAttachmentGroup
-	if field, err := checkSeedBody("interconnectAttachmentGroups.insert", project, "", body, &b); err != nil {
+	if field, err := s.checkSeedBody("interconnectAttachmentGroups.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
 	g, err := newGroup(project, b, rec.idOr(seedID(SeedGroups, project, b.Name)), rec.createdOr(s.cfg.Now()))
@@ -539,26 +539,28 @@ func seedIP(key string) string {
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }
 
-// seedValidator checks seeded resources as the inserts that would create them, built once.
-// As requests do, they may give read-only members (a state export writes resources as a
-// read returns them).
-var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
-	spec, err := Spec()
-	if err != nil {
-		return nil, err
-	}
-	return validate.New(spec, validate.Options{AllowReadOnly: true})
-})
+// newSeedValidator returns what checks seeded resources as the inserts that would create
+// them, built when a seed first has one. As requests do, they may give read-only members (a
+// state export writes resources as a read returns them).
+func newSeedValidator() func() (*validate.Validator, error) {
+	return sync.OnceValues(func() (*validate.Validator, error) {
+		spec, err := Spec()
+		if err != nil {
+			return nil, err
+		}
+		return validate.New(spec, validate.Options{AllowReadOnly: true})
+	})
+}
 
 // checkSeedProject checks a project id as the API checks the path parameter.
-func checkSeedProject(project string) error {
-	_, err := runSeedCheck("globalForwardingRules.list", http.MethodGet, project, "", nil)
+func (s *Server) checkSeedProject(project string) error {
+	_, err := s.runSeedCheck("globalForwardingRules.list", http.MethodGet, project, "", nil)
 	return err
 }
 
 // checkSeedBody checks a seeded resource against the spec as the insert operation opID
 // checks its request, and decodes it into out. On error it names the member at fault.
-func checkSeedBody(opID, project, region string, body map[string]any, out any) (string, error) {
+func (s *Server) checkSeedBody(opID, project, region string, body map[string]any, out any) (string, error) {
 	if body == nil {
 		body = map[string]any{}
 	}
@@ -566,14 +568,14 @@ func checkSeedBody(opID, project, region string, body map[string]any, out any) (
 	if err != nil {
 		return "", err
 	}
-	if field, err := runSeedCheck(opID, http.MethodPost, project, region, raw); err != nil {
+	if field, err := s.runSeedCheck(opID, http.MethodPost, project, region, raw); err != nil {
 		return field, err
 	}
 	return "", json.Unmarshal(raw, out)
 }
 
-func runSeedCheck(opID, method, project, region string, body []byte) (string, error) {
-	v, err := seedValidator()
+func (s *Server) runSeedCheck(opID, method, project, region string, body []byte) (string, error) {
+	v, err := s.seedValidator()
 	if err != nil {
 		return "", err
 	}

@@ -126,7 +126,7 @@ func (s *Server) seedICGroup(tx *store.Tx, project string, entry map[string]any)
 		all[k] = interconnectRef(project, ref)
 	}
 	var b gen.InterconnectGroup
-	if field, err := checkSeedBody("interconnectGroups.insert", project, "", body, &b); err != nil {
+	if field, err := s.checkSeedBody("interconnectGroups.insert", project, "", body, &b); err != nil {
 		return field, err
 	}
 	g, err := newInterconnectGroup(project, b, all, rec.idOr(seedID(SeedICGroups, project, b.Name)), rec.createdOr(s.cfg.Now()))

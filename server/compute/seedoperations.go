@@ -33,7 +33,7 @@ func (s *Server) seedOperation(tx *store.Tx, project string, entry map[string]an
 		if strings.HasPrefix(region, "projects/") || strings.Contains(region, "://") {
 			region = regionOf(region)
 		}
-		if _, err := runSeedCheck("regionOperations.list", "GET", project, region, nil); err != nil {
+		if _, err := s.runSeedCheck("regionOperations.list", "GET", project, region, nil); err != nil {
 			return "region", err
 		}
 		scope = regionScope(project, region)

@@ -68,6 +68,8 @@ type Server struct {
 	ops       *operations.Engine
 	// readOnly are, by schema, the members the spec marks readOnly (fixedMembers).
 	readOnly map[string]map[string]bool
+	// seedValidator checks seeded resources (newSeedValidator).
+	seedValidator func() (*validate.Validator, error)
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -92,7 +94,7 @@ func New(cfg Config, db *store.DB) *Server {
 	}
 	cfg.Operations.Now, cfg.Operations.Random = cfg.Now, cfg.Random
 	s := &Server{cfg: cfg, db: db, tables: newTables(db),
-		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db)}
+		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db), seedValidator: newSeedValidator()}
 	s.ops.Handle(kindRuleInsert, s.finishRuleInsert)
 	s.ops.Handle(kindRuleDelete, s.finishRuleDelete)
 	s.ops.Handle(kindInterconnectInsert, s.finishInterconnectInsert)
