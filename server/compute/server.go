@@ -121,9 +121,6 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	}
 	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
 	for id := range mws {
-		if w.noBody[id] {
-			mws[id] = append([]echo.MiddlewareFunc{emptyBodyIsNone}, mws[id]...)
-		}
 		// After validation: a request is judged whole before its answer is trimmed.
 		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
 	}
