@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
@@ -70,5 +72,63 @@ func TestBodilessPostsTakeEmptyJSON(t *testing.T) {
 				t.Errorf("%s with body %q: %d %s, want 400 in the API's envelope (%v)", id, body, status, b, err)
 			}
 		}
+	}
+}
+
+// TestEmptyListParameters: every list-valued query parameter, in every API, given once
+// with no value (?include=) is the empty list, as stripe-go sends one, whichever of the
+// forms the accounts API takes it in (include=, include[]=); an empty value beside others
+// is an item, refused as one. The parameters are read from the specs, so that a new one
+// is not missed.
+func TestEmptyListParameters(t *testing.T) {
+	srv := understudytest.Start(t)
+	acct := newAccount(t, srv.URL)
+	paths := map[string]string{ // operationId.parameter: the path to call it on
+		"listAccounts.applied_configurations": "/v2/core/accounts",
+		"retrieveAccount.include":             "/v2/core/accounts/" + acct,
+		"listEventDestinations.include":       "/v2/core/event_destinations",
+		"listEvents.types":                    "/v2/core/events",
+	}
+	var found []string
+	for _, s := range apiSpecs {
+		doc, err := s.load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range doc.Paths.Map() {
+			for _, o := range item.Operations() {
+				for _, params := range []openapi3.Parameters{item.Parameters, o.Parameters} {
+					for _, p := range params {
+						if p.Value.In == openapi3.ParameterInQuery && p.Value.Schema != nil && p.Value.Schema.Value.Type.Is("array") {
+							found = append(found, o.OperationID+"."+p.Value.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, id := range found {
+		path, ok := paths[id]
+		if !ok {
+			// retrieveEventDestination needs a destination; the same parameter as its list's.
+			if id == "retrieveEventDestination.include" {
+				continue
+			}
+			t.Errorf("list parameter %s: give it a path here", id)
+			continue
+		}
+		_, name, _ := strings.Cut(id, ".")
+		for _, q := range []string{name + "=", name + "%5B%5D="} {
+			if status, b := do(t, "GET", srv.URL+path+"?"+q, hAccounts, nil, 0); status != 200 {
+				t.Errorf("%s?%s: %d %s", path, q, status, b)
+			}
+		}
+		status, b := do(t, "GET", srv.URL+path+"?"+name+"=&"+name+"=x", hAccounts, nil, 0)
+		if _, err := v2Envelope(b); status != 400 || err != nil {
+			t.Errorf("%s?%s=&%s=x: %d %s, want 400 in the v2 envelope", path, name, name, status, b)
+		}
+	}
+	if len(found) != len(paths)+1 {
+		t.Errorf("list parameters %v, want the %d this test calls", found, len(paths)+1)
 	}
 }
