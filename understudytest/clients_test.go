@@ -10,6 +10,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	azfake "github.com/Azure/azure-sdk-for-go/sdk/azcore/fake"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	armauthorizationv1 "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization"
 	"github.com/stripe/stripe-go/v85"
 
 	"github.com/understudy-dev/understudy/understudytest"
@@ -90,5 +96,51 @@ func TestStripeEmptyLists(t *testing.T) {
 	}
 	if !rec.sent("/v2/core/accounts", "applied_configurations=") {
 		t.Errorf("stripe-go did not send applied_configurations= (sent %q)", rec.seen)
+	}
+}
+
+// TestAzureRoleAssignmentUpdateAt20150701: the Azure SDK for Go generated from the
+// 2015-07-01 REST specification (armauthorization v1, which sends that api-version for role
+// assignments) accepts only 201 from the role-assignment PUT, as that specification
+// defines; a second, identical Create (an update) must succeed too, as it does against ARM.
+func TestAzureRoleAssignmentUpdateAt20150701(t *testing.T) {
+	srv := understudytest.Start(t)
+	ctx := context.Background()
+	sub := "a925f2f7-5c63-4b7b-8799-25a5f97bc3b2"
+	ra, err := armauthorizationv1.NewRoleAssignmentsClient(sub, &azfake.TokenCredential{}, &arm.ClientOptions{
+		ClientOptions: policy.ClientOptions{
+			Cloud: cloud.Configuration{
+				ActiveDirectoryAuthorityHost: "https://login.understudy.local/",
+				Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
+					cloud.ResourceManager: {Endpoint: srv.URL, Audience: "https://management.understudy.local"},
+				},
+			},
+			InsecureAllowCredentialWithHTTP: true,
+			PerCallPolicies:                 []policy.Policy{vendorNamespace{}},
+		},
+		DisableRPRegistration: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := armauthorizationv1.RoleAssignmentCreateParameters{Properties: &armauthorizationv1.RoleAssignmentProperties{
+		PrincipalID:      to.Ptr("ce2ce14e-85d7-4629-bdbc-454d0519d987"),
+		RoleDefinitionID: to.Ptr("/subscriptions/" + sub + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"),
+	}}
+	scope, name := "/subscriptions/"+sub, "b0f43c54-e787-4862-89b1-a653fa9cf747"
+	for _, step := range []string{"create", "the same again (an update)"} {
+		got, err := ra.Create(ctx, scope, name, params, nil)
+		if err != nil {
+			t.Fatalf("%s at 2015-07-01: %v", step, err)
+		}
+		if got.Name == nil || *got.Name != name {
+			t.Errorf("%s at 2015-07-01: %+v", step, got.RoleAssignment)
+		}
+	}
+	if _, err := ra.Delete(ctx, scope, name, nil); err != nil {
+		t.Errorf("delete at 2015-07-01: %v", err)
+	}
+	if _, err := ra.Delete(ctx, scope, name, nil); err != nil {
+		t.Errorf("delete of what is gone (204) at 2015-07-01: %v", err)
 	}
 }
