@@ -245,6 +245,21 @@ func (e ForwardingRulePscConnectionStatus) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRuleAggregatedListKind.
+const (
+	ForwardingRuleAggregatedListKindComputeForwardingRuleAggregatedList ForwardingRuleAggregatedListKind = "compute#forwardingRuleAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleAggregatedListKind enum.
+func (e ForwardingRuleAggregatedListKind) Valid() bool {
+	switch e {
+	case ForwardingRuleAggregatedListKindComputeForwardingRuleAggregatedList:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ForwardingRuleListKind.
 const (
 	ForwardingRuleListKindComputeForwardingRuleList ForwardingRuleListKind = "compute#forwardingRuleList"
@@ -2042,15 +2057,43 @@ type ForwardingRuleNetworkTier string
 // ForwardingRulePscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
 type ForwardingRulePscConnectionStatus string
 
+// ForwardingRuleAggregatedList One page of forwarding rules of every scope, by scope.
+type ForwardingRuleAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/forwardingRules`.
+	Id string `json:"id"`
+
+	// Items The rules on this page by scope (`global`, `regions/<region>`).
+	Items map[string]ForwardingRulesScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#forwardingRuleAggregatedList`.
+	Kind ForwardingRuleAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// ForwardingRuleAggregatedListKind Type of the resource; always `compute#forwardingRuleAggregatedList`.
+type ForwardingRuleAggregatedListKind string
+
 // ForwardingRuleAttachedExtension Reference to an extension resource that is attached to this ForwardingRule.
 type ForwardingRuleAttachedExtension struct {
 	// Reference The resource name.
 	Reference *string `json:"reference,omitempty"`
 }
 
-// ForwardingRuleList One page of global forwarding rules.
+// ForwardingRuleList One page of forwarding rules, global or of a region.
 type ForwardingRuleList struct {
-	// Id Identifier of the list, `projects/<project>/global/forwardingRules`.
+	// Id Identifier of the list, `projects/<project>/global/forwardingRules` (or `.../regions/<region>/forwardingRules`).
 	//
 	// Example: projects/my-project-123/global/forwardingRules
 	Id string `json:"id"`
@@ -2085,6 +2128,16 @@ type ForwardingRuleServiceDirectoryRegistration struct {
 
 	// ServiceDirectoryRegion [Optional] Service Directory region to register this global forwarding rule under. Default to "us-central1".
 	ServiceDirectoryRegion *string `json:"serviceDirectoryRegion,omitempty"`
+}
+
+// ForwardingRulesScopedList The rules of one scope on a page, or a warning when there are none.
+type ForwardingRulesScopedList struct {
+	// ForwardingRules The scope's rules on this page.
+	ForwardingRules []ForwardingRule `json:"forwardingRules,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
 }
 
 // GetHealthOperationMetadata Metadata for GetHealth operations.
@@ -4382,6 +4435,55 @@ type Unauthorized = GoogleErrorResponse
 // UnexpectedError The error envelope of every non-2xx response.
 type UnexpectedError = GoogleErrorResponse
 
+// ForwardingRulesAggregatedListParams defines parameters for ForwardingRulesAggregatedList.
+type ForwardingRulesAggregatedListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // InterconnectAttachmentsAggregatedListParams defines parameters for InterconnectAttachmentsAggregatedList.
 type InterconnectAttachmentsAggregatedListParams struct {
 	// Filter Filter expression over the listed resources, as the real service takes it. A
@@ -5224,6 +5326,58 @@ type GlobalOperationsWaitParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// ForwardingRulesListParams defines parameters for ForwardingRulesList.
+type ForwardingRulesListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// ForwardingRulesGetParams defines parameters for ForwardingRulesGet.
+type ForwardingRulesGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // InterconnectAttachmentsListParams defines parameters for InterconnectAttachmentsList.
 type InterconnectAttachmentsListParams struct {
 	// Filter Filter expression over the listed resources, as the real service takes it. A
@@ -5626,6 +5780,22 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ForwardingRulesAggregatedList List forwarding rules of every scope
+	//
+	// Returns one page of the project's forwarding rules across all scopes, grouped in
+	// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+	// ones, which understudy does not model (a region never holds a rule). `global` and
+	// every region of the interconnect location catalog are keys of `items`; a scope
+	// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+	// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+	// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+	// continues across scopes. `filter` applies to the rules as in
+	// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+	// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+	ForwardingRulesAggregatedList(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
 	//
@@ -6538,6 +6708,23 @@ type ClientInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
 	GlobalOperationsWait(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ForwardingRulesList List the regional forwarding rules of a region
+	//
+	// Regional forwarding rules are not modelled: every region answers, as the real
+	// service answers for a region that holds none, an empty list (no `items`). The
+	// parameters are checked as in `globalForwardingRules.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+	ForwardingRulesList(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesGet Get a regional forwarding rule
+	//
+	// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+	// real service answers for a rule the region does not hold.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+	ForwardingRulesGet(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// InterconnectAttachmentsList List interconnect attachments
 	//
 	// Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -6741,6 +6928,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWait(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ForwardingRulesAggregatedList List forwarding rules of every scope
+//
+// Returns one page of the project's forwarding rules across all scopes, grouped in
+// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+// ones, which understudy does not model (a region never holds a rule). `global` and
+// every region of the interconnect location catalog are keys of `items`; a scope
+// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+// continues across scopes. `filter` applies to the rules as in
+// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+func (c *Client) ForwardingRulesAggregatedList(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // InterconnectAttachmentsAggregatedList List interconnect attachments of every region
@@ -8254,6 +8467,43 @@ func (c *Client) GlobalOperationsWait(ctx context.Context, project ProjectPath, 
 	return c.Client.Do(req)
 }
 
+// ForwardingRulesList List the regional forwarding rules of a region
+//
+// Regional forwarding rules are not modelled: every region answers, as the real
+// service answers for a region that holds none, an empty list (no `items`). The
+// parameters are checked as in `globalForwardingRules.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+func (c *Client) ForwardingRulesList(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesListRequest(c.Server, project, region, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesGet Get a regional forwarding rule
+//
+// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+// real service answers for a rule the region does not hold.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+func (c *Client) ForwardingRulesGet(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesGetRequest(c.Server, project, region, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // InterconnectAttachmentsList List interconnect attachments
 //
 // Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -8586,6 +8836,163 @@ func (c *Client) RegionOperationsWait(ctx context.Context, project ProjectPath, 
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewForwardingRulesAggregatedListRequest constructs an http.Request for the ForwardingRulesAggregatedList method
+func NewForwardingRulesAggregatedListRequest(server string, project ProjectPath, params *ForwardingRulesAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/forwardingRules", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewInterconnectAttachmentsAggregatedListRequest constructs an http.Request for the InterconnectAttachmentsAggregatedList method
@@ -12921,6 +13328,233 @@ func NewGlobalOperationsWaitRequest(server string, project ProjectPath, operatio
 	return req, nil
 }
 
+// NewForwardingRulesListRequest constructs an http.Request for the ForwardingRulesList method
+func NewForwardingRulesListRequest(server string, project ProjectPath, region RegionPath, params *ForwardingRulesListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewForwardingRulesGetRequest constructs an http.Request for the ForwardingRulesGet method
+func NewForwardingRulesGetRequest(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewInterconnectAttachmentsListRequest constructs an http.Request for the InterconnectAttachmentsList method
 func NewInterconnectAttachmentsListRequest(server string, project ProjectPath, region RegionPath, params *InterconnectAttachmentsListParams) (*http.Request, error) {
 	var err error
@@ -14033,6 +14667,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ForwardingRulesAggregatedListWithResponse List forwarding rules of every scope
+	//
+	// Returns one page of the project's forwarding rules across all scopes, grouped in
+	// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+	// ones, which understudy does not model (a region never holds a rule). `global` and
+	// every region of the interconnect location catalog are keys of `items`; a scope
+	// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+	// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+	// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+	// continues across scopes. `filter` applies to the rules as in
+	// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+	// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+	ForwardingRulesAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesAggregatedListResponse, error)
+
 	// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
 	//
 	// Returns one page of the project's interconnect attachments across all regions,
@@ -14996,6 +15648,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
 	GlobalOperationsWaitWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*GlobalOperationsWaitResponse, error)
 
+	// ForwardingRulesListWithResponse List the regional forwarding rules of a region
+	//
+	// Regional forwarding rules are not modelled: every region answers, as the real
+	// service answers for a region that holds none, an empty list (no `items`). The
+	// parameters are checked as in `globalForwardingRules.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+	ForwardingRulesListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesListResponse, error)
+
+	// ForwardingRulesGetWithResponse Get a regional forwarding rule
+	//
+	// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+	// real service answers for a rule the region does not hold.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+	ForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*ForwardingRulesGetResponse, error)
+
 	// InterconnectAttachmentsListWithResponse List interconnect attachments
 	//
 	// Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -15213,6 +15886,68 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWaitWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*RegionOperationsWaitResponse, error)
+}
+
+type ForwardingRulesAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ForwardingRuleAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSON200() *ForwardingRuleAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type InterconnectAttachmentsAggregatedListResponse struct {
@@ -18189,6 +18924,137 @@ func (r GlobalOperationsWaitResponse) ContentType() string {
 	return ""
 }
 
+type ForwardingRulesListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ForwardingRuleList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesListResponse) GetJSON200() *ForwardingRuleList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ForwardingRulesGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ForwardingRule
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON200() *ForwardingRule {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type InterconnectAttachmentsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18870,6 +19736,30 @@ func (r RegionOperationsWaitResponse) ContentType() string {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
+}
+
+// ForwardingRulesAggregatedListWithResponse List forwarding rules of every scope
+//
+// Returns one page of the project's forwarding rules across all scopes, grouped in
+// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+// ones, which understudy does not model (a region never holds a rule). `global` and
+// every region of the interconnect location catalog are keys of `items`; a scope
+// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+// continues across scopes. `filter` applies to the rules as in
+// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+func (c *ClientWithResponses) ForwardingRulesAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesAggregatedListResponse, error) {
+	rsp, err := c.ForwardingRulesAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesAggregatedListResponse(rsp)
 }
 
 // InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
@@ -20195,6 +21085,39 @@ func (c *ClientWithResponses) GlobalOperationsWaitWithResponse(ctx context.Conte
 	return ParseGlobalOperationsWaitResponse(rsp)
 }
 
+// ForwardingRulesListWithResponse List the regional forwarding rules of a region
+//
+// Regional forwarding rules are not modelled: every region answers, as the real
+// service answers for a region that holds none, an empty list (no `items`). The
+// parameters are checked as in `globalForwardingRules.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+func (c *ClientWithResponses) ForwardingRulesListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesListResponse, error) {
+	rsp, err := c.ForwardingRulesList(ctx, project, region, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesListResponse(rsp)
+}
+
+// ForwardingRulesGetWithResponse Get a regional forwarding rule
+//
+// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+// real service answers for a rule the region does not hold.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+func (c *ClientWithResponses) ForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*ForwardingRulesGetResponse, error) {
+	rsp, err := c.ForwardingRulesGet(ctx, project, region, forwardingRule, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesGetResponse(rsp)
+}
+
 // InterconnectAttachmentsListWithResponse List interconnect attachments
 //
 // Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -20489,6 +21412,53 @@ func (c *ClientWithResponses) RegionOperationsWaitWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseRegionOperationsWaitResponse(rsp)
+}
+
+// ParseForwardingRulesAggregatedListResponse parses an HTTP response from a ForwardingRulesAggregatedListWithResponse call
+func ParseForwardingRulesAggregatedListResponse(rsp *http.Response) (*ForwardingRulesAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ForwardingRuleAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseInterconnectAttachmentsAggregatedListResponse parses an HTTP response from a InterconnectAttachmentsAggregatedListWithResponse call
@@ -22823,6 +23793,107 @@ func ParseGlobalOperationsWaitResponse(rsp *http.Response) (*GlobalOperationsWai
 	return response, nil
 }
 
+// ParseForwardingRulesListResponse parses an HTTP response from a ForwardingRulesListWithResponse call
+func ParseForwardingRulesListResponse(rsp *http.Response) (*ForwardingRulesListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ForwardingRuleList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseForwardingRulesGetResponse parses an HTTP response from a ForwardingRulesGetWithResponse call
+func ParseForwardingRulesGetResponse(rsp *http.Response) (*ForwardingRulesGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ForwardingRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseInterconnectAttachmentsListResponse parses an HTTP response from a InterconnectAttachmentsListWithResponse call
 func ParseInterconnectAttachmentsListResponse(rsp *http.Response) (*InterconnectAttachmentsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23361,6 +24432,9 @@ func ParseRegionOperationsWaitResponse(rsp *http.Response) (*RegionOperationsWai
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ForwardingRulesAggregatedList List forwarding rules of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/forwardingRules)
+	ForwardingRulesAggregatedList(ctx echo.Context, project ProjectPath, params ForwardingRulesAggregatedListParams) error
 	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
 	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
 	InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error
@@ -23490,6 +24564,12 @@ type ServerInterface interface {
 	// GlobalOperationsWait Wait for a global operation
 	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
 	GlobalOperationsWait(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsWaitParams) error
+	// ForwardingRulesList List the regional forwarding rules of a region
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules)
+	ForwardingRulesList(ctx echo.Context, project ProjectPath, region RegionPath, params ForwardingRulesListParams) error
+	// ForwardingRulesGet Get a regional forwarding rule
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesGet(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesGetParams) error
 	// InterconnectAttachmentsList List interconnect attachments
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
 	InterconnectAttachmentsList(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsListParams) error
@@ -23525,6 +24605,87 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ForwardingRulesAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesAggregatedList(ctx, project, params)
+	return err
 }
 
 // InterconnectAttachmentsAggregatedList converts echo context to params.
@@ -25592,6 +26753,129 @@ func (w *ServerInterfaceWrapper) GlobalOperationsWait(ctx echo.Context) error {
 	return err
 }
 
+// ForwardingRulesList converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesList(ctx, project, region, params)
+	return err
+}
+
+// ForwardingRulesGet converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesGet(ctx, project, region, forwardingRule, params)
+	return err
+}
+
 // InterconnectAttachmentsList converts echo context to params.
 func (w *ServerInterfaceWrapper) InterconnectAttachmentsList(ctx echo.Context) error {
 	var err error
@@ -26202,6 +27486,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/interconnectAttachments", wrapper.InterconnectAttachmentsAggregatedList, options.OperationMiddlewares["interconnectAttachments.aggregatedList"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/operations", wrapper.GlobalOperationsAggregatedList, options.OperationMiddlewares["globalOperations.aggregatedList"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/forwardingRules", wrapper.ForwardingRulesAggregatedList, options.OperationMiddlewares["forwardingRules.aggregatedList"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesList, options.OperationMiddlewares["globalForwardingRules.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
@@ -26229,6 +27514,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsDelete, options.OperationMiddlewares["regionOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsGet, options.OperationMiddlewares["regionOperations.get"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation/wait", wrapper.RegionOperationsWait, options.OperationMiddlewares["regionOperations.wait"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules", wrapper.ForwardingRulesList, options.OperationMiddlewares["forwardingRules.list"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules/:forwardingRule", wrapper.ForwardingRulesGet, options.OperationMiddlewares["forwardingRules.get"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsList, options.OperationMiddlewares["interconnectAttachments.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsInsert, options.OperationMiddlewares["interconnectAttachments.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsDelete, options.OperationMiddlewares["interconnectAttachments.delete"]...)
@@ -26273,6 +27560,74 @@ type PreconditionFailedJSONResponse GoogleErrorResponse
 type UnauthorizedJSONResponse GoogleErrorResponse
 
 type UnexpectedErrorJSONResponse GoogleErrorResponse
+
+type ForwardingRulesAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  ForwardingRulesAggregatedListParams
+}
+
+type ForwardingRulesAggregatedListResponseObject interface {
+	VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesAggregatedList200JSONResponse ForwardingRuleAggregatedList
+
+func (response ForwardingRulesAggregatedList200JSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesAggregatedList400JSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesAggregatedList401JSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesAggregatedListdefaultJSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type InterconnectAttachmentsAggregatedListRequestObject struct {
 	Project ProjectPath `json:"project"`
@@ -29870,6 +31225,159 @@ func (response GlobalOperationsWaitdefaultJSONResponse) VisitGlobalOperationsWai
 	return err
 }
 
+type ForwardingRulesListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Region  RegionPath  `json:"region"`
+	Params  ForwardingRulesListParams
+}
+
+type ForwardingRulesListResponseObject interface {
+	VisitForwardingRulesListResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesList200JSONResponse ForwardingRuleList
+
+func (response ForwardingRulesList200JSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesList400JSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesList401JSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesListdefaultJSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGetRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	Region         RegionPath         `json:"region"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         ForwardingRulesGetParams
+}
+
+type ForwardingRulesGetResponseObject interface {
+	VisitForwardingRulesGetResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesGet200JSONResponse ForwardingRule
+
+func (response ForwardingRulesGet200JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesGet400JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesGet401JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ForwardingRulesGet404JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesGetdefaultJSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InterconnectAttachmentsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Region  RegionPath  `json:"region"`
@@ -30706,6 +32214,9 @@ func (response RegionOperationsWaitdefaultJSONResponse) VisitRegionOperationsWai
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ForwardingRulesAggregatedList List forwarding rules of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/forwardingRules)
+	ForwardingRulesAggregatedList(ctx context.Context, request ForwardingRulesAggregatedListRequestObject) (ForwardingRulesAggregatedListResponseObject, error)
 	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
 	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
 	InterconnectAttachmentsAggregatedList(ctx context.Context, request InterconnectAttachmentsAggregatedListRequestObject) (InterconnectAttachmentsAggregatedListResponseObject, error)
@@ -30835,6 +32346,12 @@ type StrictServerInterface interface {
 	// GlobalOperationsWait Wait for a global operation
 	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
 	GlobalOperationsWait(ctx context.Context, request GlobalOperationsWaitRequestObject) (GlobalOperationsWaitResponseObject, error)
+	// ForwardingRulesList List the regional forwarding rules of a region
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules)
+	ForwardingRulesList(ctx context.Context, request ForwardingRulesListRequestObject) (ForwardingRulesListResponseObject, error)
+	// ForwardingRulesGet Get a regional forwarding rule
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesGet(ctx context.Context, request ForwardingRulesGetRequestObject) (ForwardingRulesGetResponseObject, error)
 	// InterconnectAttachmentsList List interconnect attachments
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
 	InterconnectAttachmentsList(ctx context.Context, request InterconnectAttachmentsListRequestObject) (InterconnectAttachmentsListResponseObject, error)
@@ -30877,6 +32394,32 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// ForwardingRulesAggregatedList operation middleware
+func (sh *strictHandler) ForwardingRulesAggregatedList(ctx echo.Context, project ProjectPath, params ForwardingRulesAggregatedListParams) error {
+	var request ForwardingRulesAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesAggregatedList(ctx.Request().Context(), request.(ForwardingRulesAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesAggregatedListResponseObject); ok {
+		return validResponse.VisitForwardingRulesAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // InterconnectAttachmentsAggregatedList operation middleware
@@ -32419,6 +33962,61 @@ func (sh *strictHandler) GlobalOperationsWait(ctx echo.Context, project ProjectP
 	return nil
 }
 
+// ForwardingRulesList operation middleware
+func (sh *strictHandler) ForwardingRulesList(ctx echo.Context, project ProjectPath, region RegionPath, params ForwardingRulesListParams) error {
+	var request ForwardingRulesListRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesList(ctx.Request().Context(), request.(ForwardingRulesListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesListResponseObject); ok {
+		return validResponse.VisitForwardingRulesListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ForwardingRulesGet operation middleware
+func (sh *strictHandler) ForwardingRulesGet(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesGetParams) error {
+	var request ForwardingRulesGetRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesGet(ctx.Request().Context(), request.(ForwardingRulesGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesGetResponseObject); ok {
+		return validResponse.VisitForwardingRulesGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // InterconnectAttachmentsList operation middleware
 func (sh *strictHandler) InterconnectAttachmentsList(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsListParams) error {
 	var request InterconnectAttachmentsListRequestObject
@@ -32770,691 +34368,702 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L17d9pI1jf6VerwvmfFngECtnOz16x5CSYJ0xgYwOmnp+mDCqmAeiJKtEqy4+433/2s2nXRhRIIbKf7",
-	"mTX9RxrrUqrLrl37+tu/V9xgvQkYYRGvXP5e2eAQr0lEQvir5Uf/jEn4IH57hLsh3UQ0YJXLyojwTcA4",
-	"QYsgXOPoCgXMf0DOf/OAOYhyxEl4R7w6GhMWofkDilYE3RHmBeELjpaEkRBHxEOuT8WXUcAQuSPhA3Kx",
-	"79cr1Qr5itcbn1QuK6LJSrVCxVd/hc5UKwyvxS3sR5Vqhbsrssaii/87JIvKZeV/vUzG9FLe5S9bflT5",
-	"9q1a+UD9iIQFo5I3Efm6CQnnNGAouCMhdN6nXHQ4JDyIQ5fwKsIcboQE+zBc6hIU4S+EIxrVUWvKRC9w",
-	"SHnAkOgwRxgtKPE9FCzUm7It0RKNxKyFJIpDRjx04vAIRzF3qlPmUBYRFtXxHaY+nlOfRg9jHztV5Ph4",
-	"TnxeJ+zOuUIY+qg+scaRuyIc3a8IQ5g9IOKTNWHRlHkB4adVhBkKNmIVghBh5iGM7rAfk0vk/E20/P/A",
-	"v9O40Th3k1/JRZL8+puDTlrdYa35unGFWLyek5DrwcPY1LUqCqIVCeV3uLjBo5CypeiNc+mgkxXml+kx",
-	"Xf4FSEmsBWGRmAl571KMF2G0xhv0hTxUkZNaxct7Mhc3eTyXzZ9WURAih/zqwDgdRhx0ghkadc6mLCTL",
-	"2MeZFY9WOELrmEdyDmGl7leBT2THT+toslK/Re/mYpBBiChDXhDPfTJlQYg4ZUufoF/jICK8jtqGEjhy",
-	"g/WcMoLuabRCTqt/7aATeMMjYqOI/5/Kng5GThVRNmViIlm0IlxOGyPEI95VbkyiHyyI0Jp+JZ5sXXRd",
-	"zrleal4FEkUsmDLRvni9KomEiw2I/Soi2F0hTiMuxiT+F9wzlOpCHbUUkWWIWNDVlIkerPAdqWqCghbk",
-	"4y6WtwPfkyTHHtAa+4KDEC+9BGIoIflv4kbEmzIYykWjgRzK7rBPPac+ZRkWkZAM+hvahIFXwC8WsL0z",
-	"LGONv/YIW0aryuVZ4+JttRI9bMSjknYkxwjCexx6lC1HsU+GWDybZxx9vAYqYPGahNRF1GzyhXkbhbFP",
-	"srxtEdbuyVz3diOaTjqb+WylWgnJrzENiVe5jMKYlOV7omeDsOvBULp4PVLrdeg4zDrfrwJOULd1gzaB",
-	"T90HybewV0WcROLdiAhOmR2oWJQadWvLMIg39vHqDzzRSJnrxx5p+f7YDTaEFzD8H1cE9oc8fO4op3Of",
-	"IC5eEeOSTL+KsM8DFMHAgwXCSBCJ2DUhyc4NFTtAtIUWQcy8S7H6SLDv0A0YI26EcBRhdyU4sdiKK4Kc",
-	"pR/Mse+oj55g/x4/cETWm+jhNEfocjZslE1zw83QuCLpeRD4BDM1PUmfWqZLH8XqHEoYBcNDsNQWKiCY",
-	"R7vogBZ37alIw/aBJxp2dsAUe7XfAkaatTsfs0PG+/RDffziFq3o7n1N8314pqHdbjwckRvMvxTsdXFs",
-	"w0HEURSgGB4HKc4N1mtc40TIvkLGk6eVGIWQR1KNCJlHCmNpuSwKNoEfLB/aeKOkM3mi5+/P3OQBdcKn",
-	"54Y7V1MmjkR5YovPCxaUPfhQay5kIbFYwCEuYZXmgQdsGKN/jAd9tCbhkogG3FX+pMx8sOCUjM1EFp2U",
-	"zcbZRVUsc0RC0cD/d/Jzq/YvXPvtF/X/Ru3d7Je/nEyndeuN07+cVA994/Qvp3//3xXb+ZymhF7gYrFS",
-	"j6JzXzVStJeb+wld9+Ppaf0xI9seEHXlmPaP6GlGcoO/jgiP/ajoQL7BX+k6XiudQQwilM8LFTFggqyX",
-	"pIoaYgu/ajQQHHyc3hF04pEFjv1IXD6tox+FTLsOQiKEfNlCSNaYsqo+sqX+6uIwpKCbOYx8jYZ4SSbB",
-	"F8LyQuarhn23rM2IMrtFdUa816hWpJIs9hZl0flZpSpeE+NU99eUyb8ahsDF3C9JCLM2AOn9CLIO9IvZ",
-	"lTeXa80352fNN68b8F/t9Rk+nzfdC+8Veb2oNfHZ/Ny98Grirzf4bYGcahp7GgoZwKj4iPwagxw5BCHz",
-	"MwmFZrCDsyth9E4+CKN3se+TUKgdIKBeokYVNcVEnaMTYLIcNI0Mhz2to/fED+7ReVXosMyj4hvYR3PK",
-	"hCwOpwVBc+x+AR0riCPxLRoi83BVXQiFzsjjxcIoZFPmzMT/xaMzR6ndK8xXcAwJkVoaAMCwsM4R4Lmd",
-	"/oJd85UhSUOEmgZtlBZ6JHz/UDDP4yAUR49HwkvkiO8LTZq7BGZGKK/imtxfiv5PQfd2QwIUMqFrwiO8",
-	"3iDRrjNlJ4zcE7BZhDw6raOWOf6Mfq31QLRfDbR/puCUC+RIC5XBV69tZ41hDzsoMcdH9F7chOSOBjFX",
-	"HCwK0JIA7SDxvOBt0rIQibfEyIMN/jUmV1Mm2B5YJWLmkZBHsfeAPOqBtk85P3ie2stXa5c2z//1Yzdy",
-	"15+/4P/6h//T+T//VjBTGz2UQxXnYUii6GEYUhbtUb+iAFHmCcEmzZvrqOW6ZCMGJbaK3m5ksSBudJme",
-	"Dak0CU4vtw8Yn9wIxCFlrym2PXIiRLFN0tm/LbDPiYMCNmUpq2R2FuGZgglLmtqnhw3D4L8LD3V1E3Wv",
-	"5c7QfJ1yxFd4QxD5SnnEEV1vfOrSyH/Isvn1Q20jm6g1z87t3Fs9sJN3pwS9n0Eyq0m57JffL6pnb7/9",
-	"rP6yS2cjstxzcGn7gnhODpSZ62aoQrpVxJAdZMxrLmFRiP1mkV1hue9wyg/wrzX5v5/FsP5aNC5guF2v",
-	"UJD5QrSBGJ5EHC/E7hY8Pny4RFj+SCx1XIw61M0iypKrapWq0him7oREqBfisNuQkAZAHOYw5tX0WYKC",
-	"kC6pOMaMKAFbyl1htlRmuxVlyzq6iXmE5kRa76iHbm+714olRyssP8yoL6+fQAdJeEdCxX945oHEdnda",
-	"Rx13FRAYlmM6UZd70Pzd3WZWjUXDPZ+/I7U3iyapXeC3bu2dd/6qdjZ/jZvkwn3jvWsUMC4zl/ZjMI6p",
-	"uJNe/EbtHa4tWrUPv/z+9lst/efFIX82z75tE0218rW2DGo2SnqkRe4E562MYN7P6DRg5S8yWpyWt0o+",
-	"rZVuBCQ6xGFEsT+OXZdwvv+okIStnS/uCs99YtQEacsWMhoY1KSIFzPzYHKoCG1756mywhyxIP2yarP8",
-	"URBaBrjvTBhLX5Li/n1QhHaIG+MVDomHPg/bxgul2AVYH+9XVDkxwDtEOVpjr+BonbLiWUg+k9+hzbPz",
-	"i1ev37x912ieFexEbhlSoWz6+iK7K2t/Bz78e7PafPfNzoyfxfaTmiOrLchYgBKzkM1Hl7L4OttWHzBd",
-	"OcBJp4wz/IXMXMwJ4hvi+6Bv2JqecR9bGpstZWtREJxeIcwepixrTNolJO4xLW02PhXUwhGesryZCZ1w",
-	"QrIaZ952XUlbvu2z9W9ij/os5hNHZMD8h2JmxhBwzYyEQDlyV8T9IueZRug+iH1PHMcnIBItQkKqWSYu",
-	"lpdUp+xzr9VHEV6qZ5Q/A5QoWN9TNI8jpI55+FCwXtMoIp5cZ8z4PQnFDaBEs4xJL1b4jiAe4RA8Is71",
-	"oN9xqkCD0ncttJEvZBOhExppV98cOLSHgnDK7jEVlBewU/USR445oR3dQkjWRHAH4tVRy0wMaD+yGwtM",
-	"faE5qY6CeETCUJxv3DBzGpX2nNylVmsfZ/5MyX3Bin4K7tE6dlfmcI59kpxVl8h53xp323KjZ5XjD7e9",
-	"nlNVfBp7Hp8yxTOI1/kaESYUee7UM/qOvA+MmZhnqogHaB5EK3RHyb08+bQImd+N4qsF+028nJkJwuJ1",
-	"5fLnCgyhUpXv/rJN+t+ETCBVN4geeY89JSWLv9wANr34CcxEGkhfQniH+Iju2u8VWE75ikcqlxeNRlVe",
-	"45XLn3+veMEaQ7+l56xSrawJ53gp+tKV3ExRvjj/JEN/oeWWuhjki0v0YhgG3gy474u01Ct9/mB2XJKv",
-	"6MXJ3y9BFxD/N2pPo/q6adSe07+fvgBpCMNIKoqhVr798mfomFiUcoLZxyBY+qQj5lkH98g1zRJ6C5kQ",
-	"IUG+cD7ILSu2sBo8iJtIC4hgtxWCB+VcKBmVb9UUbQzCLrvlpDyJAG0lp4l5m8frNRZ7s9JiaUckMA/M",
-	"tnyTKObgKIUleSTdTdLy+Aslf/GXWQ38pVRF+cuYgxf04qXd98dfZv2GL+AA9gUnfUBzIhh4zImH5g/F",
-	"n5J9fLnDmcpf5tyxGSrWg4HZff/QkoKEVlVyxP3vMXog9vQrdsrKHb9btPXdqcoyWDmH2rlzzAweu1jP",
-	"TEN/rrEqipH8fptOJCs07PJRRKF9kjmzhr48kUdx+lulzh7Vkjh3Guq/muUf/d8LaUxNjFTrEuai30gY",
-	"wI36o47J79zVb9+e9ehMzkoIT8xFERmaxUqBS0JFmZcI11PmEZ8IqfpEzquQqHftOQe0sm/VSjtgC5+6",
-	"0YGnbi4mLUvyeSOUFIVxJM25ylYdwNDlxgR/DfF27ot3z8MsswPhL6XJ64XhHLK3aXpVdzryxiN4V8lP",
-	"b51Guw+iP/Fc72LW32G+D/j81pyn4rF2CJgl515a9HGEjEfi+y3F0bLXcy7QU3Vqx7LJgLMdayc1gf8h",
-	"u2evDPu999PBHXqWU9V0PbOM2S9DRF5+PU9BFe1EeHlDOSjYjzNUNM9K04D4KCIUDveU0myGssJceee8",
-	"9CqaIJN+EN2QKLeOhzT65OsAoQ8kwksHgR3ZC4g06SVpFLojLzhy4zAE3skILEI/iD4EMfOeVSAB4jD9",
-	"AsLYuaUvvq/wcY9lxyB2PL3qTE/OM4gd2Y/Cuso3jFM2P6vydmLpt00rbDfRtBZQhSQfhMsgigg7/SMm",
-	"PfGMvzwy/O2ZF+jpO3igCGldRsh8AJ+qYKpKJ0kfoJRxEkZ/yJLukuyedanKf/gQibIokcK2LgeIkhd/",
-	"FlHyeZbkibrzeBmykAtC2pDcJtrLdT3od/7wLbNfePtum+jQrmytlom337mptLVMrpVaC6qDhSPsB8s/",
-	"elH0QPjLrw+/6XyD77gSpb6vXH1i4xVKCfL2Xjnhz8HIdAThzkO4eZYcwmfnb8g73LyoybP4Da69nb9z",
-	"G16TfAc+94y9fQb9bJJPEs6vvolXAkVAxq8fbp98vE4eEnQv/nEDprUTlVSgwiTraOgTzIkK3EwSw4Wi",
-	"WVsHHl081O5DGqnkbvJVThnFPiQMBItFxgSO50EYEQs5fJ+ePMtKy36+4FoVVEwWOGxO5RuGxKizHzD1",
-	"iffM2nfKh9Jd1G5A399yoawI9nL+kx6kl6MFZUsSbkLKol1KtkxGl+EyB2vwj//Us6wqfCjTK8oRj7BP",
-	"qtqrb+LGYG1vGY6jVRDS3x67qo1m+VVtqW/qdKQSSxssKUMjFahQz3ovVXhrboVybzwTv5RxTyr2ck5w",
-	"CKGvXwhT00u+biCSr5NM15Ez/Oqg8JqIhOJQh+cNFxI8CC8xZYIIREewGyEebzZBGGXmVPAewlSn856/",
-	"I5p+emOiSUCCblQzUfiE3RE/2JD0dzVMzl6EHB0Y5mA/chCEXCXuwKt0cBcE1HOZyhswldShQrBgOX+x",
-	"wOPkYrGqlVbs0Ugco3QJNOHpTLZhKGSFiBJuIpdzcyDeRH6wXMK2XkD4jorgFX3ZpBr4vYLF071gKT/F",
-	"7aG3ojHioQ0JgVsIWfBhQ7hojUZkzfeC92Q+IoanxovDED+Iv1X/7J9XNyUQDPZ9FWHNnbo1gFNdCeaQ",
-	"GaPnMvn8YdM5YEXj355M8lWwUOLdQEAVt6UEUebSDfblsSrbzUzjFiHkZ8oPlpIfFiyU6Zqmudb1Tbc/",
-	"G3Va15Vq5bo1aWV+/zjqTjqVaqU3+Dib/DTszG7742Gn3f3Q7VzbggQt0/teplYeOK+pqZgL2RVFAcKQ",
-	"dFlFMikS+/6D3FgIJ+mZ27Nubu0jw87XTSg6vN6/PFXEY3eFMEdOzEl4iRn+P2rT1t1g7Ry2ZmJU9gWT",
-	"4zXfEn9y6HockToj0X0Qfml5a8rK0vr72P/SBWOFUe3GAEVlSQeF6xIRZR77X4yRQ2Zqp9PocxMu3S+f",
-	"1+0gZhbW2TfJ359vuHbWiGb2prAKIgGDc8m2tXn6fkV9mEwfMlmx+6Xk5xYguE6CNnSy5FdB45VvCqqd",
-	"kwPHyAsWxOTIrEh2QdQkirGd6EEqh8BpNTNs4JEeiOgJB2iPOq1Jt/9R7PlBX+z20aDX6/Y/zt632j9U",
-	"qpXxpDW5He/Z+tVKhMMlicpOUqBmpdSk2EgZTvsuWwQ20g1jN4pD4iEXxwrWhynZY4tetUiUb0XIgi72",
-	"pQFQHZYqK4lDHvjDRtz3H0yGI4+I+KZO1GF4nUOE0lt3CfIK3lAu2IXtgF+TCHs4khKInW9aOEvuqDev",
-	"IZ7MiEciTH1eRz+QB67cd47M/MS131q1fzVq72qzX/7qVBGO0DrgEXp9MWXuCofYjQDpjXoExu0H9yRs",
-	"4zXx25gTIebQiKM58QO21LIVQLhpJRHMPzJYfWs9tRi5LWlB7JOafCW4AcfnEQYXBbodDjuj2bjf+qEz",
-	"a7fGneykjzrjwe2o3Zn1B5PZh8Ft/1oiNOj8ktfn2TTBVu1fkA4CuSB/Vb8K8l+3qVIcIgdKZKjd6e06",
-	"wTKPb3MFrBRw3YBgCAtJ6FsEksCw2Q8c0ZPkGWsTfsoYu8WgVE5CCu3NDdaEo0UYrKsQ8SezOZRmwK1f",
-	"iGhkOxBbiK+CMEJwu+R592HLg3zQwihnaM7TfCmYSXeIsOeJUVbRJgyiwA18iN8TugsKhbquTKI0BP9b",
-	"iBcL6k4ZCDKSV9ZRBzJ5VIS9InGPcjeA617gxtINl+RHXyVIZdoIO2WbMPBiF2BU/Ad04og+cEhP8/1h",
-	"6ndw/xFG1IJURXFRxRNuRmB5giuSe4GtQqbB8RsqFo2yZTvwfeJGQaggjgBWBaSQCSWhkw64dIajzk33",
-	"9sZReH8LCHrUmWmQXSdT0xDHD2Jm71cPkD9DlaUBPgDrYjAlQ2Km4VQmJylZTWYLmekydkiPLCgjmR5g",
-	"jmL2hQX3rK5RLiB1ziQzqGO1rrEqnSlb4wdxjC/pHWHJE1cILyIClAEd0PY7uQjRKgzi5UrMZyTtPk4d",
-	"KckfrXH4hXhT5oQEewPmPxi4zw+JFUalAC4yV0ICQHwKc1VlZ0PG1ZIFIcg6hE2ZzPUzYwGOm2Uq3WFL",
-	"ku/2RktIW1KwyXiSuusVwpzTJZP+4lQ3wJEcyLyz1MczzPj8ot5svqm/eldvntn2fnc4VJvJ2i+z06Ig",
-	"lfsKnZM5jPwKOZP20NnVGa35fKpUK53xsFKtdNs34n+989l150PrtjcRUk97Iq5N2uLf2+uhVebR+8sC",
-	"Nit5hsrVExvyKvGaiA7LzXqJnCiMNRFKEg0Ywpr1wNBOciA2ycSZ/DXoSnZ7WzgoXAdmrPole6SUK907",
-	"qo01foA9NMc+Zi6AwjxlT4fc3d3ZyYpyEyxNGRqO23Dox2sSoixfB2kyYFEY+GLdjZQsXiHM2wSUQdIi",
-	"BIjD54gnZyGJwF5mz7t0d7fS9exnZ5KqpxJHBLtS74oeAt5FtuOlTSTZ11r5Hin5CViJTofMa5nKOjcu",
-	"MqXcjnr6BFKPJrjH0ofnEnqnUC/UaYZONphzzeoy5MJPrxCPgCVhLlkn5HyK5dJQsfiOyIxGjBx5ImrY",
-	"JCfbW2cHYSWbcY452T7wtxdKjHShwvLdIJRZjRLkCPNtTFf0/sF6o4ruCVoTlVxgjUZbKRRpMDDaJIZq",
-	"IjJwEkWQEm4gQ7RLZeu78zgyybDqAB/KAxzxDXHpghprt40kkhnbwlTanrC2egRFdE2qaPShjc7Pz9+h",
-	"iHyVnUBr6vuUg7eHw3CCxYKTHN8/a5y9rjVe1c7eTBpnl82Ly8Z5/VXzrNZ4c9lolOnqTiF4oCxCKHW5",
-	"npXyrTBGooeS191ghpfEey/J7n3sfiHRDV0mJhILLY3VXHMVYsCwkOX0S0jo8cQQmt5Tc2iab3OGLbIb",
-	"BlwC1qbEn+GoM2yNOlU06Ywns/c/zYadUbvTn7Q+diQpwfVWrzebjFofPnTb6QNPvSwOtdxT+lKmQeuB",
-	"V2q+JoQLUh6S0CUsAg/A1tytxHBOGrVmo3Eq+E52frSPREPNa0lDnTW6F6iVOENQT7Cf94r9KMh6CcNd",
-	"fpEvLRProBMipNBtDmTsFgs/wFHCkiS8IRiQEuHNhkefeNwU59V+Xo398hbNHyLCq+g+FJKMEGMEXTFP",
-	"iBYb7HliajAnry+qMhefMu1SxP5mheckEpIywNCJbwj9XPmS+CWikXY5g7gE0MY4p43IY135IhUQsXeq",
-	"35NEpwRekgMijD/8g5GfPsfLye3f0rMlhpQFATn5+2UCwPDXl7PaL79ffDv9i+Xy2beTv1/+7W+nf/+/",
-	"+Tvn3/72dxtoQxaZ556GBKa0/l78m75bo2vBiBVk1KpyWVnSaBXP626wfpl4cGoeuUv9+VJLSy9N02Lh",
-	"k1b5F7qpaZN1DWQREko2961akamFub0B4nQtwTKLGf01Joh6hEWC4YToJAYoFQA5wcgjLl1LKw9lyxze",
-	"z6vmxevz5uvm2dvzN68bF6+ajVfbuEgSB2svE6YbpQFSu6VGkW1IFiQkzFV42sN47lP3mvhkKYYzDMmC",
-	"fpUJfMPrYSp1j8fzmrhCGer816Qz6rd6s+7w8+vZh8Hox9boutv/OBvd9jozabIc9NE68IhVFqAbDZJo",
-	"UyM0jqSicXUsXyGnO/x8UUZ3EM8JvWH4+bXQDhLL6OxzZzTuDvpW5mnTpC0nrr4FZ8cGAz9c6xevULcv",
-	"pwadaIn99FkUii+UWYhz8rAheYyqKwXRhxxl4Pxf2Xh0x2oF/V8WDPw99JdXkUvxVC1GyTAHoT0/CVu9",
-	"MrwTzABSoZqyjL6v5F0tqykuCjArQgJAzsXZj+vx5v3bcHzzty1wtPTN//BPO/+UU7pPfZILIq2X2JMy",
-	"AmXLsbhNdthUYfW0DroIwivkaMZUhkvoZytV83N20+q3PnauBfPom7v6p+XubNzpfchc/9zqde0eGO00",
-	"kIVuLGrq1+sx0g8hWS+DK0lJ8BrHMjuXyNqTAqEIjZXKx7yk3I3R/8pquzeZcdhcphLMZjfipORNVXN6",
-	"ZqIRr4AR4AhpFQidCNWm2Th/VYSXl3MZrCkzCFXVLZDJEwPb8pcEsWXn5tpD6MrOulNvV89Uk8IU4PuB",
-	"deRXyqwKBo97yu3nZsqca5lfeRNFNCsfXqWsveldIfGvpHSoXsmdQwkifuq42oYvO03vqg/d/+pcz8aT",
-	"Vv+6NRJbQn1beir1Rf1zNvjcGY26153xLPeibQexoBVHwRpH5JrxfwWMPLldikaIrwDrCmI7A4TjKDCy",
-	"HsLouj9GvwVMwkIGUR31A1YTH8kpiBx5ARi5Y06UBkmJ79nPcsGYwUJgiWpI/BXqC1opJcpNcYmwNFGc",
-	"OG8bjsS1khWj/OBeVomqyb9XdLlSBaTEYoMbAjVrr1+9On9lhIQ0X8Dqy6LlmmjcXnhLg53SnFXh4uK8",
-	"dnFxbiPkjd0se7sRY1vQO6J6J0QsMwPcaqMF5C2MWMBqcgtprMVD5Kvy4SAb7rZluD5gptptWIrq1FMp",
-	"3FALpdSPlvczXSkTKJLt1hXCEnXwJBUAJ0R2CHCCh6XnioT8tJpxYUCWacZa3253hhM4Atu9wRh+9Dud",
-	"6/GsNZl0+kIbEKyg07+WoQyjzj86bfm8PX5h7+BV0sIuhqvM5zD0DOGYkedJo2CUezvDib/oUfalUFuU",
-	"ri4PZXqnwMcO+cCPNFp1vYM+o0VcsC5QYIobH0vtT1zScRAl+gDb/Ro8pkH4MIKYCpUEYe+S4A7meRWE",
-	"oV7InlD8KQSTLHsf7+jujihGEEZt0WVCLdadTseQpH29Bc4ZfnmMsrc1832rWPXzII42cYTE2v0Carvp",
-	"xCL2/Qf0a4x9MDpnuy1NnxbTZilayDimbdUKpKlBqmDpGdKidkYp/n7sm8fzMrJa8liaTl9w43o9yQtw",
-	"2w4VGVijQEXtoRRwgO/siHwksTnucPZA/IY8fE0Mg+DgXx9Oj4rH2PZjHRagMTJ2JiFHscQDlxsN5WUc",
-	"cVn/uLFhFURm6g+UZG77J6NHuWWhBqoojlgtezQK3+67zajYTYyHauHFNqgix6SkSRFO/SmluAJ4AWer",
-	"TNgB2ARWa53eXRZc57zUC6mGVBbaMMcsHKag3om5olwnqxzF1227+umMYWKdnbRkU/yYXUVJ1x+xHYpq",
-	"NtZBmOCmy+JIV2iDOUAPY46cTVLEJF+uRNwqOCcOF0NcYzK2NnmPQ6biw3ctkYlX/lE9L7NUNUj9z3KF",
-	"wKCe6uYve7fdzkP8MHZ0DX/NFdcEvS4tkBTUDBWTvyXJaHi7pa7loEHfVRs20UcxpMRtABEOsFcy3bin",
-	"vo/mCXiw1Ljsx3SWr0Cd4w228cTtDpmHJVCyjI61TgAoB7vEkjKfM7EKj/1YhhJs8v/P2tv8C7JLoDKg",
-	"JtULygt4t+oNulbFzaIATdM1T6aVkufqRxJ9ItiPVmabaBvagTR8Y6yDQYhMq6nKI9tUsYJHdCT2zjSt",
-	"wl5+Str4VhzLUma8nzK9OWDkaqSUSTu7NRI3C2kfFGnEYu+mH0Xj3gDJsP6MSvu51e213nd73clPs3Fv",
-	"MFOKarcv/qpUCx8Y3E5mgw97HhI/b/s/9Ac/9nc8dahSLBd718DlE5bhfuq0epNP+sPyr58q1dz1237x",
-	"nUP19w2mYRtHZBkUVY2QzyBXPZTu7qgzbHVHs3Zr0vk4GP00a4+6k2671Zt9aHV7txBGkX+kc9MZfez0",
-	"J7ObVrc/6fRb/bbtsWGv1e93rvc8lR6u5e64M5qNOsPBaNK5nsmYxTKTEjO5Pg+jgnD7iclwABZgnrcs",
-	"qFmq2ajTGg/6M2V9kZ1rDYejwWdwb2w9KEcjDTVbN2/74/anzvVtr/W+1yl44CBCkCUmJnRdIMtHdE2k",
-	"zLRKeABAJ8g3vXLyfRmmpZzSVi5dwIil0ZxENeO0Tpd9zAn+zKeMjOfBuiQ7LuqPaeKxA0v3Je/mVh3S",
-	"3niO5mQhhFYIAVzoA3zHcJVn17SkOvGYnJm2cha7W72roi/kQUYiJTe19rc1JVI5fsqeTaS6/biOWWUH",
-	"EE3G2m2dKupwwOn5PvAeBKmqgudZGZvXU07xrVXc79SfpLz4ljD5TKSSdtsbd34QCmWkxvGCSO+CMf/N",
-	"H6asoL9LEjl1dCPBD6racxZKVIRLdNE8E+pdBuvhP+77Z3ff76ReCS3zSOrlJOritWzKQqq6TOw2iV6T",
-	"TUhcqXb5GGJ219CihEyp6zedqnQcwnGjbjoKCYKVjwfXSdUWSwWJ8PLw/gGey96+5Wn4fxKpyfHsm1i5",
-	"9AWklqBMWHIrCvNLJRCHjad9mkyGSq5CropkM/wDILFKpAtrcA/bBwSV3FEv1sAb/ArFPIbcTfIVu5H/",
-	"gA6hutQEdCOytlGfgfz43Woc2aQNIdClq5wdgshywUhowA8vuM4UtOvBafsPTHPSATMxv+xeSRiI1ewq",
-	"MxVB/HJSLzjlM4jHbpC2Dwqh+kqfkE7iHmkNu1mDqsFmOSD5UqleHgmr2Ro+ssQC2MEhGdpL59HSBcIs",
-	"V1g2hZ5U+H07xgTETTn6GUeagNIag8HoSUpZ2OOYDiQiqz2nKKH4BrsrykhNiLWquKR48DLx+FRl7TJB",
-	"WeK3RnaTSZQpoG1Ij8yLAdW9ZRqqqF7PCwsGPW4fmSf0rajODHQPoRtgHHvyEhC7xsARkysTxFjAamdf",
-	"vyZVm7dRTTQ/LMk5tkYkG7D1/hPxLRkpPcq+AICAzvdUFW/nQRztSPP3xWsFuCjiVmkuKHoFxuUt9vet",
-	"YAx2i3kLvrs1kGPzv6GxYLEgIS+X+hKH/k7HoGiwpPmxC7n4LuEWfJGyKm4a0iJYiF+yye352JBQA1km",
-	"hqgirWqnFFWIhrKlfSVBLnn4jQ0JDRhKShUzaKTFmthevbqbQ3c+JHc9C456CRPMPFm3ZbN64ABtAYSP",
-	"5iS6J8SER95Rj4QvuI4mBHUc8qvdmEfBWtwDaAhcgL96QFb7lCVp7TqVm+7M39ZJ29XUOSN+U/ZFnEnA",
-	"kVXuEPHEvgM0Eks1VXhatZzP/U46s52oXTIFW0b2oCSSOB3O5hMcMj5lykFDkgW5D0LfQycuDd2YRrwq",
-	"d7UKCSBQ9lu7vKnHT3XBXxRvQJtNhGVQgMXhpvPP0mO35YNjTDtMvGFxc8obgB1DOfwEB1cq9wrf45Aw",
-	"SC4mOIpDYty0bT+IPZSm5IIsW29NWaYH4BLRe6MYCidDgy4OQ0jIkyELVzoZoiBWG00EXadq1yqkmEyb",
-	"Mocs3b9LiUsgacFpD/r9TnvSHfRn14Mf+w6iTBUPLgJAri9JwnGwL3mLk8FFSc9MMs8tMc15rrCLw6Wf",
-	"be1qR3xHeix88kEuoS2pXd1JWAWnASOeiqVc4TtyqfApzCbMnKsmf+bDrD0ajMezcXfSmfU7kx8Hox8q",
-	"VXG9d5ZK95GXblrtcadtFRX3ZT2rndRli4DbxXz1BPDx9JDEzquqDFfskVq8QY7E7WmrNj3FVuTVa7LG",
-	"oSsunrAAOZpZmsunpQWM9MK0k/6XGu73TOi9qDWbtbPGpPHustG4bDTq5803tcbbkgm9eoLsMWdtdTcd",
-	"SUZQj0SRPFIyYKBW8f+5Eoahhjq9I71CVSwtQ2kp4N5g42R4C+VpmruUdZPNwVYqUE5jhQ7iCFsj5dQN",
-	"pB9MonJZoA5XyPwU5OfFPvGQ6Otx5Cq/1Q8iulCspgzVyg3U3RQikoiDvCamxTfhcWqCU/IKpx5Jy64y",
-	"DQKQuyLCI36lj8rdZ2OZOZcdNuFntnjZUeqghg8pWFMUUUgAf8LePH8OabP55u15413z7Pyi8fpV8+zs",
-	"1Zvjc0jtFRys28gsc/qIBlOGSXpIN1dFHDC3s2FhQOVCpNwdx7mPSLfq+u/pcmafA4ac6rpKot566Nl7",
-	"bTfaONed6267NYGcLkEHHpV2YiOUJgH9p1XkDFujSb8zgmLnEvcDow0OI0bCU4nB2p3MhqPu59ak46AT",
-	"LzE8Y59imJ7UJzOZPeayOPZNI5VqRX1zWwIob/59TABfehILclkzhXj+h2Wy1lGLTdmWzJvKWF1h/ifN",
-	"Vd090f9muatKybUikajcBvExFzYZwe5KG4WU0QL0/xOhWGfgJuSNzE7sdfs/SMDfzuRTZ9TvTGbNRuPj",
-	"rDeqVO03i+9dyBcvHrN7/TLClr0aTCnJC50sYt8X7GvKBDOj2Jfhk0l4tAO8TcU0O6dXuTw28T66HfXy",
-	"G2MVRRt++fLl/f19DvZTA/m+vGu+PKqGS1LzqFnJ56MeO9Fr7HLiHiLy3cg3zLuFVgSttN+02py4EKQt",
-	"H020dMV1MHJkW444exZ0GavQ1Z1Jona7wv5M4awE8chs4XS5sD8+Zzhw2xJUv7PG1GLthct5kTox86H+",
-	"AJIJ0RqLhhkW4ixLCfd2/M4gb9qwCB2D8azVnnQ/dxwUQALHylTRMpYRsdzO9aAvxIhUAqFKBU1XaUPx",
-	"RqyOaCnDxsxXKlXx+7Y/HA0+d8fdQb9k6Bj4qQ7SgIbyDfEuIeFROk1qAfI6DSBkyhh9/ZKMlHJyOpQU",
-	"rPaPL2GBxli6C7pZGoxTb10h8muMfY6sVtcSS2vFfy7od8rrHZJ1EO3QwbtMirEGwlImbWPUDgPOaxar",
-	"JJqYHGqDosazSnwQR3pBpEMrZSU3SJn5U0b9hNSjAj+lmriydjewtQFqDiDonTjGROZUkWM1rYnzSigU",
-	"meEYMzt4jWQ7Geubc7qf4z6faW8LJn+LwHZRas7HYV7WnF0KPRnmfWahxDVldC0G1tyiwvJ8mOOIckFO",
-	"w9+4FTYJMM6M3gHG5R3bN3W6/RnTgk1cg0lJMYiG5goth0/I7cB7zgFHRzaHXJ0Fhx8EPJ7/ZoeDAIT/",
-	"RMtNf298+/5fg35n1qpUze/3VloX+sM+o4ILnIvLsl8h0TaFGOozFRoTQNyHnHsfSmIfb0z4tsdD2drj",
-	"pzjAe9nOSn1JSgYQl93xtNvhlIvjw8y7p160SiAKh6XCw8qO933hB+Shu6A+ud5loE5HumjDoH3cqrVy",
-	"DrcUQa/whrTuSCi6ZjrJd5jKVSBRoE7HB4RlJnWwQNAYwrI1tEmaUwUwJDYz8F43YP8dM1dlokUrNI5C",
-	"6kbDkAYhjR7kLAlVq3AKjzJMH7hY1sRuS0efqgu2SXjcjrMN6rBNOFbLbDZLZmF/btaajcYvQJx3OKRB",
-	"bLyuyPUx50TI6DtWETIceQxRqNj3M42DcAOCJWo2GtYIkEJk0feW7kq2ocU6N9vRjAQaFwdaqpfa4h3L",
-	"OZC6q6oC2yZOHExzIjh2BqlXnxiTdhMwx8/g33P49wL+fQX/vi5ZdOnxfOowWnn890qwaF4EwVtEo7to",
-	"U9z7NSYxHJ4PG5JQKlJf/GP4zGNWc1zAoexzljWtiPmwvW/NbukW1jw/PkQpXXP75HOv1U9dOL1EGME1",
-	"SIe2VLbXloApo5GEs5fn4CiII6ivaRB6jiq6MWWm6oaqcfGwkbAj6V47G0zFnvyBQEEH5RVpcZb6Swe9",
-	"QaSSf5YknjinmToVAUuBpwn6TFlAZLd4Ne1Iqe6prbFVLwOVKZeRqpExZduBUrJRHoC4nfGSoBMFS5KN",
-	"kzrdVQPjoNAqWwjTsSFEqTUsE0BUR9kK8WLip8weISQmJh0g1B233vc61zJyhDIMoQRPHjG0Xd2+0Ghu",
-	"r3QPtTgp47lHdrgon9Hiva9+fBlN0hwQGcKovB+OZ83Gx8p2+cHENZCcLVtTdoUc1UKOQlJHunwAvqF+",
-	"3pif5qL+cZbcPTN3z/SP8+TuRdLiRXL1VfrnR/PLXPtoVT5dzDzq4YgAy5Qcc4fhEupEpZhrCrPIoIBt",
-	"JJiVD8ZudKILib08b55WVR0dGVaXfFsZPXOfd9AJVIgIQsSk37KqKxBKBKUqWoSEaHaZJhs70pV9sHev",
-	"C4c7pmzpE9Qd3r024/xrboCqzJ86UBPu7cI0hfoMiki4wG4KGKvg/KujGnovRm06O4OWZrKlGd3cvZ4Z",
-	"+y/z0s+pabQ+ChocN4DbgtUGoazAoa/FTEV67Zg4+0rtmrmLw2dOx38dPnkHdf65Fv6Zui86PAa6L6qY",
-	"I7V0VZjdhHQeBmFmPlf4KQmj2XwN1lXlxZAzQzg6EVubMtR8/a5+9uqi3qg3XjZfV9HLs3eQQ7sKwoiE",
-	"p6KFDXW/wIS9/ziE+4swWF+m0sDU5rZucFO/OQg9Ekq2ciVPJXiN8py5Gv2oHIxmgOC5Fc+Kb2P2IJ3F",
-	"W30HbzHVKGsHTOSxDFVMx26mmp6kVcCjLK6c6m0Wss3Rg2o26s2XZ+8cFa+zk/+XC0J0SzLTDxAfNPx8",
-	"Abj+TjquS4IF5+YhvflsI9ar1zx7BYFFto3iVBFAVQcLdPa60bg88xqNy8bl2eXly9cXu2bAjOOoOejq",
-	"LW+HcN25VbfbTutq7YDxKMRURc2VVk3NXLeLWvujIoibDR1B/LZxeARxqQ2W48gH7DE5jmM22Zl1kxUI",
-	"OvVjhvyYrbY9I9u7zTJ22Gty5HtGduj+2Xr9SbeQULo3PmaksDDItX5CQ2sYj9zZkV7q54pB95aklcKX",
-	"ui7IP+54yxwQlcwZ3VZk6gjIJRUKmo241cr4VIiHkKNlcpfSJ/ILnniXTxwIgnEukZMBn7oe3LS6/VkT",
-	"DCDikbOiR85UlVGp/IujGiphpfR/K5KW/kAe9Uq3WnC91f/JXvGKueFDwRI6fRmdAuYUqVReoXuhQE9I",
-	"GGIAWVAkxAnzuMRO7w7HnbaDTj610OdhHwV3W2aI02ytmXGnXalWxLesPXzWaPSsZPoniEV/+/birPGm",
-	"+er87Kz59u154/zNqyeJRS8fWpidlheJbXkZQIiGjIo2EYVIBRSqfL/DIwrRSBveFtlN+uyxhjLGMBXP",
-	"ZqmzxInbVWGwLZ2nWOzE3sax1kewQnIWQ1QbY4kjIvZOtpab2Y6XSG+knZVIbBjfewX3p4oWT2SuEnHj",
-	"KUt6mQjylO34ODGwl27hTxmTnjOy/ici/U8Wkb6O4ow9tXlx0dhCFJ3cigWGvsggtGCBxIOZY/O0ipoX",
-	"rxtV1HzVaMCp//btu9foRHpbUhUwQ/LfMpquqEqMJgDZl+2ALvxVBnSJ9tPxXfD4tgi3P344IdJ09DCN",
-	"eKo8xNGxxDK++87H7A+PJn76sN4nDtXVvjdLbQV5D30hAPOl0omAzNTvGXzuWlxMBN+rtDfOHLuChnmp",
-	"qgqHRw8nzDkVR2zciLaBwT3QZVvjPhQNeH1hlaKusjoSHLTJmNLivmVoKeKq/T0RsGwjTjs5jx56phEI",
-	"maJ3OMo4u8sgXBa0rxvTOdUH1HnJb/gIfyEsUYZUmCkSLPspvWKyA/xlzMHvdVEphX+7DiJSWO97BLeV",
-	"iwJMaUWh0TYH4HZY4f7+gF6/c57zPvstSVvOw/5CGM817y/lIJQLUo3IFl33PzjiN8JuKs1Me0rBkjTo",
-	"936qFHnSwXqUyeox7xR7R42BSlZTVZ/45XligSXW3JZIYUI7DFBLa9hFJ4qXpVnjqTWa+Lrz4bbfniR5",
-	"qrNR55+3nfFkNuq0O93PkM+qsZHbt+PJ4KYzSl3S2a2yUlUnh/x8VKwyI5EWDbYzIzZxpKriKC+WGro4",
-	"RLRT9exdVjwTqup54wpZ5LFd2QEl8AujLVJLpwEXK2AZL3zKcJWN1EhFzUjJkSOndzZLxc1MWZLSDHAe",
-	"eYnAsY0tY35KdzjdeCpzOaEN3ayVyIWgN8HLt42z5q+Wpet0Ouht46ze/KeMhorwspoXJ+voVgqhG+13",
-	"NCHhGRQcgHTSITac0yXT2S73RDveIryUZ9tZTrtqNhrNXcL1RePdeUq4Ptte+G+lw8pay2UoK0fvL5FT",
-	"4FTlCaCd5OhVNH9A3A025Dmr52DT84J4Fu7Ud5bDOQbUzD6JHLAo5QxuQ0vnEBbSJXbMRKETR5+Gcqzy",
-	"L1Xu8dQaJ/j0ZpQsMVjr6JR58d+jso6gQWtjMQsJdlfiHOYFsKRcB3rFvgfS0xzOPnclTu4U17RCEx8M",
-	"Q/Hdi/wc6Ph8RLTz/sa3QpuXmxvvVXGC9JbUCwcz4aqyGcwGf4l9P7jnLz3K5S946ub6FcJxtBLcSqPx",
-	"gaPMxQx0FW2AkaVxxItCL5bn+aV4fTYYTrqDfqtXhb+EJNMdda7lX7f98e1Q1pxI77z0a5VqJf2e+jP1",
-	"YikRZr7cDAnovEX1/3oq9URovcp0HCVge6DaGFcU5egLC+6hLI9yfIDDa43hJBTaMkNAq/IMcf2Y0ztT",
-	"XPD3NWWXaE1ZDeapitb466X4R/797bhA8b10817NwbgvK/eWSdA6CFLy8C485zbJfyu/a9b4q/hfmUyN",
-	"tXSG7n/0+BkzgbWHBLyrCNtdcgqImirCnXmCOLN1hFpXGW9sSGQ2MNQE67W2sJKwG0m4b+3vowwKF6hw",
-	"NUeDe9IQRcEm8IPlgwxG9oMldbE/jsLYjeKQOFUZJxgSdczKWGyifZdqZKHmLzTi6Y5MmbuCzWQCyg0g",
-	"J6BzloLhROlQceZNmQOo9fC2DhBPYTveMrnpdSNp67E1fDwLRvV0shfQSsq5s1f+UpYPmNMUpCwO5zQK",
-	"cfiAYk7CmivUVqbMe7yOOtiVcZxTBqB5UBCT8kgw+JQjJWuNlkxzTvyALSFbjwVKx4OvX0k1gcm0asqR",
-	"T9c0SqL6p5WUiAkaB7w2raBf4yDC6ERpdaj5+rSOPtPAl7gRU7bA1E+r6+AnjdxVSm8/4cQo56b+2Gkm",
-	"6D3ZpglRP2KR2kkjf0woVHPS0KFQF82z8qFQzxVoYq0lMdhgoV9GQsLVTvwHnYQM6/+CZ7OLqttpHVdC",
-	"WFZMYcoCptQzeUUTqeQqJxIxDejYMCBTUjHDzoLQxrtO6+hHSByJVR4qJAhJcqORjH1ew19pj6YMNhEt",
-	"ysKi8DRPHFAn1iowp3XU3eJFOdfkfzX/cYbPexfrV//8W+UPCaI4f9d4ffb21Vnz9cW75tvzt28uzh4V",
-	"RMGiR+y6rmzAhrFXaC3GLGOi/pikrhioPZLDiJE0xTOsto7GJBLk5z9I3c6DSo6SwWlsSSMzpjlPMv6n",
-	"V3JhNAcFDHwsmweT3xuPWLZevqlS3lJ1qD0SZmk7A+g5fKPPb27PqbcwfWZH/XKYNPqYRMyUfACpkjCr",
-	"9R0i0k43jr2TlygfEWWDWIOEQGlmcupo9B0w1rZ8PAW2updb/vhDE7ELhQ0bZq+20qdA5PXZmpHww0z+",
-	"SaLhVlOy+pQdIqzrY9kqJGcqoOInkbXSoazjXuvRallxy9bIcJveZOZQSGz3qwdznIBOJt5QMcdrYoEX",
-	"MRjRaoYslXrockV4ZP82+A4fqsjFm40g/Sj7dbFoJziVrTll0oqndTxnOBpc38qEU1211EHzOFJt8MwT",
-	"/cxTfBXc8ykrfOA06/nofPjQATfYbNxr5RxX/YG4WKlWLN3JXk1/oZR5SM/F2Mfv/cD9QkKrlxXzgPFd",
-	"S3elKvvpYlimjLxZQXhBQZzlV+GRdp/dtNq1DPEZLUCHd8bqh1GVYw/aLfgYEGg3YC4JAYAO0hiFAAdx",
-	"zcGaoLnso0zSf5zhWjVVAJ3cH8xak0mr/emm05+MncsUd5V286ysmXt+1u3PbjqT0WDW6l/P/jXod5zL",
-	"KcNilsIA+dj9wvNmAcWwVWj9SxU/j04ceIc7VXmLwz51uv324GbYmnTf9zryS6KP+dODEeJJbB5wbMiW",
-	"kibBy8ClHj5lMSfeaR1lmx51PnYH/RJtq6M2cSU5U5ZqHunWb7rjcbf/cfaxN3jf6s1Gg9tJt/9RjE7f",
-	"gdmqImcw+dQZiQ9zqBTgZdnT+96g/UNnJAFps9zJMjf5q2pYlWrF3h/J41ILunVhe4Ur1Qp0OdXov1Rc",
-	"/34lP10myi6UKiFsE8996loLZAH2nSRquXUgeQl07/S2KVt6wMesAIHxU7zGLCmylnr20d+VlGk7WUNC",
-	"ar4sEiF3EZSgy2VoUew5p8/MNxR9206lpa4KxZ+5D8AJtnvwLxm/qHiIkHBeBiFSrOR55+WR51PXWBoO",
-	"0G6EuBVzyG+TepVJbSlScrZF3L3l/aUUJz5jZKzkKEh7nSYJromKR5kyJ1ecPyNIOVtmJFvO01NKX7tV",
-	"1PzsHKikHh3Coew6ddQy9nEdqlVFzhfKPAlSU8q0ImObtJ7+giPxvgwiVKB24sKpTQEqYRJNeedl0K0y",
-	"fiZe9XpZq99xcSclMFScLXvKsWgsOwNYtjeOMs+lQ0yyqDLS2CqR0kA6fwox+/vk+KTsdqViUmTX/i1C",
-	"UdzA92WNkCMCUm6TuzLWiF8haa2w7pzyaVx/krATu7l0n9FHly0osPpcKukpxSLxZkNwyFO1nV1SVVUB",
-	"UwkpVSkbVdECu/IAw8xD4vyvox5I4wDEBaV0bCwwJds8dl/mJ0VKR88uSBR81n7SZ6MIk2NdqWMKVW47",
-	"XsEIqc8zSTei/fKi6E5JVJbKMgKytoQ6ZS3YT70ScmxHLYcU+yGfoWhlFNnrcM/nW50Pan+VWaV10ZBT",
-	"Ko0f3JPQxZyklJtqChXFdNxSxjKTmr+tDv2hK23m6agVN1wMFh1mpnDNLZ/QH1ez6UiBCpqR4lRNiViE",
-	"iHnw5vqFrqdiX3fXn5E3M1VGX2Q9k7ndR7FXa6oI872qsNHxvgMZC8XxD2LN2/04ilTIDkAMbAjpESZK",
-	"21lNlagrlqpqjuDM2WuI9nHKvgUBRKZVa10/0fMl23DScyGmdTctPz+TGOLIXR2o4L8PPNj7uwE0IX5D",
-	"WWh1RBhwySlzdnTIqUpAMS0NVhEPZJyBYDXhUgeGAL601hemDNLaJWDBkkQOhN/OFXIJ2ADuQypxNtLR",
-	"aU5qYE7VhMdVp8xJEZSlmLXs6hWSAXFVA89ZAwWqmsbTTlHplOlQF3ApWcNZZDDYPeXk9MqU3jYorPmW",
-	"p0xvAKh6nsN6RTmoVxWztzdST2r8mfmuIpyfQgUrKZQeFvs+QK+6PsEh8dCJKdfi+lTGI3LCpCtNQoMr",
-	"ICGGnH7s+x8AKNE5vcwuSdHEozlxgzWZMjXd2dXyA064EtYJi8KHqyTwkfIsZSVdv2g06lOWDpaUwY75",
-	"UYq5whzRhVKiHxHZiH1/sKhc/vwkMY6/VCuig2KBChlBLgwhDVBVNuhRI/o58cbDEbnB/IsjKVFMNVVJ",
-	"akA5HqR/zx/gf5RFQXovqKCpf4wH/cy+hgCUN+dvX59OGVwHw976EqIrxWLayC4k6+BOrChWNJY88/s3",
-	"B/kE3xEuw8r0fpFtYdDbKUcnGDFyDz1lhEDkYJqqIKJNliVPUdqUCfrNTgQUiN+gkGx87BKeOaRk9b81",
-	"3kia2btc/wmxfHyIZcEk7wu5nKQjKxXT1swe8wQ4aP4gDxwpUgabiK4pj6grjvAvlC0vgXdPmTkbYL48",
-	"ugB4qBSqV+pkqCJ7/KPMimyegc01e2rUUUta9IRcKz5zmW0jZuYN7O+Jjtw7Y/9ToyUfzW513GQZVvv9",
-	"IyvLLN1/QicPDp28ErKkyteTcVpScjAymYloTuQ9vZlBKHtMHGV+Qf/McZWHqB38owVef0T4JmDcCp0h",
-	"7+zXOuyw/SWdSsVMv35QOLn0DzyCXPnWGLYs5DAC86kt07hCGZI0fvRKCE1v30oO9qMUiXlNgRkhDs9J",
-	"GwDM92UqM0lI3pmEKa6hqGUk85Q5qbYcZNKjfPqF5JITDNCjDC3Lplz7qkSHzMs3Xcob+XfL93LIpGDQ",
-	"xa3morOl7R/E7+SR21Fv21OXDnZ6moi47RVs5YZnRdp+etkUhlaIdPXhttf7aXY73Ar6yrhpmAe1rUBJ",
-	"g0WvI/Xm9eDHvnMpjQuUT3UlkBPsa2a+K5bstI6c687HUeu6c+1cyiiN5CPVKYMrLIjqyMkEE6hAPIDs",
-	"yDrWcogWsu1KtZJ01/xxOwRckiTc4JfnTQtJbbAnWt0c90ovtel5hqiynTjQ9VeCpPfsV0El2d1aHKO/",
-	"VQWn2Er6gqNM2RrnSkIRSQKUqqgXYnEQ1/dUmilZZKb+Zwzcr1Yob8HO2YEvlIkRduTSbNX3uR1qtHmn",
-	"21dv1lFX7e6MEwD2q08WEQpiWNHMOXLkvjWYRPrrJTYqL6DAchWSMhA74uix1zuaspNcO4DgaauZdFrN",
-	"NiEYJTqhUbZkxpQVNyBP7eyyKChJZcm04UClanylo4tyE2yCO2fjSWtyO57d9n/oS+ZoGXfu6tZzwEkT",
-	"/CgAtJ21B/0P3Y+3o5YMz+p0rjvX6mvmmVGndf3TbDKYjTrj25vO7ENv8GP6mc8X8DWA1pJfgWu3Q3lF",
-	"9eSxeFVpZKpqZTS4nXRGue6/Hw1+6PRtOFZ74szSYLgZnpbarYZ4yzPkXg429wBHQ+8sC4uXNIpC4oOZ",
-	"IZP1auHNm41PMXPJDd5sKFs+caJ5emyt3Ke27a3aZlVHLbARBgsDKgWZ4KazyqimTVyUMRKKN0SzKIx9",
-	"GRNqse5C6rfpyI4CDemu8FTVoCDMlt8B9odV+TqVWe4RHlEZWIy6QyM6hUTyTDkm01vQT9AiiJlnDVRa",
-	"QprUJ4I9CVX4uEX4mG4NwrqgWLxNo5SUX0cjXSI7dXyaGvNCMqSQpkzTgqbO37eOKIoZI36HeYDnumMR",
-	"kj7sXIT6YxLfdlLogXG990HNJ3fEhxWuRUHNNJghzh278MkpMkOJpupWECLKlvB7gwFuX9rTZMp5wHRt",
-	"S0Bzm8cR8gKZLQP3sQzyM7Vr5fbTL9gjScUjn33MJkHLxnGKhnrLZQah+vASU8Z18pn5aCpIU4wlVSrw",
-	"PkgYyCM1wV100i0enU0ztNvVkkELiZgZK5vYV4Vk9Cxkv2s4h0e6Jwtl3REWtDvxQhkebYoQ6HgGOejv",
-	"skEAeiZDWztoHi8P6X2W5nO0HuGltvbIjh0SfnoceXzMHUAHrH/6VbtEwrfX/47RXbvjc78LhXDR2UVt",
-	"TiPtR7mjYRRj35xMiV+lKn1IDVkfrvrmzZvqWfNVuRrbB8zYo5Agi0MDny4GvxgrcScW5P6Q/LJa74Fx",
-	"+UX4j88bnP994vIPhIr89wGI3BOV/ycJjx8amPyDwOUSGGNND2iNGV6SUKowOs1LA0yBazMDZa6qe8vE",
-	"HwUpHoTGm26PfZefupFf0odNkQ63O4qgMsFQk4C/VFYIiT7jP6C5UFAQhKiAy105vpB+ATQy9dIK38lE",
-	"AS6kGKACKhM+uX1mLNrat0MWK4/wf9CqyVNAapJr1YhKTR1uA27Lw0TdAK3Uo3zj4wfxUxeM4yDEcaLr",
-	"2+IQEGU2GOBeVRM7yjzIeSY0RG4QhuBrArApUyYi69XOy0/JLPWtoubQx0LoEJubpby53WxJqaxCR7mu",
-	"aA/SCQQpqJFrGYboaXnB0SYII3FafwBJikcg8k0r7RV18TJAzWmlvqNaw0Hd1oskwZEk6lem7wpwVKJn",
-	"rfEDmhMEoNk4ymgXG9EC8UyDkprt/YTh3Yb+TiNzfjqSUrutVOcMLYmuSQqinMjnZDVfjDxCNlDZVlFG",
-	"onyZ/RSw7GzIBXiMjpCuSnH0ppLRjKwwiVId4pSnIf/yz4v5FKetwTHfpvqoEKMc4Ml/RYS5eMNjX4Vu",
-	"4aWaXFAHYGFUzbQ5ie4JYUhGaGoPqNnbVbQMgMgCuKXikyg3kqe4mkhz2zLmviKNxwcspyG1y0SjQ81y",
-	"QNIGlV8c9FUZN6zO4bTtCsATlEe1mOG0dsWlgwdJfC8Xj56W7p5BfHuMULFz5ts0dGMaHbFBruGvOZSQ",
-	"VLrqZvXAqYt95MpWDR1CGRJdGVUQlyTMOkp9XimPCnwpJFg5y+WjEI6DfT99HAWp1L6tFdW0fk3WOHRt",
-	"5Rt1h2qceuKIF8+h7nXC4dQo7CZN6JXuvqV12e2aLAKQxMrZ2kct/RCOzNQJaakmXZEFHy8emfr2vnHt",
-	"+i6sksLqSy2D5t2mzK06NXuD1hF8+priJQt4RF3LTkvdLMi8ouyLRXbA4aaN3ZUtXKM1GiIdwewTDMGd",
-	"6syZx8zzj9u5qY62RsMOi8IH2xaWX9CI+TRgdvibT8G9UofZF0nm8sVMgZf3t/3rXmfW+vhx1PkoXUKA",
-	"xtJrtYeVauHt8aQ16batWpj8SIk4n7QDU7605bzc7uhg2JGeq1ZPe/iUs6z4gduhtaMwL3YrhQz33pAQ",
-	"Ju+xayn0reLQmDV2C416N622McMpMUrOlELLgOrLxgSm8DBfcCT26+N2kaE/6/xo8rdwS7q7zndiV7Ty",
-	"o12TIV5PTcjjxifWRNB4EXGKexDgQaRFStNBdrCSfY4feETW3YJwjvSywIOIegblOQjthwIjdLmaB+Hu",
-	"prdLhJsv2G0U9hpN6Y0IYjU1GB4JM7OUVZq02p+KfMWHrMNgE4mzfhjc2+qPtRj4NoUwsBFPQE1Sq628",
-	"YHgTGS0gAYpTThPs41BIqyHhq8D3eHqUn7ofP81avdboplKVf/zYGvUlqFRv8KO5JX4ndwY/2KsGCdXJ",
-	"osHBaChD3vt1Rjhe+AGOkvWT6N4Hz2oRZY8zUUt2ui558mlR9SmY5K4Dzy0WjnI7TMseBRsgLe7Y25JC",
-	"jlSLwCOrd0I6+3T7KMFuKhTxyCMixY4kJ+TEPbK5G3g5aSw47DTWTEAKjXpP9Lr9H3acv0W3C07fkLiE",
-	"3lG2zO/+I2cv04ygoRAzvqZR9FyfOGA7ZpbDdshz4mbCnO270v1SgIHR/qEvyDTmdtN0Lj7Tvu6qF5Sn",
-	"Y69tUYX7xv2EpTcs9TZMGQwXb1RidLrkBkpV3Jiy5BlLVszRtTe0bpoA2JuqGal80QQXDJ2oypdZhP1U",
-	"qvKUydSreeA96FxkDCjMeZfK6b6k3QTIP6kexzxTf8OkoRxef+O4EO4nSCqEZxBlow/tJLNQHpb1R2cG",
-	"Kukinxxoog0S2/5QnjLKOCOnRoWbPgSxsjNsJcIcVrNBim+pvDiJWAZUItV+/yFx5nLlRErHtKHuIlG2",
-	"oXNAWrI4Q+ZR4BiQjAqFYqtpHUJ/uKD0gsJRk4eFaiOVelgaPg2w/7Yy/7RjyBhzAXgyDc2n54fLxUje",
-	"rX/HKgk7aiM8SdygaV9f2PZPdTMMTQkqW23U0Q/gkgKzZSZbW9nNiWcSth9XJbCOWtLhqx242+dCiaX4",
-	"XkUK6BI89H944fat8+RgKhlutXCoQzq/554gh88Con9gsFQiESW5Npin4PSVL2ul4pfAwcr1HOiopnQq",
-	"mYSRkDJCch5v2arQmkSrwNPRfkQG90N9PgAmwK4bxCzaaj6VwIXdVWYyc/4ZJVC0jYDyiDN1st3YwW6T",
-	"/U0etnyfgnsUEp8CAIhy3mkZiucKIsxJGsefcrXSMO9BmMz/mpDIVHGnIVEeaBNGoCTEROizO2fEQ8m4",
-	"0njpB6uve2etW/y9EphBSjAFXHdIQ1WK2JHYsVupJk+MFfSY2TiMunTpAEExWfFne2PVuY8VgoIKV5BH",
-	"ve1RyU4AYFYHUAFyC8CE+PBb5qDgMAnp2KayHCi9qaVuhTTvDyYzhRXc60hg4G5/0hmpLJSx5dJO2PLD",
-	"1rgUajmIaaEv+Jry3bT9IPbsMOYAJE6ZiTxIbVY1v5TnAMYjJUqkH300vnkLrQoRzlPSvfmiYUE0epFU",
-	"Q3jiHmehDa1Ad0Ksj1XQq5pLFRGgUL41WL9HIkz9OurRL4m/1EgAdYlvWU++qH8+VJXUzBFGLF6TkLpK",
-	"/pNJ0dPKq4vXb2RMyvGAZ1vy8C7R9ZABP6pXRdD0N7KqwkETL4OaJCuwokAqoVrPKsXeYyd1J2T8QZ0X",
-	"ryj0fTGCKTTdnFY03ry8cPa4Dh91gjwpiryWJpKNDDKbYObGUCOFwjnh1FMqNQRUyRB3oQDPTYSRNOtI",
-	"+cQU9C8p3T316X2MOJ5RJw+uQpYJidMEtq1u7gyJsZ8udmwb8w21hC3fR1aVV6kGobYmHOEafFp4wxyo",
-	"IWbI6W7D0lGm8sXkoaJw8iifMmOSAoQCxGLf17dPICQJrmQ+yR3pkT2VqHoc0eiPtuKpQpuPN9L1yX0e",
-	"uetIoK4fJfJihNLIi/MskPc2lstRGFep0X9/KKo8ANX2fCopeGt0h5iyHtGvxKj1i6UHOZRU5W6MAon9",
-	"d2VB94MNkWD71csA5tkNW4dQrd1UBUQGPbMTmMZ52ktW390yVH7s5fiprf8HVr5k2H/g1FiBTGCgjx8U",
-	"MIPlSEjOjA6w1u1TxSAPc6ipxwCM37xsjEhPihtvnxMpej6TMFX0tcOlK1V3bMdkS9DYpwd03zWQRGl6",
-	"FIg7ycTQq/ILADy4U7TPSvYZEdOC+A6e9RTseE4FYh4JGcGRTB9/BiznkvN4OGkk61tAHhIOX+Z9EAmC",
-	"xw7BgIfAsWujtSeKLN6rw2YWJVrR0DtkUfQA0sEfz4j5Xm6FQNv7vvwi//HDaQQmRepUu6d4L5nsMSxo",
-	"uHf7V0LixczDzH1IkOfhMAA5Ild3pZoUXnkG7Pc815H480Qiwif6eEYXz1CzhNR9ZnI+ioo4+O+JilQ4",
-	"Kk0+3e0oUN71AoN+dEM5OKnfkxW+o0FoE8lwBOlpW+Bt91Cb1/gXNI4RixBeRATSvjORge1RpzXpVKqV",
-	"UecfHUAFKoO0toNgs/HG6YersLY+MVlywMPIeuOruTiOwWRXJ30bkjZtAXj6o3n7wdN+99vhtLXdymHE",
-	"BrmtJDLVBrKZVjsIbzeMmw6qolt4XFdIbCJJhMGaRlERdJuO7bVn/5kUGOAg2gfWk2JKsECtOFoFIf0N",
-	"FyYXH4WXXWTQfrDZ3wXTqi1CknCkKuKxu4IUa1VFpbJnv9gzG3TsQfrJegYeUWXGVaqV7mQ2HHU/yz2r",
-	"obGK0gF2fw6cujo0LxMVCTkRncmnzqjfmcyajcbHWW+kYyLzN4vvXcgXL+zZ7XvDIjK0e9KsvT5H7gqH",
-	"2BX0LaHZTRjEdvOB2w5YhN2os8bUEigIl03muqK/Fxz1B+26HdZ2HUSkp5be4u8IQtQOA85r0puU3sqy",
-	"LuM68IjvEy/Rog2mgeVrv8aER8T7QLCQWwowRuARtFDPZHiocdN9mLVHg/F4Nu5OOrN+Z/LjYPSDIKQP",
-	"s97Z7MNg9GNrdC3jvbsfZjet9rhjT4TZLvSlvi9073YQ20AZ+xDrLWbZ5CSZsPBjYTksbFNNxROaOt10",
-	"8xYI5TD54iMOjbKDfSK86OdHiX4CMOhdENBlUZ6Pw3aWb/Uoj4rnthDzRdWLLTmL3XTMYyo59hFVWuuP",
-	"r4x6vAxWHliltQNCJVkAp5y58niAlAMxT56z9KgClZHhGSsSPlI7+74oK/v2YHo3Fe+5kijqmu/IuLRq",
-	"An4Oq4z5F+WeeB4P0U6Abo1UXUUay1pougmYdf0wtOuPo8HtcJxgvh4WA/Okwb/FGO/Fml4hvvvtqPcI",
-	"RW+LTLpb/SyzQ47E97ahepc4u8t0ugQcd+H0HgPJncsXT7+ATiQkNxT0YSpsgAXID9iShIh8pTziu+p3",
-	"pnQ+L5vFfkSaUp4Yd3LmvPq0f58UwnAXK7z1PfDX3fFM/p4dHJ24k5gOg6Djz4k1Z6nS/ogC74cix+Vq",
-	"AT0zdtxzIsaVwon7Dzrc90CHK1brW8xenPQS8o+MbdqY++8lFnSGSGUK3JRBNhKnASNeHaXKr8uaHi6O",
-	"sB8sBb3OY+qDY/cER8gnmAOGdKicllVpubmn0WrKdA/AGq4LrwIgvay8emowjjiB4DCApWAIe54ZC09g",
-	"aV/wKcv7+pR9Xnq9TpykvEHTUan18pYs7XyVBoCSSsaUQTnALCBePhH5qFLI6dLSU6ascMmQRTcLqs7m",
-	"Af5TBautNW+KUByGAY+wn0e1SFwuPmWEI042ONS4PYzci6spY1ap0yo/DItJa0e94YwnRZAOZTAHyke0",
-	"XbL3asrEuxFhAO8GGFh3JERiI3qxL3HhAClX+sKSctgIRxB+kK+0B584YKQ+KTZ+6Tv5JNgoO1BB6cpU",
-	"c4kcqylM7RZj+3JEIzKCLVdUW+/Q5zWz7ZNezeT0lIHXhvYBYHLiHgqg1qJ3CRBR4P0/bnzfzS68b/yu",
-	"1TzfVhXZU/EOmSrnLb6axyGTBP4hxOzLIg6jnNSiHipDom7AIsqshWja+lZ+22VExw+jbrtVqVZa425r",
-	"Nmy1K9VKe2autmeZ653b0WDYgZ/9wWjyada66Zgnx4PbzBXzcP7R7INlFMnvWS+1+abWeFc7ezVpNi4v",
-	"3l6+atYb5xe1xpuS9VLdMOB8TLM+vS5bBHZsCEBSCzivcRoRdE8FK1njB7QMpGtSPGHkyZO09f70KDlS",
-	"Cxjtom6WIf2dPq7rfLZ32k8VPWyoC+gA6dMpFbuXrETn15gy+hWpzYBOrtvN2nW72Ty1FZgtmyLyoNLN",
-	"Lb5sfWf77MzsYNUvx9rbyhE9SaSJvTAsdEtPKuiknqtcL/XlUkqpZzMbPqKc7Kvm0SG7T6bpKEIsUSnV",
-	"SOJPklmd7IBC6VJIJZkLEp9ISZi5FOtE9C3TP4vgaiF/+dD1+x1Uhk4wchiJFth1EPVOq8ijS6rqOGa7",
-	"WKpjEsG0gDtKfClAfUeJtTqBQk3mFNi7hBQJg5h5tSikG4lx8SgmOTLdK5VWeoQuqsdwhe5XOMpmM9T1",
-	"TQdSpMsJ5xLnU3Z8GAZe7EpuTyXEDiGhHtyOGK90z1Rw2QbTUM8z5WCREwxHfq4mlwm9e1d/9+7/vUSZ",
-	"gmKQPS7lcaVpyQpkj4//Kqrg5pi8T+fSqgGjlAIsPR3IafcGYygqyQKoQZ9970RBzkCo2yLm6vg1UlQq",
-	"0VQ2VEqsUYnIfPib1a0OqBye4WhgDy1j8PxW0shQLAMcD8QsIc1l/IFoOhsiLuUbmZyjMLINjmwKiFbV",
-	"1oGoU60aQMYOk6QjQyAy8mzO11IY7pp7FYh4Z29VbKBOVOP5ZKqeUfGAPwKhbwKfRpghHBJxJnK6ZDgK",
-	"wtOqGjqNBK+AGZAgMOvYj6g4uG0tl9v4a/z1+oHhNXWHOFq9x8y7p160+jjfFLDWNf5K1/EaxQwCtcQS",
-	"6JdgVjzZGtrgaMWF1hbcAwPekBD9SEMiK6SbdEAYeC4pp/b3A874Nf76gX4l3hN1fyHa+k6dL7vhDizf",
-	"4qcJ4Dsa0Q3hHW9MTw6Zw4zqyanz3AZ1I989p2E9te77DexpIvmPof07GdpTIp4l1FLJNRJNLoslv2Xv",
-	"w3lrH3ZXljCcrxvA8hpF0Y1lD3TU7bwcC8bttP0iChBGn2+0SKU6elJaGTs7WhfzU1W79gbq9s4y86bE",
-	"rzX2SCp1ALpum9KMmJ+Vg0BsQyeQcW7CUlG+znDGVrLfT6w/NYQ0Cdem06nyCxv1xJZFG+qP0TsDw57U",
-	"aNB7/2Nv8B7yznuDdqs3G3U+dgeA8zmcJbeGs8zdX0rrUjsd06nOPFMt6qdPfLgxeK0HSKTtHCBftlAI",
-	"EVQrhMsb4lGMWq5LOEftgEVh4CNO3DgEWU5Cd56ao2g7nlZXqxEtWyp6PARxiAJW24RkTTnhCk/alqJF",
-	"/cHGxtW7C4BIEdQk5mq7hE6qB1kEKAnxyVdB7Hs1GBTRYKRmiEJQdQG4RDAwISVJF5sag+yu+PgC+/4c",
-	"u1AZBvLgwayqi5lQSV43P7QQJ5wrFsgCGVvMIzHdfEW8Onr/oAvYHj6UdcwjPZDcCOQAvDDYcOlfOLBj",
-	"8guwXMkSbfOHTUjGKxwS7wfysKeS7Bfy4K4wZQg8jqvA90ioov7nEjRSLGuwAMOnJx5Pqmv4AVumbRo8",
-	"wmH0CHOG3ELDVOcPr9oo25D7qhBCXtAWlOnazvnYpvk9kyktn6TG4RloNjH0oHbrB9hh7R/6KEH1hM2t",
-	"jt0jZ0mO8OnmKtOSVfRX85Ydq0WlxQUIUnrX3EGSH+eBSyWrU81seyiK4I53tWQM9CWNn6K9LyRt2beh",
-	"5ofRhBZm+keyCTQnbrAmXFbTkqiT5+fn706PQCOx7ITjS+pkV8zABHESxRsD+8wgfI66uyf3pN364RSk",
-	"le2Ft89vmtekcpUAQjdPSIfMfAsZOGADERwAJi2k7ZlC3HJpqFqVOjJNahlPR1XEOt3/wKUaxBFekn4g",
-	"NNokJubgpTJ+KCw4MYN6MtCyOdW7O7kUXixAIFd1hLj1hKacx2QG4GWiwcls2BpNuq3ebHA7aX3sVAF5",
-	"nBs/bLr4jwbW714rQ+s99X3AqVYfPqT07j5M5gwSs7TUgTIdh5uUwVbOjx1kmXl2shmbYAzCPKmx6OQ5",
-	"Nd0nGfWFUyE83zL6FZFN4K5OdxhfLOGSPCb2lLIPQai8A+qzlCOtcoEQhb8QbYUThArYowEzY18EQggS",
-	"B7Ssy3eJakgu4iWEJmXkFW3BVMmk/gNSyBmchHfUVRbyYE1g+/gmySsBvbqnzAvu66iGshRzicbiNUUc",
-	"Evc3pFyC/+V6Abre/SrwCZLCntL5UbyRQKtwaIbEi920kSytknQn6rsqry/Tl0q1Yn7k7pRPp7stQKNO",
-	"FoqldrqdaYHBpUBQwGGkhMAUxjfUy0s1u7XwlhUXC/5xMPjY61xuNyDmOmnflNzKaHfwbqVa6Y9H7Zn6",
-	"65fDeHCymRLJ7xm3U0F5l7Eu0rN/HvdsIBmHfCkN6ZblBshECICW8X/kjjChDcQAH2dwqDGPqhrBACoI",
-	"JmfLViB0u9Vvd3o9yG1oD26GvY7MWu3rqGj5Wz52FO7b96zeSzMpnP+p31u6fi//SNJR/EekKkKWYqoJ",
-	"awrmoamFmcSCA9IJC4Zjy2cSj6b1kGOHnm7DOTarMIsl/DTpmRmF9NBJtM2MdRbHBKobP2FeL69z2aZj",
-	"q4gJeaz9Qo0qFyis817FKK+k8V/Bo9EEYrOgPGax2sbIvVQpDkt1t+3FHp4TfyenyZUI2MN4ZHuCQ3wh",
-	"DzVZa3mDacgvEY7QOuARen1xJVlNrvPyLKXasoIT0KkpUzBUqRrCTEPPmwauthgY2J4T6CrZCNchMVXk",
-	"zFRIb80Bw3zS6pRtvSatb8Q7vdLNN3L9F00piVN6veCsNA9MWRj7RD4mVDMfZlWawQlbBKG7XSgHDGEK",
-	"HF7usVyo9O8Vwu6k588TK07wunJZuSdz5bBNr+XrCxsBBC726W/EuyGc46VV4fT1M4iEYRCitXx0e3vA",
-	"g5Ym4CMplDF4XShd79tDdPEGyjAbgAzCardje474uqiPk6RZKY1g6Zz1yyq2umz8B+pHMvTwADaiatgs",
-	"4F3khjQiIcXS3jAXFIiFWO9j5qpa8SERfXEjsGUKis/WpwHXkU/XVAixygqZakS8sAmDr5RwKM7zlSqq",
-	"EvqqCwio7C7w72Tgfe5FifqTRHlqwClT8l65RfKdhuQ+ki6UbsaZaEs6JzlnO4d5STiNxamsdG9fPINS",
-	"XCOFRSw/6kv+Qlm2aI/p/RxzCVUsP3ojXmqrjpa1OWZpAfoN7djUedtntgV1E5qyCu4RZR69o14MVTmA",
-	"YuSwYYCE65SLKDUv6RmElXYDFoV0HkMloOAehzKLJbgjIQbE3PQIZMtpKfymNWl/mrV6vUpV/+7/pCD5",
-	"x51JSWG7cJ4O2z3ZZtRkwPG2RQjAKlPGAkWIQRiCiACFLhWFKLomnuApO4m7rEFPR4uaxuBLVj5VUPdS",
-	"kLock3ZKyoXP1ppKthM8W5KBid4NQlvYaCsR1guEBqe4vI9zKg5dGnEDNki9KTvBDMVMFb5+fVGb0wgp",
-	"VBYo6yn92qfyrMoJECml9yT33d8b1dfNb8nH/+/Pzdq7X35Wt5rvvp1a1WMTf2DNycP8gbmrMGBBnKrw",
-	"p/FR13Gk3cJCN4O4ySshnFGOZNQMKHzy55TpmeR11FLiTEq1NpShKstN2YnDSdQO1uuAdRmPBL1pcje9",
-	"1hecqpBD5UP8fex/6YKGaXluypwliT6TkNOAbd8/VWUbJIof05GgmZo93NgNWsOuFS7bp4QlHy8KfXdU",
-	"zlTXcxIfNlypKqgvRtA95lLsNWFCECV4TzmpV54mueSabELi4oh4EkFJVQMEbFEexd7D47G4LWkTZjqr",
-	"8EEYsKQdFTRZPyoTotCIa7wu5sMJUF4uo0ZWAwNsX+d60O+Uw0kB+a50vE8Hnv5WrSxJ9IlgP1ptEeO+",
-	"tj4WvynbLaLyEg0XvvqtCkEV0P1CsffTZDLMyrvSSbHA1BciRrL0mbyO/mCCPgxu+9flJtz0Q+I7tAOv",
-	"qCsK5MENvFIduWhcWDG0CnpkMLXsaSW5ELL4MVkmF+9evzl78+b8VePi3btXF+/evn73CKR4wSL3bBbF",
-	"kIANyeK7W7ulXvJje5nzfgNJiTYeGeBoKMIa0WjulopZ2p84k6I/x/xWCTJg6lZhcZnMmeY5WpGvmUtv",
-	"d13Jxbkm32m+OT9rvnndgP9qr8/w+bzpXnivyOtFrYnP5ufuhVcTf73Bb+dlFtk0LYFuLIsgwVpkHFl6",
-	"//HsBjQpFuIEnMf+F2Uxrh/Ui924jPkzyGBMwpeEQOERcTiIX7IkB2S1chJJXSKftASvlcpXCoNlQZa7",
-	"uiPTgBpC4m42GlcqJdwj4mDkSl+lXNxDONJHFOoHEeTB49DKvFRIeeWy2WhAtUr5V6MMWysdfXcl7UYL",
-	"MNgvpZEpvchKhEnEQrHCJXN/jojRTURWe9RvWfFyH2cal2+pZGiIqlkLjxIP3QfhF6GgBSxPt4ezYr63",
-	"xH/mE1doHdwRjpxhp3/d7X90kGQxBDmj234/ewVIsaoIdo7dDOipaqBSragXK9WKeKFcNhH0rlDiMNiz",
-	"YhpiW1nmpBCxbKrUXEU4XJKoa81H0M3KZxJFcedxfpUuxCwRp1wcJgXmpD37uANddmQvtF5SITkjDK8D",
-	"D3plx9vjtpxi6QnRvmmDVJon0YyMJ1r6P+qvuhusc2wUbqc0DzBElhm8ire35aGrO0LFRPcr6oPtyyWc",
-	"U7bUor7/YNIvQlmeTTdYOtxuO5T/WJD31GL9Bjq1Yaq/FXFUbT0sE59sTy4AaSV/emaIyrCO1BmmSCMj",
-	"Te5JVDDz1FouQ7LEgG27L3Uoq3xLYA2AdqwKVRV+PWceETZdfZn0xNkNBnpMKW8zN3wshiQn5psN7D49",
-	"IalkIjMb6MSRJ6yQX3Qguxya/EsJh6ePrN69Q4TOru9ugTpHC/8WGUKFeLG70Uth5ZXR1jV1BuZEJt0Q",
-	"7yplmYEq1uzRucbfPVkpZwbZzhQSl+0cOy+dZPk3jZRub/HmQ5t2U5y8dzirh352I7K2xlHnpz09Vao3",
-	"+yfnGmpv2rmjrMuZsbEwOZYrtAp8QIJ5SIKXANsMrKsFs6MzxXaNvWMe/FatrIi/2ffCJ/GMyj/Ke0t3",
-	"vbflXf1WrfwaBxEu08t/igc7X11CPOLJ3n7bO9WwkHYAVrBlWU1HNixcmyEKviBrACe2n5xwNOqMB7ej",
-	"dmfWH0xm0hIGSuc/bweT1qzzX+1O57pznROZtl+qFFknJS1xm302TUj8SuVmuIEsauKRDWEenDSOGJ2D",
-	"TmAlFAHKwK58L0+P3E6K4C0OQ78QP3CSMlXJyqySfWIZt653eFUW5n44zEH+KVsSOuXB3y1dAR3s3OD7",
-	"5R6tJVv16e+QOZ2SdlAQTtnul4rljIzYlEOs25N5nbx5YLp1gYj0VPnWievsiZOsgzR57Bab/pNO/ewS",
-	"yo/Jl/O+YdWpy6SyaLBAjnmzrlVIBwJ6xSgddcmRZwnEKAD1nSzE7kp5Qmajzvi2NxnPBv3ZsPWx45za",
-	"C/PajhrV5T2HjeUb6CTdJ70jTqtT5lx3hqMO5CHPzIFzO+5cC/VCB86Pb9vtzngsz6zb/qjTan8CoBq1",
-	"43UxrF6n1b8dzj60ujKGuajt7C1AN9SXu+MfZuPuvzqzXmv08f9n722YE8ex9fGvoqJuVcP+gWAg4SU1",
-	"tZdO6G5m0ySTpHtmdjwVC1sk3jYya5vO5M6/v/uvdI5ky2DAJOSl01Tdu9MBLMuydPTonPM8p39+dfmh",
-	"N7wafOy978PHhXKh/9tZ/3zwsT+87J2kru3/dtk/H/ZOrnpng6tfe+fSE/Vu0D85vvrcO/nUvzr93D8/",
-	"Hxz3h6A6/XP/SNz/X/3zYf/k4irpEnz7uXcyOL760O+dXH64OvrQP/rX1bvT86vj34e9j4Ojq18H/fcf",
-	"xOUnbwvlAvRWtHBy+rvomnb/k8HFJdz4Q793fKXvpYVy4ePg4mIwfI/Pcdw/6w+P+8MjSDvp/3Z59eH0",
-	"7Kp3fHzev7gAFNC7uBi8H2JOuPr+qDcUXw3OlEym/uVgeHHZGx71rz70RAtXg7PPB1eD4WX//F3vqJ/5",
-	"Sx1tZH97OtQUOuOfiG8S/5/4S1Urv+qfn5+ew4fzM1NjZ8hJVigXcIwGw3enV5+GukjRef+XT4NzMWVO",
-	"L65678/7fTHW8IWcXYOhmA1Xb3+/Or380D9Ppl3yPlKw6rivcuwvjj70P/au4K33oOD64P3w9By/Gwzf",
-	"n/STQTg7Pz3rn1/+fnXZ/3h2gsWkPg2P+0cnPdE7+fWgfwGfx8sl06ArN3QWbsvKGZ1b7H+bhS/szix0",
-	"zQK4B8xC2cRUG/gMxGUVz92oOGbhm3Vvx9ex9HMvFlLNB7AyXLfSbObM58nsUCbMSgZNHqXALGt3S5vb",
-	"L1k013+x+IiFjcwNPYy3tUmu02c9zwnb3PTJdf/RWnCEcTZ0G/mcUDD/sGfFYzHvHVU+h/T4aFAtu9iC",
-	"uMWbcBky2w70eghUWBjQM2Dgb16BetD7GOsP0DDmsYjBjYkji3TMmeNGmLefMYA98S3x/OvrhazX3APX",
-	"S+6QNXQjF/IAs9j/vseI+jr37d7iBVm3yset+IppKHEdb9RDKN4GbhQxLgnI3KGBQ6bUcYACGLKDZpkI",
-	"ayK+l6VRqTe9oSMWlVKx0dFdxBYWliRXyA9v3YCJn4XVt+J/9W8r7mTqB7C+pjS6KXQL1250MxuBvEji",
-	"o6s47Kv2555Mlvf24qbFeCSthl/cacWX8azK1Iffx0Xu5YhkSaTD2OCzqYErk1qZGGIlN+5dFW7RlbJ0",
-	"G5IOKPlbAj6CxWnuuBPGQ2Ul7snS+gX9D3FT8mA7EceW6dTDyv+Zvm0k1p2In2ZpeosWRkwssUAcSYBR",
-	"rfsN4jF0/NnI06YPKppiUcjMto9k/JEB+dn9Kvu7SaPDtSkl6JeJG87wckSBa+dtB3+dTWryPc+fLa2t",
-	"c45fa/V1LG3gU6fa89OTk9NPl1l1mATAFjjpvYC2OVOrUfTqQuVpbJHd1EsEmKrpPJA5Kof44p3Lr1kw",
-	"DVweLfNX4T6gl/ibv9I6JBMX3N5lWbrMh6QAD05nTaNOLNvn+FRDP/rIcGTnDZyeN/zP7h+9yr8xT/j/",
-	"27uq/Pl381vpHxkf178V/9n96afSP///+W8a3376Z+mf//OdWU4vJlGs9DrjrzJn1sVGCSPZmfqIMEMW",
-	"VWxoqqIy4ypxBvQq13K+zGL8mRbcd525DOPMJT1N9HNPU0juPqHM/IN1lnFbFWDIlaICwpeJYPIXdqfI",
-	"Q5KCPafSohFs16p1beExVmTa5J0JAskIjL5cFDZX9nFSvW09LZ6l7760xMLb3vD4FH0NkMxTLsR+HXHA",
-	"7b2XnhL1B56uV5c/z1x8Szaanox4yZ3mMMkmt+AhoXqOFXdT1qaALlp5YzcXSf5wLhgl5u3KSEs8h2VY",
-	"Ii41RCix/lc0Z5FP5wMxcQUScaMQnHm5gTd2eHkkZelR/Jh9ZZ4YkMqYAudtgbWY+1Ulgcts84ELbmlQ",
-	"E1aHJevmHsajIpZyGA9IXIMIpZNldFPGq0B1MUP15n+jzMRQMd7SWXqn4syR5rBPDuJJ6AJeypywIP5Z",
-	"DaZ2NYmV5hq3S8i1OWdjFiiBxvtAFoybJDqW5zOPAWDB9jNmPSb5rExE4uxWZrqVU9rn+BYQfgczT0cz",
-	"0kWQ58FZGJ2xAKCOzx8K2SIWRgM60RrMeORp8u0S1ZXkB0B9A1pOnCUsIzHV7MLP1ia6RrkGZJm+AXhV",
-	"ZiNJdIUpizl4qe5D1SHPYwG5oeFDx2Khsfs/KMSKUOvwQlgu6UWis+imnuGw682iG1Kv1kAkJBSv5Qvj",
-	"BGJ54p2Ir/3A/T9ZOe4towELCMYi4acqH15PoEG9kdDklN9hg4d6CGcWssBStdksNqGuZxHbo+4EDdTP",
-	"v17iVWXCvJBBuTql7GhyqQaJ4Y+x599KN4/WT8VaSX34KfA08VJq2/5MnDmkZRFGxt/DUdoT/1soo1MX",
-	"Wl8heSp+u2d7/sypTD0aiW0MYnKsTJjjRuWk72BXMf8dhSPhKiJAiXjja++Bq6PQLXx22a0k93N6rRrD",
-	"r0nCCITJIoYx/eT4jPO3gB+mphNOmG/fgGiCiAtU9rGUqZTJ0F46lFyjLofi8PN2JPndm5Cwycyjicpa",
-	"stRo/BS9swH5anQ1yqO0u2APwzLmUpjcSyjIaEjDw7Qi+kJFP0z0X6x/rslnmjz2NLriXmo/TF116wcg",
-	"NnTj4rcTUsSjAHUqkDqliiL6Y5Nni7SX5/WLuZNkJCx5irB0qPpjcjk6qes0NzCka0QBtb/I5E5FLq2S",
-	"MxrdhGUy8h14Qo3LFcaPiyiFcQQvUqfJ5PIpPfGOyiREAvNXxh0/eKOLXeF5KYQ0e8SOeHh0CI10Y4HF",
-	"ICHa68AvgDUeuA4jxRENGQS0LTF7u3syCeLGD1V2hKY4DNFckx/5/KsAHGIEpKrh6E4OQDw4XfHLSn7z",
-	"hmU8MOR9SGKzhjpUKK6EigeYZ0gDZnICOYZKSaNKevyOyFSM1NmReqKfUyYrFBN3MhUzL/LucOqpVA5k",
-	"AIh2Q8YQ3QJCexOiDREPNEciFt3T6cY4U5BYTLlmk61DMd894kbyfRAFeZJDK2zCgPQXvrmlbmSRosyJ",
-	"1b74h5XirYh2YwNVIjMeuR4eKWYhnimQdyMe5cQNQQXixndCFA2zUHbAKhNrQv86xwQLixRrlf1araxk",
-	"gsl+rVYqE8sPHBa8vRPdEsYKU20IsRbIuxAbs0rlVF4GyLDgUJ3RIHKpdzGDDdKSL0UY3nioUpkhVpUk",
-	"mbcQ+g9J0dLTnavVqlVCuyOTwmC7T7Kuk1eZnBflpoqbJvWin/4T+qqj04BF0d0ZeLfIf2fiwikNKNS5",
-	"UHbgBqbkioUaSniPS0XAkfLcUUBrE3+EanaiXXxRWHaIFC3IFxNjZYHP81OIr03s/IOp+NcXdif+g6Dj",
-	"ChaT+Bt2HfUnvi6pIw2XTz2fOpfizBL/dTUN/Mi3fcjJ/p/qX9d0/NUqHZJAwjvUs5HpQMJaUDsSDf98",
-	"cTqsEtVREjIP1hjS5vHEI7Ym6N945sXtkS+MTUNSnOKsiD/vQm/hPRbFfCvj1lQqp+dGWf5mD+ZkmVj/",
-	"gLqz8v7xnohdUC8tvreUogYhNDckzVqNWC4HQdUz9W5w9QzhSCcefV7VCIQdxE66SmXhkLgOXq5kFUQ/",
-	"0soKIVEhIxrOUXLCKjlXy1zJu8o6s7KQLEWNS9eB3n6UIz6hwRcGCw89SBZ0QXLnEwqXGDDpjpvQO5y4",
-	"sAWD4Dim/ZA4WJxEB4V5E03rlYWBEuZecz+A+BibVOPeQLTM8e0ZwAfHZyBqKJrGXCvoXMD+g/Ifblyv",
-	"VW6r2ipWiZLc9mYOinmr38bXj+5QGVc63GYh9gemFa4zOPmqY4sV78yIhCM38uYQmQ6mil8NCbRKBS3g",
-	"VfhqSHonp1O30C00qrVqA73bNwB9MzX9/5b/+qZbtSVefdFI5kH4PFG4iFMzpYjOf1CtbBkGIhQqYIJC",
-	"qkyPLJsc7Cm+CFxjlk7cWEnXkK9JFZZYLMqfVKtWuA5tI9Ovu/E9fLl6segybMIo1z5WHTs0OZU9E3uI",
-	"P1soFpKQT1QVf5qdXSYj8wJjhhGjzqoAi1UlvwqUa+FEZD3PQ2LET1EwYxZuLZLhYnLsnxvCFgb6Nj4p",
-	"upEkIspUeA2YVskAdjGxKmDzxUktGUXRDeMmV0u/6AeEs1tMLQ5CKTmr9uyflu3Rh+mdH49wJtd6ga9l",
-	"bkMmWPN2xuKZgzitGkMKLb6Jiy4127BC+bKolQcZpbAIfT2IUFh2AU3zcsRiU/tqoftHthMy+cneGa4P",
-	"AeEL38prf44yRr8IUJDn54O5qZH7wo/xi8l9ySm+7ty/j99o7ivOMxBc7osvUJRZjvcQosa5L+55Uf7n",
-	"SuCbvAbYuxLACMtZr9XUAVxWboYJiyZpTyBBLBUUq/C5zook8BxGW/NALVRsEc0vs/V//J2ljlOo1+rN",
-	"imFU6rVLo9atif+rNtq1Sq2NRZKhu+12s15rGfuNet1otxu1RmsfSJDJrR5cfSaj8Fi451Kn4toVVeQd",
-	"08wzK24lj6rInXpl1a8exeKvSOzffqGcJAd8y20vmwZ7Cw8nvUNxAaXCtz9jLQNoT9h08DNqKWMYAMpO",
-	"QcXI7h8yDxB9boU4i2+xZbE04khL4VJLnotT7kFEHTavN/OXv5nLjQP3Vq4X3ps32lt7GTlW47dyAaNQ",
-	"m+jdLu07PHTOioKprTVhBX8rF5pokrJ6E5uuvbfUUYEHuMRYf8knrty2zEFHIhzr81yopPikDhTUS51M",
-	"aHAHSUhhtBxQxvxnuXjLhQgEr/9Yaun+FM3nB8fpLM574mHNt6chYMQyZbKIfwFvwdfdGNeldEK09tDf",
-	"sRQjz8mPcDjeJGxotgY/k3n4vIie0ZmidylgcW0ghZvJPGxeRtmOUbPJV8FmoqNmnU61CsuCD5STrWJZ",
-	"kyOYTesQPATKmlyKS+pDikh2wX+3FMIu/HKHXXfY9aVg1xSJMYarOGXnM+f/kM22GobRMerN/VajWTOa",
-	"B42akRba0LCqcVlTWLVWS7DqHFxI9MtiSHh/ObA5na1EASsRuAKpqa2BjwU+6N79O69EkFTOkq6ds51u",
-	"jtP5F3vjoHLLRkowZZnSzTxEjU8xW4eo2PK9ISpcngeiLpP4eBxUqq2j3EB0mSDNGuyp737fPdpcqq+j",
-	"wcv5DTYXrsxeDQ8AlkvD7KEfRJrHPoE6Jt8E61RJD1oU2ITRIEQdWDcKpQahmcQMkyggwB8MEYpfysyJ",
-	"jB9Wya8J7RpKGiDpumzyefSEQsRL2dhxtUhIw0oQlcBhcTwx8k2+yNkmPS6zyWGIUUNG4dbl0Go+o8x7",
-	"eajq9YGjl4xvlqztGOD88XdhcNbDWFqhW2g0q4bRqu53qka9UC4Mzs5kOFTsPEdnhfJqd5wGcZpGPYY4",
-	"i3K/F5KMLzM0JIOUjcg4gOd2CuXCWGdnFGbvfubs98+z68tPPykP375AXMaBUW83Wge15r5RAw/f9HMc",
-	"jxqcfW4uYqz0aBTKGWyQQuuIX9bs8Ktz9/Gngs5M0AqSgN4Jdd6q6hOYIFfoJvz1j71h7z3kVkssF0OM",
-	"qR9E55TDnt5sNirNZqOwfSC2FOGodNLt3AZb+yCakgU79m7ZSPzyL5zhK1+AxBpzehiFo+v9ie0ajX//",
-	"Oojsyecv9Lefvd8bv/z0+MOUH5e8W3yQNZBkflP8buHIkk1+AYzMbUkFgZ6nfhbn+QhE5UNCl7SNmrvC",
-	"Uox85+6QyEQcLZeqOhf6N3kS+y9nULdwKx6nPgmYjN87mGYWMh4dymtDC4X+TR6jcHSPOKQI5WlFdyHO",
-	"fkfsG7G6Ufcsugn82fWNLk1cqpLTiRtF0MnEzlpxtWHr8ugMOr1oYSxiKQsDGSDK4FnEEgYPc4qgWWnZ",
-	"LUzdkhUtUskPkOQGVbcERsGieeILJ9HeUbkFWnZaF3JMbB+SH1WhwBjpiKYA1ISkWesQi3riLdz1ISFN",
-	"9M4LfSkaB6pnAP0ElopczyPBjAO1H8pLwXuHXqHygMmL1jUD7WfwMpVwgAEAYl+xBmEmsBOPihHrpKxD",
-	"GZInxF6kFaYJWIQ5f2TKAtdPstzAARa41y6nXnILk0PRGnjhkNRxA2zA2xsaQXBb4E0xZUkx7if8KWAj",
-	"m0sMeRNqeRul/EgvOdo/JtY7V+P2lOAIbgnV8TbCRZvhmvthlAys8URI4Sk38PvthrgTJspOkuP5MLCb",
-	"wa4s1MY1uzHqsEprbLBKk7btSsdp7FfqowNqsKbdcjpxUPj7d9i9YHfdmiE8iIcwdu0lKkOJjPcSWP9i",
-	"3H8b+6yyIKHY25ItCpUQJfxRNK0nRYbNWmf9RUc+H3uuHW0RSmKNkKWQLweavK9/a+/v9AffEJB6LMrk",
-	"XIrP8d0sAadi7Tvo0oLwCHNKxErfwtIz5pH6MDcHgF4RSi6jx5BdEeOgMKJ3CRSSziy4ToMiMdwBhVBV",
-	"sOna58gYglpnEuqNA8YIvaYuf1polB/VyPfx2B6s1F1fNBba9t554BjjNq3blcaoySrN8T6ttO2OU6kx",
-	"YyxMftPed9TeWW/vNw5q9QPDaLZb9U7joNletXcaW9k7OwfaBjSu07Zh11iloXYisfl07JqTsXcmc+eZ",
-	"9s78XY/3w6T+xm4/dDSb+wz7YXP9RUM/eufP+DZdK7jRPGQ/LK+O2jxwB9NYByYXe8lyXRxxAHbtlNND",
-	"OWrCOIJzC2WkMsM23I/IHVPFk9QnYzHg+TcQMRYvcvf47LLb72Xj2EUI7hshmC9Zfm8nAGfRrR8IU/9j",
-	"xQ4e4npY3GHmLN4PsaO8Z9HDtpOpKno9562XmF5tz/kOQFJA5+eL0yGZsOCaEWgeaIomt9L3t6qkF2q0",
-	"ZkxCIyG9C8vo97Xkurh0WWApaiC0CD5qfmdy5JreBm4kSwMAFRLV5bEzsmY1/C66oXyJUIqkSJpccSQt",
-	"UgwZVuUGpuCtQC3gnU7c0JrPvCQzMFUkQQsQiLPgQoRA7JHc5xVMA0hHKaCm9ogt6SkKXZg8W3yO9GTI",
-	"gkayb12SPoqKTqPLPvGc59xvcbLszmv38V0/r5P1cUC8Co9hDQex0ovpqVV62Ua4adTXX9CP6PVHNwQq",
-	"9BYt9xmM10twje3FylSgRZQZvT0TQG3T7UAYzEhKXoGfK9GwAhtn8hFb1LIqxn8mJSk04acEUUhAYZWU",
-	"/JU0kiaPrWSK9Q6MADyXKB6t6g1KEVB+h/2UxltYSjnDb4GRuiReGiubZMQni1bKc9EliQxYibihydML",
-	"JlFRkIY/vTNIV1t+i5282p3VfjyrPa8b98LNNs4iRy+e+n3Z7S2ZYAS5+jCAnsYzWGQlOgG2+CQ+a2bb",
-	"4nM29agtwfntje8xAqiTaCJ0+Z1AkEWDd7eqWVk0gEbZf2fUWwadi6j1ruSArKXOGilfElGPlZWuMvED",
-	"mQurWTpMCpFiF9jqErh7OibRrU8CFMu0qeeFc5m5erPsL2pHkFHCTA6CLcwJV9l8ktfkz7m3lll1vTMq",
-	"bgK5RZqSDpyLMCBj8kQ9CxJJUtI53NcDOhDlwbnTFVvvxA8jctA8RF7cvLILBHShrgQekzz/lgU2DRnx",
-	"WCT64weEcqlGhuWRqZc0IFuFTCQ4YYV4ZJtvJiwTx712o7BMrCuZkVWxSDHd7MJVYlsUHzqlQyKbr6Uf",
-	"oEo+u76nsf9S0yW970sVV9y/YYKLV67rtdg3TEXmJLVO9NRj/Dq6gdxvG2T1pwELsTafzK8yuXZlIOZI",
-	"8Qu7kxfGLz3utcqUR9cpZ8whn7hr+w4jtgfpQqWNtnZpKR49LQjNQ97fP19SUIYfr1n/dXIxfdsOLub8",
-	"eDbluAuAlvISn15uD9V7eEULmvePkSTDuLMyEaOTFkpodg5a9VarsV9rdjr7zU77oPOSc2JSs/r74LGt",
-	"GcfmYmJMivP2I0cBdQeClOd8hR6Es4DFwOUdVK/dIoi9kOwiOXxPhGCzlQ5QgHn7Il5SdjWLYmbye9Dp",
-	"q6QnFRUfnWMmBWNfHMkswZhEh5hYm/ZNSCxh9C1MOFotdgIvfQNNK6nSvSOv7chray2JzmSjaZnAWG0I",
-	"+pFoLT2X3NG3ctyl+nN3qS679K1cSNTQoVNfqevRkeu50d2FB9t5XAwL/i6cnZ8efzqCuprD02FcGhTb",
-	"enDs/yzwnRlKl+qKOmM/IJp0FZamK/xm/FynjZPmZP+XOOTf6NQO6u39unHQ7BjtRrvVrEvZLzkh5x9w",
-	"+QPl1HKCmShODv61a1PvIgpmdjQLmKZ2BtNzwqLAx3+OqS06AOL+yZ93Uv/LKJSx3OfirP7jmebun9ij",
-	"QreAK0pYi+ftWD2rY/XCtz9RLyEKfBxNaaSkiJqmqvAtPpuIYx18XLmWr3LbB4lVJmxv/vYZhMnVE+8p",
-	"e/tQ8TBo5QG6YRIuvTbNMPlYa5XC5EvIQaLkq2+1hEyJxEG0ltU5U2lJLxr6KkjRkgWdByeDy9+vLk56",
-	"el1AK8tBq7vcStVVOs0CvQojv4SQGbMWNccr+NmkcL7DbNdRF7gpv6yMM86zHWkECN/kxXXMRrIxsdHk",
-	"KWZjohctpXBT6rABw+IlzIFND3y68iSCXSyT0UwKsOPnGj2SpNmRZUhHic8fYm8CbfxlrMnMQ0081liy",
-	"QZwVx9T1ZgFTbtUpnrn02gAeFtVdyN1xfBZ2sfPJrcYud8MbFp+i8IgGKtdV+N/wjz/FswjjBgsLH+PI",
-	"d+IZG3/1EZVyrLI4ysTjg9wanBvc1xeD+FION4SVdW6EyYEckYxTxuiUuiavpDWaocQEOC+wEhb3sRYD",
-	"iDknv0ofbbtQLgPkuVNlzaF+u0WKzVqTWMPTS4IflMrEkqJAynkNrSXtHy72Cx0q0nkyYp7Pr0GimMok",
-	"KRyuoh/oozK6U9+LzsXlKdTiCDCto4T91zqf1G/vDdMV3OFpavCob3vH5Lz/y6f+xaVVgh7DkVhfEHFG",
-	"llnQYADUE4T+mgVZCLWoKjYYB0mZHLEoSiCmj93Ti/b3cVwbxHp3ev52cHzcH1qluMQbNDrgY99S5c6K",
-	"VlKZVZYTiCu+4pKbuJGFq5tyOYH1FmAlWQnelnZuHjeizZPb9RxdOzHb2hiZvBgyRqwVO64wt5vxe0ye",
-	"i+BD8lGfyybfkPu8sbtgx4CeP1zvzsP3OQ/f5zx6z+PlkvPHNiD2jn29Y1/fi32d7T/ZfpxpoyPxS+Bk",
-	"Q09+KFL2miNk/sPqVoJGe3+v+DY3e3v1oTg7+2lVVCNVBG0DRne6Jkh0wyYh877KIxX3Ff1RHlexdw/k",
-	"f5eXkL9jXrjeowm9I//xxeEHob+MUomhGTHVudLz88ZXQsKnoY+v2IV/KC55i3WoYTdGlX2nNa40R3Va",
-	"adtNVjkYt2ltVLebzgGLi3MYndrBfrPRahn1WqfRbBv7q5BAfRtIoN2oJ9upbbfGDWqMOpUD2hqlOO8v",
-	"kEu+QddXc8l3u/sShvlz7O7PSzHf2u6eg3G+7V23jG6aFAEd3cVFSToHr5QF29iIKdU+cWrzp5E7ccPI",
-	"tYnn219S/lj0sVRi10sOX03Z5HhHdIXGl97eMKxsFk8uIm7OMbYxt9kq0oZKOhFtJrx48hBa/Mr98QlY",
-	"H1vYHJ95q9t5UZ4zq0D6VhzmXHj0rVixap6O8A+5Qw+GR6cfz3qXg7cn/auP/cvz04tCuaA8i/By5/Y3",
-	"qJeuF2yXXOKKfED3qxvd7Tm+Haaeey+cTad+EO2N3b8qoUcL5QL7a+pRTFVPP4l6CkjkTi95Absj4olx",
-	"BXoCJgcc6vGeG7pwiUsdCN1UC+UknQCi3H+KxbFiSM777wenw+9rTOT8WzcoanrGI5MkXSTx/j+//fkM",
-	"CSq/tMPPtdFlg//8ZTsJKrvklF1yyvMmp2zNN70Iz1eixB9HrGOLwDyHdse2oTk6rOb0NtCtZWm9AOFq",
-	"sHkCQlvacpVIW78HtnwYN5Zd2FtmiSj1a1kSPc4ZKc/zFOEJ30iPWDHNBwOv160bssTF5c8iYs2mDo3Y",
-	"Rxp+sZJYJpRknpc06RJG7ZsF4ZFpwEJgoAc6R1N1BZhsZZIeDsYjLD4XMLyBA/WfR3fwnyLlKJWkDg3i",
-	"QzdUNyLafWiEvyxLsRPVcBjRO6lOQkdwkfbWTD7jkg6sQsj6ICi+pJbOgkXw5aFGDgMmscf1kMWwJY/r",
-	"B8T2GA10RiUMrAe+UzcixdDXb/tTanxUBrzJxzPPAwmBCYW0jxv/NjV6AZv4X4EyCM2rpxQHKJWKk8yj",
-	"qsmPRK+guL2cqgtJTUgjVGE2SeOkYgbcEH8Wha7D4qFRp1A6N48W6Yg451JDkdTt1jRh4MhbFgO0ZGrn",
-	"FYWRiTHgZVWn0cNYBMGNNP0ONyQzHl9PvSo5HZtcY9ii/M48x1YezzV6LYnZtSrBKL6BnsqV4tq6uVUV",
-	"FoUTqmTIbhdzrdStoOKjhSduq5uVOeP4LDS5mCyQzkOKWZk6pTJqBfF0Vo3Ji7lSY0piMWyQAyMd80kS",
-	"zHyGS3l5Qkspnb7lolfM5NKzEI/lmzAjGUu6TPj8rCFFGKCvcu7iaxdGtIfvOwzHM0++abEeNPsn5ja7",
-	"jfP+IK4iUUy44Iox+aIv5jA1aHKxJxkz8iYBw9gHOIOSNxS+kvIAKx0+TyLP9CzxkE+xQf3+EnM8+tdj",
-	"u5SgXPXSY0vcgdilpD6pP3eXHpKYg3Q8Vep7KWtk05P3No5AZ6gV9UQ5OnW7yQ5oe1QxnMa40qT7o0rH",
-	"bjmVNquNVTYJkNyzeeP72bzxA6NZb7VrtWajYex36gdGq7U6m2d/G3rQekqM7ewzY1yvVfbHGAqrdBwM",
-	"hWXE8GLb92yc8fx9X57Os78JZ3wX7dtEiq6sJ55bMeAcAx97p1O3Tqfue8oW2suiRaxlpafKn1OP4MrL",
-	"LFC/3JFick0Pb3WMMxVMJDT8Ip0bWUc8kyNurpIzFui3L2rOBHxOFlo6Tz5NXCh1iYXPZcEZyjo6HQ77",
-	"uAUeDy56b0/6x1ZyTNcuvqEhsagzcXmf05HHnC4ZUy+EEGmqldNfh/HqmiP0L22D+BhJtd3AnrkR8ccm",
-	"Zy6gd0DHt5wUwcEgdVShb6Id0jsbiFGS14l9NPC9knISaf36dKa5fQ6J5YY9iE/Bod/qHV0OPveTAyz0",
-	"f+lIfTqzpLygNRjKS6vE0iYPtBq/YM/9wtJHHF/Gjk1OoRcpkAOBDmLBFLiIu0Csd59OTn6HB4lfUGbU",
-	"BE8k1POwhB3coKwu194Pl7K3sgtF4DcJhEVlu9JDkEpmUzq3x/335z0gWcSjmqgqrI1vx8fQhwa4F5f5",
-	"LuK9Tj8oEydjsfH0eUAZFIwFaesWwWz5JQTIywW1kgvdAq5FHTWlVi2GjlLPAfan/BLC6qkHUWZlyaMo",
-	"Uw2zYZsMf83mCMgp1/j9KRCaSczXueHp1cVJL3dewPD0qnd52Tv68LE/vLy4GgwxOeCqNzy++jcC5mcO",
-	"iA8zguKLJt/lZORHNwQmNhhYmBlQ5Z4zTB84xP9AlgCKuaAnEn6ZkTKQBHJlfBKC5Fs534bvMyzvubRK",
-	"ywD7cmz1Y0UAl+PMFweyE1lSceakkzPfc+27XEh60PtIpvBzEkZA7/b5/SKSJNEn7QpMaXJr5IIwv0C6",
-	"Fp05bnQENhD+/qqq5SYsc6hHI9uQ2ER27VasIwZCjgJfApCKVZPwJ8WkRaOs3NdW76j3VrEuTW75MARK",
-	"9o85OFBx4d4R8/xb0gDiqoqsEPUQ0k8vYxw0FENncs3pPCGRj/rXNvU8FoTdOHYT3TA3SFqFZ8Zj7pX4",
-	"j/hCqm5Sk9/Q8AYEr4RdlcE6EvgeqxLZ01Cvk1ArEzRFDejhfAhrY6iWzJ/Hhmh0sqlk5emq9/eis/bz",
-	"2XI58EssM870H8oAa+YpzwH/GS1vOGd5c2hCb/hwa4yuNCjYoIzO6SExad6VRcV4ZBLqk2J4UTzPkmA3",
-	"j9O6/UCpHcO0ehMSh00DZoOsQ+RPKx77yjz1czfEYHspCY7LaikLEXHSrHVMbtEROETWRMIFoIpkegvL",
-	"CIW/VRYbR9XkEPsWFhR58okZTnI5pEPHDeJ8BIc5M1zHzDlMdoH4sK3n1DiBP50yR2xg8ocKQxJL3Nci",
-	"RfhvuFetVi3ItaDEnoWRP4F+mdyKZ2C1Wt1Lfit+avnBNeXu/0mHdvoHmDevOgOykl+4f8vJF1fMgKI1",
-	"C1nQFTuuVP/o2SCdDB/BvIJ/Of6Euhz+OQ1cbrtT6nX39lJ/X7AIPjK5Jaln8HvqeZ9CFoTy371ZdMN4",
-	"hAOHX4CceMaeioNk8mTrbizoRT9sPwtf9n72IqskxBrJOGxb10je3lYoUBiatRceF8hDIcYHfgQi8cV3",
-	"t5dGLIRlywIoPgDZ0ct3VNzikP/jj4k1TS7D9ECE43BquO/hJl19QYyk9IgyPvYDW8uC0m6GpQKS7uCw",
-	"o94VNGVyrKSjlFurK23ZP4Qd1R4OvA54Dribytw6j40jAnskvmHKw1sWlKWrWe+LBAC3rufYNHBkXbUH",
-	"mNqMl7YzuPnK0rAw0obtmQzuQi9Wu4n0iZie9z/EAUWMlvbcb8L0yuTPbl/XaHyfuKGsE7ZE1VtKDbgc",
-	"tCDDskykVoRPyql3F7ohpGyOCfdvqybHe5LctEmlsoBpv+sszk6Q+nULUm/u7sYZIabyKmu1VM/0NYmY",
-	"rlQuvbdeKZ4PNVlSlYNfjfyp7/nXd0d0KgNFaWHS6hxBJbTIhE5DIk6jWJMo8omVSg/pkk/nJ9+sQ7Q0",
-	"4C4AUgiU9EHlRlnnSHUvLd4oPQlp+RfGHZkEn6noCF4S5WhIJCoxeI6BG+1+E3onKxGgGuU0kWucGzmT",
-	"I+fd8/k1uIUFFqSefE2lKvnoB0zPKNendaauonFQMjk8javKJ8wlmesiNboa6SrhzJw2d6fq9xAL9eLr",
-	"DP6Q+lpo87JN3jo7+gBElk6Je4BsljQ8Aj/NZ3AJAzOIlilVsWUCw3kswdOLOb1CCaedkM6jC+nkWsab",
-	"auasCMMsEmUTdRyVFZpH4SYbWEGW5PTmLpyTKC5uonWTshCmpJOGpZwL/4lVal58pt6DsMAa1v2PTbXP",
-	"uXQ3ZdVvuHhpuJpiL2l8VlIeli+4eLoZjHRIml7CwV/k3IcWKSru9ALrvEwU6zwmNYeEzzwvplhDpFEn",
-	"h0tWuORZuzzFgYbEYNGQCuDKkK3JVby2mMlbLlVJT9I6aCR5wd3FE8ccz8Pki0SP+amgpx2r5HM8D7kh",
-	"YX/ZjDm5/UZPzrp8ZOCycKuXT768p83cMk3vmYhNO+7Shtyl5ziJ7eFZWNbEWR51PNKOzCl7DRFIuSqq",
-	"C5ac2jdAN4HkCeDEQ2ARfx2xydSjEdPnvypk4ThJimGM78oEyqIwEkZs2sVw45yHTGWhANde7H1lQoml",
-	"xKQsUqRE/aG8aTaNqOdflzGVEbdB6lQMqwTXei7/cnk3ZUDKV31nzonLvxz5M7WJUZ7ex+CKw6Qej8k9",
-	"H5elum3cDRUjmIVJ2Q2bep4w+RH9wrgMtdJoAdHK+jKRf80gLhpOoeK9YvHE93gTQjZ2qKRUcPtVE/st",
-	"u6FfXT/omvy8/3P/6BIeFbqAJeAx1KzTv1YD+KrMQ4csecvkt/7Mc4jjjseqlIiC51gKJy2CAylLcrop",
-	"CWaSMkAmL1opnm2XpKaxVVrcfnNumunl8Irx/xNsY+GRPpjPFOW9n2/QyTB039n29rxexvTQufxlbHb3",
-	"4d8uIcSivpR2izehYkwUs0mcJk+xOF0p6BOWwVg5E5dXGNK/Yml8xR+Vx4KQRUg61fimJo8Jp4eEKon8",
-	"hVNFQgiVsZQsumupjC2mKKF2bNaTfUVtA3GBsdTrxnrNKdqpCaSg+HrJNBJbErBKJXczxSwtzvNK54ij",
-	"Jl/OHPWDORYqh8TbLHJoqawpecXbG2YI53YUPSvb87V6jrZE5trxt57B9j46QWvHynpFrKwdF2vHxfr+",
-	"uFhPaUW3T7baMax2DKsdwyr33rTjVe14VTte1YvbF5+WOPWS2FIvkiO1Y0btmFE7ZtRaZtTjWcgTGWRc",
-	"ryrpaySRhQ6qWGVIirYfBy6TCj3k9oYFwpDMRV9tygUenwb+V1c8PmTkJJqPWPJCGE52KwYNIqNgdExu",
-	"+UgQ+mmhVhIRD2CVMAYog7Uq37/ic+8uSTMU7Y/9QEWG5Uh1CSWjmetFFZdjSQR/LK724np88mH1SlBj",
-	"fxbI8likOMasoskUcLVLHQFMPfoXYOD/2OI/44BaJRkWQD0sMKapxkFKywItLelwAgEsAX+n3kwci+60",
-	"CzBxEipbiGOG44TyQAVC/QET6LpMLM7+imKylCVLXhyCjLvJ3UhAG2uafD9XH2EMxC/ZG/kKLBL55Fpu",
-	"9qJ5mCjrbH889XaEtddKWNPEGkGKewN95sQwlQtuxCZKu9FBTexC3WgZ++Sd67nXAWPkyJ8Fkcl74c1o",
-	"FvAy+dwj9ZrRbJn8E3eFNbmIaMREY7p037/1clzlgo3lw2QjBVAkjFyOYorD0/PLD1e9j/3zwVGvsKxE",
-	"m9Gq1DqV+v6lUes22919o1prNCu1VlaJtv5/Zy53/yLyfqR4fGRUjo8Mo1Qox+XMzoRpdECIWv4+48t3",
-	"8m9YY6oVpX++bxRWFmFTI52ImSfKlOLSKWOBy6+dUeouRlzAbsDHsiKb2vTOo+gjvCMo6Iatn0GdH1s0",
-	"f3J61DuRlf4KWl2x7cpVwjxf6NGSLr0/OX0LVRy33xmb8SigngFr6DFrosUrZi/9/mLdzd7n3uCk9/YE",
-	"xDgx4SY8+79QaoeipOhjLa/6611e9fsur/r3vbyefDrXN5rOf+Z6KycIPVKYqNAtHF1H4e+/XUds0pn9",
-	"+7IfnfZ++qnwRM97v9qFqQfahOMd48fXQfP2NNyQdVxKhvmhJ6Z0wpD6+FuumHVml9dTL9RNrLhalMmT",
-	"U4086lTJIAqJpeYqIPzbGxoRS58vVS9uK6JfWJgfrT8xz0nd+Hspw71DqDuE+mK30A0R4QP2oVw0PjX0",
-	"PyyTz0tm9qNsVpu79bLFjsIteuV68+LgoBcSogoH5vmndZFMHnPwsVQa0PTFLzEEnCnbsd7zBc3Gri+y",
-	"Hc+XycH1JR5SpnmJscWMUmKBI2NtUGTnENs5xLKWctoRtljEJHu/l1XZape1TrcGVdkaAgLIqmyYAMKC",
-	"Ie6rfewfOfKD6QIaOGYOZlQQ3eCrTD+FEWx6zcpEARZ4SsNotRu1jlFvNGsH+0a9vt+ShTEyyok8a33+",
-	"eUYW1A45Hhz1LqF4yAqMIoAEHTHvncuvWTAVM6XQLTTrv04upm/bwcVHcX5U1DABMQbDf11d/n7Wv+pf",
-	"fuifD/uXV0bt/dXJuYZInhITaMDKtSvq9XHfPvJ5RO2oP6GuV+iKT/5XzmLRi0KqNEpccOX04iqu+6IF",
-	"d2IOXKFbj+Oh8x8/JiLCp9YeUEAhreDOOq8B2uVH7eE9j/8bHvtfx2l/2SE/l5IbSeyZADNiF+EsKKXB",
-	"SVyVeeQ7d4dEVeu34tNz2eQ643Mp33OR7JlWg9OahDJt4p6fzk8wm04FMWNPQXE88zzI4Zvi5ocdTTL4",
-	"IMHP5NZKC2DOarWGLR4J/sWs0qFMbKQxhUjWkk6FUbGwvJQnaNaaxOISLluJLhwmwmul54h1dHJ6AWX5",
-	"FivJE0n6M/mEBl+YIwaSOqfck6p5stg9snZCxqMqOZ24EWjD6HuhRUbM9icsJJbYFAXWssAuh5ZUbsBA",
-	"tPh/5KMfEmvecKugqCLXohpNXP8d8C+m3YgvnKSKnXz5evH3LqEkZLbPHYVrJdAGUAljz69ZFJJmrUMs",
-	"yRjsA89LDKYX+uT2xvVYwgyGzkWu55FgxnlMdp0jcKFjCGStitY1i2DSumFklYBAlWjeZRallyj6UFay",
-	"j24YN7n83WxKaATXyxqMrEskVaycInHhbtAl8WYQ6/Rk7AgWYf+dUQ9EDzPW0Cuser4TDczynmXA2seG",
-	"qKsx36vEbJnQ617A48mKgzdG+05r3KEVw66zSnN8QCvtUc2u1J0mOxi3aW1k2OrAUa93akZzv95otWtG",
-	"s9k4qHWWlvzWDkYPKvldrydls+usc+A07cbIqNSoMarbDafSZFhBO6Pkd2IH4prfT1rxe4OuZ1b8Tg3h",
-	"/mLF7/NPw+Fg+D5d9Dv7UPi4Rb8X4P/zlPi2l2ij7AQCslD/AGHTnOt0BfK/n6c0Hc67n+Lo2gAengV0",
-	"RKIBEZgbUUDtL/gV3N71+aLLFPWUtLKbs5CRosttbwacllQN5ZTY/Dx2LCmcr9g08zg2YGPQmVGYXctc",
-	"H/BPIXt71+OQP67Sqa2yGAbRCxDeAYmcuDtVcqp49Bi9TD3WMjnWbGgaSVEENyTX4lZSA8HkCp+DpA+9",
-	"pi6vklMF3qTLWEPoZWCgpetWgzcYjmfw9E+LPtcDx6fXmH1d8rJroEZ7XKP1UdOuHDhtVmlSY1TpiH1w",
-	"nwkAYowa9r4Txy73D2odo9Fo1ox2u15rtYzGUqhhXNYa24Aa7YN2vF83nA6rj2q20ay0Rm2749RYxRjX",
-	"aWPUtDOgRjJzngdqbND1GD6c9YfHO/iQLWP8UPhwGoAVfyWixivdgZsl5azfyssq5LkkvGABdUBshMCh",
-	"0vYXeItiy3ajxb0dtmuxMa4tDqNrf67fM544bee7SdfZxdG+gzha64hf1uzwq3OHcTTw6MKr5F8xjArG",
-	"ZRdfe+nxtfu7mFanEv2oGUSrA2AbCoDnOL5Kwm+mZjfl6RRTq0pAt1YY1y6ZV/RORW3KxJpbChBY063q",
-	"yuCaDPEcAiMO6cy3gRvBMRJ1KSBoJENWlHyl3ozpakRziiCLIqPFkKFexIjaX2Q+7TWLLCVwwhz9TFmq",
-	"kgsWweafKZxHnIC6GbBDKlDpYEE8HzK/M6jlN74HnXIjErCpLw74qPinC46bPKfi+HoQ8eQS4T9wZaSd",
-	"nvd3YZQzpbkf2zu5d82iY5decz+MXDvMxTlwkt9ncrjXW/+uMI0mFygLCrBpyIOIDyWbeTYlKeHSaDE6",
-	"resOmry4Wsx0mZIpiYVMlSbn1KOz0B15zOT+NHJt6pGpf8sCaPKkd3SGhj9Ene3RjDseijdNVXWFO3gQ",
-	"4oa5DlT6K9idre5p58L3qYFcJx6hTeMfSlxubvk+g8H5SO2Q2aiFmcvifOwdhcwmShw4pWa/zvTM+VVQ",
-	"m5NMA1YJb2iAVV7CJEX7qPcvWORH/xrGKTuuzcg142IFM4eM/cDkYJ+KHPOTGFc9lJ6URMW4VI5F+lFH",
-	"Tkn/64+Sy0SkBm1nIx5gI/SRXGcksmbeD2Utli29pzYbIYvQJbZcZEss/vsdRiNfJmRWiSUPb3hSNDms",
-	"bkj4K8eqj4Ap5BkPOSzpI14i8a0SPTEAigAcc9dUWxBbLGbk7JWQfjl/gsuW9EFXsMnFMU6c3Ma+5/m3",
-	"kkxyC528T+Wo9YZJvZbdSe4pTnLhBQ73d1LRImC49hbm7K6gRR4TjBbtCSxtSu33JHaJ55D6vb3xPUbA",
-	"aQYnq9zHwSBJ8sDgF+Q8zDyGZZ2wn+/84JYGjsuvz8U31bh3Vjcr1zpDlBerP2TX0tPMdGxZs3OY72EU",
-	"5Sg+ekbuaxJrxTH7Tmyb7rRCp/FrrEJ3FrB42byjrrdVFo5SdZXD9zigMskgeQCDGdtKfE3rWcyq5OZ6",
-	"FvM55s9pjUthb1W7DmrVQK4dNooJYm6wmCIGkqtQb/QwLscDXv+/pm6gWhI/4n6k8ZpNnkfSbyNec8Lf",
-	"XiLptzGvGV9BvAh31OYdtXlhgeu85qx0vNq4ZjdGHVZpjQ1WadK2Xek4jf1KfXRADda0W06nVigXGHcy",
-	"Eu5qMlmjadTjZA3oX6thGB2j3txvNZo1o3nQqBmrEvdq20jcax0kifaNkWE3nX12MK4YtD5q2E2nIv5q",
-	"0XZOjoBRe9LUvQ06n8kSSA3iwSJLQOy+6Ry/ffFajAOj3m60DmrNfaO2/yg5fuM0YN0bB5VbNlqf3/f3",
-	"8jln4GN20nOu2Tlo1Vutxn6t2ensNzvtg86aOWdsY84daK9tzOqjll2rdFjbadkHo8o+bY4brO5kzLkU",
-	"IH7GaZe3/yumnRzH5iuYdn8unwSPxE/XbPXmSa15mOkLQO27ZacvPIkGhuex0P3w8N7f8b9XklTOocI9",
-	"nvfne5V9uI+/TuTliO17HrNV8S+TYymAkNRrTcSR3Ac+bJWccllBX5w9Aodc+yxETyXSG9Ll5hTPxQ1N",
-	"zpkLiTgz7ggsz/2AhJEqZjOOGKySkCgW8y11VdoPPjtEZwTMhb4BIR2xLPCdRQ89n1+zgIQ3/q0AxLmA",
-	"6tNwLOIbPle8prk4c1JlEaGGnTyVHMZv+0cIpagU84XVs3pJ50g033Q5VhMZBVjTJrckJ8IiFZRuIJYk",
-	"WWqfJIpZUIMQMtcOQSMCdnJLfuwwccoNGR5g3ZAYtZrJaRQrafXIGHwIWocTQS48LzMxflX43/CPP8Uq",
-	"FRsPjCrmrB75DrOQ7ZR89ZGFIb1mVpUcJcdm7TwdgDj/tR9FjMvK4nTh+JxrMT9B8vuzr+QtEJ+2ftKC",
-	"GQE3hqmBRzzfEZf+8un0snfV/+2o3z+GpHD4yTGLqOvhD/878yM64GNfNOC5EzcqdI2DMv5TJtoPhpf9",
-	"86PT4bB/dFnpXV72jj587A8vLypn/fPK+/PTT2eVKQsUqCmUCxMWBa4tr1Z1cuaQke61utIieVdTFlxh",
-	"LY5vgP5Fj1UHsXrZ0kbx1tShEYX3BQ93gg+Veoor7SmuzvrnV/AUBXCiUniN80P3TUyGCa4l8a1ombxZ",
-	"3+Ybwv6yGXPEPgs96RLjoFqT5skTVl6Ys/nlWugW3p2evx0cH/eHBe3rZKEXus1aY3fM/l6O2Y1O7aDe",
-	"3q8bB82O0W60W836o1PpEvqIrNE1DXwHaCYVVezmich18fD/OBSCDRHNAw8pewKwr6+ydq9zCg1J6Iuz",
-	"SSiZ4IhKyqY4ROj5HsBDkUmexGHU8Vw4f4KIT1EOLqmTictnEYMa/jJzZuSxkqrGZvIAHMVkQu8kj37E",
-	"SALG/CDBYV1VThn+izz0WLpUFyrtcZP76SjVQvASE1FUDWdUX6qSS/oFWOMxXx+weR48BK9kB4ieHhDt",
-	"9sSd63kbruet735lZWlm3GOhEiDR7aSDIdIfYpv8lUI2XvAIe6Vi1f6N//i2t5S/uxXl7lQmYvHzSW+o",
-	"f1IiLgdFl2tk5eUR+Sa5NL51Ett6iW+SV+Fb0wLftLjdiki4LM+9SXG71ZFw0uN3AixcKxCjXlLgXt9E",
-	"JLyh05QGzSE4Nq5VSVV/ln5v1+5XcM+YPLnlunwmbSo9SdD9HLq/C9G/ghB9XuL/WkVymj7lPdNBckS5",
-	"c+s60U2hW3h7dnFl1N4X1qo8GAowNNoJ6kob4rPAd2YYGwG7Kiu3AvV9PiGKOdesp9V1OVbeIlmCY3Ay",
-	"uPz96vj0Y28wvIoFH9rtZr3WMvYb9brRbjdqjdb+nODDk5D4V8g1JMOfSwB9Es0KXaPZrGVUcgHtiPVy",
-	"B49VjKVcCPxZBKBry7IZ2K6cmfImW0TP95XpAPxrK72Mwdnn5tXp8OT3RdGGciFalPAQTVzS63atbvwX",
-	"zgPGGu30pCfbjlLnNlf3Up+Y6/cmpdW0Lfx1FFejKdufleSpD3cODXa+rP0FqCqQKlFAdU6W3eSLdJ0q",
-	"SU5NhE1mHtwwW3qnS6wIFNmts9755bB/rpIh5Z9XZ+ennwfH8DmATRRAz9AxLy9qvad6ZXLkHKm/LXRJ",
-	"QfFvfl2qZlyqC8HPDRdiyrhsdU5VeGJl2vwlYvBSllIyJBNNcQ3Fy++k642A5404PgoaEvaXG0Yl8SkK",
-	"USKiN/ktTeCvLitPMlTlq8RCu4mIPgIpeBpKRXeIcPqRye0bZn8Rr16KyZO8WvImN/kxLpoQjn2+1JZH",
-	"7ZAwmSCxCVyQMJGC82VixXjDMrklAQcU/lbm1iJWbG7FF5NoZhGxK1blvxUlQhzx/DF8VSZG80D87z5E",
-	"Z7lD2u3OwXIKm6aPr5tqGEAahu41V2Kfng8HvIhemxzmSx3eG6h+ju4IRXlPfW1KoANnJn0SiVNMRK9j",
-	"3yU0ESubzksArFhGVWJlAybovsMC96tYS7EV0Jt+E2plElTtdDxAWZlgS7wBLKtu8sxf1MVSUJoxYr6I",
-	"TshJVE1sUnqtYibMNRxZ1QGdRjdV8vjlCGIpUjxPblicADk9cXUCcWnAyENLFGBXtTnkakKv6QIFaENn",
-	"IXwFFfbji5A0qVUwkAQk5RnHR9YFVrNrGSzULTD56sIFSOqEMv1lomobQj/FzCkniyXuq8mxs2Vi+xOG",
-	"hhhtZuZUfYX1DXQHxFNVOtjEBbE50fQzPjwTW8l3Wkwh+yx8/3Ptk59Fc5wgn/gct+QQle/M9LATyZMV",
-	"X+jQ9qhlHziVfdYcV5q0Maq07bpTMVhtrL6LVSoP6rX9dsM4aDbqnf2W0W4erCi+YGwlulXfP0gqGIwP",
-	"7DptsKZRwThRi1bao45dcwyWu/jC43kZHu/Yu6LAQ/7hWVLgQXtNeQs8ZDuvthhCu7/j44mCaxlwZKH+",
-	"g6aNv2PT567+oA1bLkfE9sJyaYGT5Iv7FYzQsO1avZPkXlYqardQUmLZtFtWWkIHrUiSXgTdAuGGqRIT",
-	"8vNUdQnwPET2DbE96k5QmDJ90n/MehOQQSQ6NVdlQn8YKDGh1UbbrMZEGeCylHdwEB3BgTdg4jSqyk2U",
-	"Ywm7tKJCTEQQ5xwgIqysS6GOEMSmXLsYxhZZDC+oKIWO9p+GOrEZ2s8GUD9UWQuDNux91hpVOk59XGky",
-	"qKBl2JWGsz9u0c7IsOtMgbhGo1U/aLbbRq3eaR7st1qN2qoUpeY2QFyn1kyyfFirebDP6rRdwcoQxriC",
-	"lSH2ndxlLV4XiNtgeFaXztgBs2U7pF5Z42HA7HXV1dgUbm1abGMbMEhKwFpzOQcWeE7RP6kwizCjIL8t",
-	"629ot89dfQPiHBCTQfc49qK8UVEOfc98AobSU26YL7Csxy4Z5UdPRslZRWSXpPKKk1S24XBdXYrku3Hp",
-	"PF5Vks3xQo5SJfcFCQslS0yuapaQ+ZIl2nUbFC8xuRbzl/H8cpKysEmFEtlbk2+vQkkcHoXc6fwVSlyI",
-	"wCKxissSJIifACvf+J4jxRSWKNRmR2M3U2XUIdKTFB959V6Fx5W6fYzY1K58yVOXL3lO9/rWVW3X7RsP",
-	"1LRdKlPLCSVhRD1m8sWUntIhyZG5MmcrySfuuV9k5WTJS5qw6MZ3ysJKR0AHpbo7eBPz+oTyt5ulaWwm",
-	"lvtKjCoO0k5edyev+wzGeSvqu5qSj566XdQ+93ls+IBaDws9LMuq8cuJjKV8TMVEznY7Qr4ypgY7xGoh",
-	"33twE02eW6Y3NzdRnHSyyYnk3txEwn1NryDhJpLV1ERs4YmFgHecxNfISbQZjwLqGZtoCD9WAhsqC9S3",
-	"IM9g1BOFg3qjxTrUaL6oBDY17I/kFsx4q3v3H6QVMhD1l5vGFo/BstORH2wUMH1Cqdg16/NxdGPjU9Mr",
-	"UI7NeBYN3s1vnw/FdfdRkc0vy5RJ1UukZDHBaMtSsuDd3L6UrNSs3ERKdgHqvMR8qJ3w7MsXnl00Cast",
-	"Qo60i3utYaBOjdgNFZYAPFA09j8lDcKa9kIfjhvx8g8Z5lgkv1tImiB+oDeIsY04iQIYcrmW2YtLoXgN",
-	"Cmg/FnBu7pDzDjnv5EUfKC+66b61NSS7gdTo/cDsvN6oyVOqB/fXGzV5puAoeZjeqMmzBUfJw/RGTb5O",
-	"cHRhb34KwdHd5rxkc14qT1qfzyl8Jds4yJPu9vHN9/FFIdTdJr5TSc2hkrrxli8aYvYscKM72Ap88Uh1",
-	"8esV00n8Rs0pcd7d6DLPnzmVqUejsR9MCn8Ki4xKKrgXpd+6Jh7lc6lEins2BPg4oY4jbA0phowRS/t5",
-	"pXLDvKlVJlalIn5klapiogaeXCndvT2j3qrWqrWq0W3X2jXYG+RQzXcDi+ySRCVYJqbIwsduIMPE1cSw",
-	"ZuarwJ411zRyC1dolslcRIw+c0cgAS1pnFyc9LTbrkqDz7g7snCoUwEpF5tG1POvFzqj1FFCUrT9WNVH",
-	"6q+4LCwt6cCJui7jzokEWCrNvEymgf/VDV1fQp7sjiy5YdaNztWS2ESO10/H+sO1I5z/1Wa8z8if+p5/",
-	"LV7AVL7WJTdc+iLfzxc807jGhIZ33L4JfO7PQjKZRSrsH1d8i2P+CxP4VI8dLB3aTW8bm6msGy+YqW9/",
-	"fvt/AQAA//8=",
+	"7L17d+I41jf6VXR437MqmQEKktQtWbPmpQhVxXQCDJDqp6fpg4UtQE8ZmbZMUul+67ufpa2LZSODyaW6",
+	"n1nTf1QTX2Rdtrb29bd/r/jRah0xwhJeOf+9ssYxXpGExPBXK0z+uSHxvfgdEO7HdJ3QiFXOK0PC1xHj",
+	"BM2jeIWTCxSx8B55/80j5iHKESfxLQnqaERYgmb3KFkSdEtYEMUvOFoQRmKckAD5IRVfRhFD5JbE98jH",
+	"YVivVCvkK16tQ1I5r4gmK9UKFV/9FTpTrTC8ErdwmFSqFe4vyQqLLv7vmMwr55X/9TId00t5l79shUnl",
+	"27dq5QMNExIXjEreROTrOiac04ih6JbE0PmQctHhmPBoE/uEVxHmcCMmOIThUp+gBH8hHNGkjloTJnqB",
+	"Y8ojhkSHOcJoTkkYoGiu3pRtiZZoImYtJskmZiRARx5PcLLhXnXCPMoSwpI6vsU0xDMa0uR+FGKvirwQ",
+	"z0jI64TdehcIQx/VJ1Y48ZeEo7slYQize0RCsiIsmbAgIvy4ijBD0VqsQhQjzAKE0S0ON+QceX8TLf8/",
+	"8O9k02ic+umv9CJJf/3NQ0et7qDWfN24QGyzmpGY68HD2NS1KoqSJYnld7i4wZOYsoXojXfuoaMl5uf2",
+	"mM7/AqQk1oKwRMyEvHcuxoswWuE1+kLuq8izVvH8jszETb6ZyeaPqyiKkUd+9WCcHiMeOsIMDTsnExaT",
+	"xSbEmRVPljhBqw1P5BzCSt0to5DIjh/X0XipfovezcQgoxhRhoJoMwvJhEUx4pQtQoJ+3UQJ4XXUNpTA",
+	"kR+tZpQRdEeTJfJavUsPHcEbAREbRfz/WPa0P/SqiLIJExPJkiXhctoYIQEJLnJjEv1gUYJW9CsJZOui",
+	"63LO9VLzKpAoYtGEifbF61VJJFxsQBxWEcH+EnGacDEm8b/ojiGrC3XUUkSWIWJBVxMmerDEt6SqCQpa",
+	"kI/7WN6OwkCSHLtHKxwKDkICewnEUGLy38RPSDBhMJSzRgN5lN3ikAZefcIyLCIlGfQ3tI6joIBfzGF7",
+	"Z1jGCn+9ImyRLCvnJ42zt9VKcr8Wj0rakRwjiu9wHFC2GG5CMsDi2Tzj6OEVUAHbrEhMfUTNJp+bt1G8",
+	"CUmWt83j2h2Z6d6uRdNpZzOfrVQrMfl1Q2MSVM6TeEPK8j3Rs37cDWAoXbwaqvU6dBxmne+WESeo27pG",
+	"6yik/r3kWzioIk4S8W5CBKfMDlQsSo36tUUcbdbu8eoPPNFImR9uAtIKw5EfrQkvYPg/LgnsD3n43FJO",
+	"ZyFBXLwixiWZfhXhkEcogYFHc4SRIBKxa2KSnRsqdoBoC82jDQvOxeojwb5jP2KM+AnCSYL9peDEYisu",
+	"CfIWYTTDoac+eoTDO3zPEVmtk/vjHKHL2XBRNs0NN0PjiqRnURQSzNT0pH1qmS59FKtzKGEUDA/BUjuo",
+	"gGCe7KIDWty1pyIN1weeaNjZAVMc1H6LGGnWbkPMDhnv0w/18YtbtKK79zXN9+GZhnazDnBCrjH/UrDX",
+	"xbENBxFHSYQ28DhIcX60WuEaJ0L2FTKePK3EKIQ8YjUiZB4pjNlyWRKtozBa3LfxWkln8kTP35/66QPq",
+	"hLfnhnsXEyaORHlii88LFpQ9+FBrJmQhsVjAIc5hlWZRAGwYo3+M+j20IvGCiAb8Zf6kzHyw4JTcmIks",
+	"OimbjZOzqljmhMSigf/v6OdW7V+49tsv6v+N2rvpL385mkzqzhvHfzmqHvrG8V+O//6/K67z2aaEq8jH",
+	"YqUeReehaqRoLzf3E7rux9PT+mNGtj0g6ssx7R/R04zkGn8dEr4Jk6ID+Rp/pavNSukMYhCxfF6oiBET",
+	"ZL0gVdQQW/hVo4Hg4OP0lqCjgMzxJkzE5eM6+lHItKsoJkLIly3EZIUpq+ojW+qvPo5jCrqZx8jXZIAX",
+	"ZBx9ISwvZL5quHfLyowos1tUZ8R7jWpFKslib1GWnJ5UquI1MU51f0WZ/KthCFzM/YLEMGt9kN4fQNaR",
+	"fjG78uZyrfnm9KT55nUD/qu9PsGns6Z/Frwir+e1Jj6ZnfpnQU389Qa/LZBTTWNPQyF9GBUfkl83IEcO",
+	"QMj8TGKhGezg7EoYvZUPwuh9HIYkFmoHCKjnqFFFTTFRp+gImCwHTSPDYY/r6D0Jozt0WhU6LAuo+AYO",
+	"0YwyIYvDaUHQDPtfQMeKNon4Fo2RebiqLsRCZ+Sb+dwoZBPmTcX/xaNTT6ndS8yXcAwJkVoaAMCwsMoR",
+	"4Kmb/qJd85UhSUOEmgZdlBYHJH5/XzDPoygWR09A4nPkie8LTZr7BGZGKK/imtxfiv6PQff2YwIUMqYr",
+	"whO8WiPRrjdhR4zcEbBZxDw5rqOWOf6Mfq31QLRfDXR/puCUi+RIC5XBV69dZ41hDzsoMcdH9F5cx+SW",
+	"RhuuOFgSoQUB2kHiecHbpGUhEW+JkUdr/OuGXEyYYHtgldiwgMQ82QT3KKABaPuU84Pnqb14tfJp8/Rf",
+	"P3YTf/X5C/6vf4Q/nf7zbwUztdZDOVRxHsQkSe4HMWXJHvUriRBlgRBsbN5cRy3fJ2sxKLFV9HYj8znx",
+	"k3N7NqTSJDi93D5gfPITEIeUvabY9siJEMXWaWf/NschJx6K2IRZVsnsLMIzBROWNrVPDxvE0X8XHurq",
+	"Jupeyp2h+TrliC/xmiDylfKEI7pah9SnSXifZfOr+9paNlFrnpy6ubd6YCfvtgS9n0Eyq0m57Jffz6on",
+	"b7/9rP5yS2dDsthzcGn7gnhODpSZ62aoQrpVxJAd5IbXfMKSGIfNIrvCYt/hlB/gX2vyfz+LYf21aFzA",
+	"cLtBoSDzhWgDMTyJOJ6L3S14fHx/jrD8kVrquBh1rJtFlKVX1SpVpTFM3YmJUC/EYbcmMY2AOMxhzKv2",
+	"WYKimC6oOMaMKAFbyl9itlBmuyVlizq63vAEzYi03tEA3dx0LxVLTpZYfpjRUF4/gg6S+JbEiv/wzAOp",
+	"7e64jjr+MiIwLM90oi73oPm7u82sGvOGfzp7R2pv5k1SO8Nv/dq74PRV7WT2GjfJmf8meNcoYFxmLt3H",
+	"4GZDxR178Ru1d7g2b9U+/PL72281+8+zQ/5snnzbJppq5WttEdVclPRIi9wRzlsZwbyf0WnAyl9ktDgu",
+	"b5V8WivdEEh0gOOE4nC08X3C+f6jQhK2dr74SzwLiVETpC1byGhgUJMi3oaZB9NDRWjbO0+VJeaIRfbL",
+	"qs3yR0HsGOC+M2EkfUmK+/dAEdohboyWOCYB+jxoGy+UYhdgfbxbUuXEAO8Q5WiFg4KjdcKKZyH9TH6H",
+	"Nk9Oz169fvP2XaN5UrATuWNIhbLp67Psrqz9Hfjw781q8903NzN+FtuPNUdOW5CxAKVmIZePzrL4ettW",
+	"HzBdecBJJ4wz/IVMfcwJ4msShqBvuJqe8hA7GpsuZGtJFB1fIMzuJyxrTNolJO4xLa3XIRXUwhGesLyZ",
+	"CR1xQrIaZ952XbEt3+7Z+jexR30W84kT0mfhfTEzYwi4ZkZCoBz5S+J/kfNME3QXbcJAHMdHIBLNY0Kq",
+	"WSYulpdUJ+zzVauHErxQzyh/BihRsL7HaLZJkDrm4UPRakWThARynTHjdyQWN4ASzTKmvVjiW4J4gmPw",
+	"iHiX/V7HqwINSt+10Ea+kHWCjmiiXX0z4NABiuIJu8NUUF7EjtVLHHnmhPZ0CzFZEcEdSFBHLTMxoP3I",
+	"bswxDYXmpDoK4hGJY3G+ccPMaVLac3JrrdY+zvyZkruCFf0U3aHVxl+aw3kTkvSsOkfe+9ao25YbPasc",
+	"f7i5uvKqik/jIOATpngGCTpfE8KEIs+9ekbfkfeBMRPzTBXxCM2iZIluKbmTJ58WIfO7UXy1YL+JlzMz",
+	"QdhmVTn/uQJDqFTlu79sk/43IRNI1Q2iR97jQEnJ4i8/gk0vfgIzkQbSlxDeIT6iu/Z7BZZTvhKQyvlZ",
+	"o1GV13jl/OffK0G0wtBv6TmrVCsrwjleiL50JTdTlC/OP8nQX2i5pS4G+eIcvRjEUTAF7vvClnqlzx/M",
+	"jgvyFb04+vs56ALi/0btaVRfN43ac/z34xcgDWEYSUUx1Mq3X/4MHROLUk4w+xhFi5B0xDzr4B65pllC",
+	"byETIiTIF84HuWXFFlaDB3ETaQER7LZC8KCcCyWj8q1q0UY/7rIbTsqTCNBWepqYt/lmtcJib1ZazHZE",
+	"AvPAbMs3iTYcHKWwJI+ku7Etj79Q8hd/mdXAX0pVlL/ccPCCnr10+/74y6zf8AUcwKHgpPdoRgQD33AS",
+	"oNl98adkH1/ucKbylzl3bIaK9WBgdt/ft6QgoVWVHHH/e4weiN1+xU1ZueN3i7a+O1U5BivnUDt3HjKD",
+	"D12sZ6ahP9dYFcVIfr9NJ5IVGnb5KKLQPsmcWUNfHsuj2P5WqbNHtSTOnYb6r+b4R//3QhpTUyPVqoS5",
+	"6DcSR3Cj/qhj8jt39du3Zz0607MSwhNzUUSGZrFS4NJQURakwvWEBSQkQqo+kvMqJOpde84DrexbtdKO",
+	"2DykfnLgqZuLScuSfN4IJUVhnEhzrrJVRzB0uTHBX0OCnfvi3fMwy+xA+Etp8nphOIfsrU2v6k5H3ngE",
+	"7yr56a3TaPdB9Cee613M+jvM9wGf35pzKx5rh4BZcu6lRR8nyHgkvt9SPFj2es4FeqpO7Vg2GXC2Y+2k",
+	"JvA/ZPfslWG/9346uEPPcqqarmeWMftliMjLr+cxqKKdBC+uKQcF+3GGiuZJaRoQH0WEwuFuKc1mKEvM",
+	"lXcusFfRBJn0ouSaJLl1PKTRJ18HCH0gCV54COzIQUSkSS9No9AdecGRv4lj4J2MwCL0ouRDtGHBswok",
+	"QBymX0AYO7f02fcVPu6w7BjEjturzvTkPIPYkf0orKt8wzhl87Mqb6eWfte0wnYTTWsBVUjyUbyIkoSw",
+	"4z9i0lPP+MsHhr898wI9fQcPFCGdywiZD+BTFUxV6ST2AUoZJ3HyhyzpLsnuWZeq/IcPkSiLEilc63KA",
+	"KHn2ZxEln2dJnqg7j5chC7kgpA3JbaK9XJf9XucP3zL7hbfvtokO7crWapl4+52bSlvL5FqptaA6WDjB",
+	"YbT4oxdFD4S//Hr/m843+I4rUer7ytUnNl6hlCBv75UT/hyMTEcQ7jyEmyfpIXxy+oa8w82zmjyL3+Da",
+	"29k7vxE0yXfgc8/Y22fQz8b5JOH86pt4JVAEZPz64fbJx+vkMUF34h8/Ylo7UUkFKkyyjgYhwZyowM00",
+	"MVwomrVVFND5fe0upolK7iZf5ZRRHELCQDSfZ0zgeBbFCXGQw/fpybOstOznC65VQcVkgcPmVL5BTIw6",
+	"+wHTkATPrH1bPpTuvHYN+v6WC2VJcJDzn1xBejmaU7Yg8TqmLNmlZMtkdBkuc7AG//hPPcuqwocyvaIc",
+	"8QSHpKq9+iZuDNb2huFNsoxi+ttjV7XRLL+qLfVNnY5UYmmjBWVoqAIV6lnvpQpvza1Q7o1n4pcy7knF",
+	"Xs4IjiH09QthanrJ1zVE8nXS6XrgDL86KLwmIbE41OF5w4UED8ILTJkgAtER7CeIb9brKE4ycyp4D2Gq",
+	"03nP3wOafnpjoklAgm5UM1H4hN2SMFoT+7saJmcvQo4ODPNwmHgIQq5Sd+CFHdwFAfVcpvJGTCV1qBAs",
+	"WM5fHPA4uVisaqW1CWgijlG6AJoIdCbbIBayQkIJN5HLuTkQb6IwWixgW88hfEdF8Iq+rK0Gfq9g8fRV",
+	"tJCf4u7QW9EYCdCaxMAthCx4vyZctEYTsuJ7wXsyHxHDU+PFcYzvxd+qf+7Pq5sSCAaHoYqw5l7dGcCp",
+	"rkQzyIzRc5l+/rDp7LOi8W9PJvkqWCgJriGgirtSgijz6RqH8liV7WamcYsQ8jMVRgvJDwsWynRN01zr",
+	"8rrbmw47rctKtXLZGrcyv38cdsedSrVy1f84Hf806ExveqNBp9390O1cuoIEHdP7XqZWHjiv1lTMhOyK",
+	"kghhSLqsIpkUicPwXm4shNP0zO1ZN7f2kWHn6zoWHV7tX54q4ht/iTBH3oaT+Bwz/H/Upq370co7bM3E",
+	"qNwLJsdrviX+5ND1TULqjCR3UfylFawoK0vr7zfhly4YK4xqNwIoKkc6KFyXiCizTfjFGDlkpradRp+b",
+	"cOl++bxqRxvmYJ09k/z9+ZprZ41oZm8KqyASMDiXbFubp++WNITJDCGTFftfSn5uDoLrOGpDJ0t+FTRe",
+	"+aag2hk5cIy8YEFMjsySZBdETaIY25EepHIIHFczwwYeGYCInnKA9rDTGnd7H8We7/fEbh/2r666vY/T",
+	"9632D5VqZTRujW9Ge7Z+tZLgeEGSspMUqVkpNSkuUobTvsvmkYt0442fbGISIB9vFKwPU7LHFr1qkSjf",
+	"ipAFfRxKA6A6LFVWEoc88Pu1uB/emwxHnhDxTZ2ow/Aqhwilt+4C5BW8plywC9cBvyIJDnAiJRA333Rw",
+	"ltxRb15DPJ2RgCSYhryOfiD3XLnvPJn5iWu/tWr/atTe1aa//NWrIpygVcQT9PpswvwljrGfANIbDQiM",
+	"O4zuSNzGKxK2MSdCzKEJRzMSRmyhZSuAcNNKIph/ZLD61npqMXJb0oLYJzX5SnADjs8TDC4KdDMYdIbT",
+	"Ua/1Q2fabo062Ukfdkb9m2G7M+31x9MP/ZvepURo0Pklr0+zaYKt2r8gHQRyQf6qfhXkv25TpThEDpTI",
+	"ULtztesEyzy+zRWwUsB1A4IhzCWhbxFICsPmPnBET9JnnE2EljF2i0GpnAQL7c2PVoSjeRytqhDxJ7M5",
+	"lGbAnV9IaOI6EFuIL6M4QXC75Hn3YcuDfNDCKGdoztN8LphJd4BwEIhRVtE6jpLIj0KI3xO6C4qFuq5M",
+	"ojQG/1uM53PqTxgIMpJX1lEHMnlUhL0i8YByP4LrQeRvpBsuzY++SJHKtBF2wtZxFGx8gFEJ79GRJ/rA",
+	"IT0tDAfW7+juI4yoBamK4qKKJ1wPwfIEVyT3AluFTIPj11QsGmWLdhSGxE+iWEEcAawKSCFjSmLPDrj0",
+	"BsPOdffm2lN4f3MIetSZaZBdJ1PTEMf3YmbvlveQP0OVpQE+AOtiMCVjYqbhWCYnKVlNZguZ6TJ2yIDM",
+	"KSOZHmCONuwLi+5YXaNcQOqcSWZQx2pdY1V6E7bC9+IYX9BbwtInLhCeJwQoAzqg7XdyEZJlHG0WSzGf",
+	"ibT7eHWkJH+0wvEXEkyYFxMc9Fl4b+A+P6RWGJUCOM9ciQkA8SnMVZWdDRlXCxbFIOsQNmEy18+MBThu",
+	"lql0By1JvtsbLSVtScEm40nqrhcIc04XTPqLrW6AIzmSeWfWxzPM+PSs3my+qb96V2+euPZ+dzBQm8nZ",
+	"L7PTksjKfYXOyRxGfoG8cXvg7eqM1nw+VaqVzmhQqVa67Wvxv6vT6WXnQ+vmaiyknvZYXBu3xb83lwOn",
+	"zKP3lwNsVvIMlasnNuRF6jURHZab9Rx5SbzRRChJNGIIa9YDQzvKgdikE2fy16Ar2e3t4KBwHZix6pfs",
+	"kVKudO+oNtaEEQ7QDIeY+QAK85Q9HXB/d2fHS8pNsDRlaDBqw6G/WZEYZfk6SJMRS+IoFOtupGTxCmHB",
+	"OqIMkhYhQBw+RwI5C2kE9iJ73tnd3UrXc5+daaqeShwR7Eq9K3oIeBfZjpc2kWRfa+V7pOQnYCU6HTKv",
+	"ZSrr3KjIlHIzvNInkHo0xT2WPjyf0FuFeqFOM3S0xpxrVpchF358gXgCLAlzyToh51Msl4aKxbdEZjRi",
+	"5MkTUcMmedneejsIK92MM8zJ9oG/vVBipHMVlu9HscxqlCBHmG9juqL3984bVXRH0Iqo5AJnNNpSoUiD",
+	"gdElMVRTkYGTJIGUcAMZol0qW9+dbRKTDKsO8IE8wBFfE5/OqbF2u0ginbEtTKXtCWurR1BCV6SKhh/a",
+	"6PT09B1KyFfZCbSiYUg5eHs4DCeazznJ8f2TxsnrWuNV7eTNuHFy3jw7b5zWXzVPao03541Gma7uFIL7",
+	"yiKErMv1rJTvhDESPZS87hozvCDBe0l27zf+F5Jc00VqInHQ0kjNNVchBgwLWU6/hIQeTwyh6T01g6b5",
+	"NmfYIrtBxCVgrSX+DIadQWvYqaJxZzSevv9pOugM253euPWxI0kJrreurqbjYevDh27bPvDUy+JQyz2l",
+	"L2UadB54peZrTLgg5QGJfcIS8ABszd1SDOeoUWs2GseC72TnR/tINNS8ljTUWaN7gVqpMwRdCfbzXrEf",
+	"BVkvYbjLL/K5Y2I9dESEFLrNgYzdYh5GOElZkoQ3BANSKry58OhTj5vivNrPq7Ff3qLZfUJ4Fd3FQpIR",
+	"YoygKxYI0WKNg0BMDebk9VlV5uJTpl2KOFwv8YwkQlIGGDrxDaGfK18SP0c00S5nEJcA2hjntBF5rCtf",
+	"pAIiDo71e5LolMBLckCEmw//YOSnz5vF+OZv9myJIWVBQI7+fp4CMPz15bT2y+9n347/4rh88u3o7+d/",
+	"+9vx3/9v/s7pt7/93QXakEXmuaMxgSmtvxf/2ndrdCUYsYKMWlbOKwuaLDezuh+tXqYenFpAbq0/X2pp",
+	"6aVpWix82ir/Qtc1bbKugSxCYsnmvlUrMrUwtzdAnK6lWGYbRn/dEEQDwhLBcGJ0tAEoFQA5wSggPl1J",
+	"Kw9lixzez6vm2evT5uvmydvTN68bZ6+ajVfbuEgSB2svE6ZrpQFSt6VGkW1M5iQmzFd42oPNLKT+JQnJ",
+	"QgxnEJM5/SoT+AaXAyt1j29mNXGFMtT5r3Fn2GtdTbuDz6+nH/rDH1vDy27v43R4c9WZSpNlv4dWUUCc",
+	"sgBda5BElxqhcSQVjatj+QJ53cHnszK6g3hO6A2Dz6+FdpBaRqefO8NRt99zMk+XJu04cfUtODvWGPjh",
+	"Sr94gbo9OTXoSEvsx8+iUHyhzEGc4/s1yWNUXSiIPuQpA+f/ysaje04r6P9yYODvob+8ilyKp2oxSoY5",
+	"CO35SdjqheGdYAaQCtWEZfR9Je9qWU1xUYBZERIA8s5OflyN1u/fxqPrv22Bo9k3/8M/3fxTTuk+9Uku",
+	"iLRe4kDKCJQtRuI22WFThdXTOug8ii+QpxlTGS6hn61Uzc/pdavX+ti5FMyjZ+7qn46701Hn6kPm+ufW",
+	"VdftgdFOA1noxqGmfr0cIf0QkvUyuJKUBK/xHLNzjpw9KRCK0EipfCxIy90Y/a+stnudGYfLZSrBbHYj",
+	"TkreVDWnZyYa8QIYAU6QVoHQkVBtmo3TV0V4eTmXwYoyg1BV3QKZPDKwLX9JEVt2bq49hK7srDv1dvVM",
+	"NS1MAb4fWEd+ocyqYPC4o9x9blrmXMf8ypsooVn58MKy9tq7QuJfSelQvZI7h1JEfOu42oYvO7Z31Yfu",
+	"f3Uup6Nxq3fZGootob4tPZX6ov457X/uDIfdy85omnvRtYNY1Nok0Qon5JLxf0WMPLldiiaILwHrCmI7",
+	"I4Q3SWRkPYTRZW+EfouYhIWMkjrqRawmPpJTEDkKIjBybzhRGiQlYeA+ywVjBguBI6oh9VeoL2illCg3",
+	"xTnC0kRx5L1teBLXSlaMCqM7WSWqJv9e0sVSFZASiw1uCNSsvX716vSVERJsvoDVl0XLNdG4u/CWBjul",
+	"OavC2dlp7ezs1EXIa7dZ9mYtxjant0T1TohYZga400YLyFsYsYjV5BbSWIuHyFflw0HW3G/LcH3ATHXb",
+	"sBTVqacs3FAHpdQfLO9nulImUCTbrQuEJergkRUAJ0R2CHCCh6XnisT8uJpxYUCWacZa3253BmM4AttX",
+	"/RH86HU6l6Npazzu9IQ2IFhBp3cpQxmGnX902vJ5d/zC3sGrpIVdDFeZz2HoGcIxI8+TRsEo93aGk3B+",
+	"RdmXQm1RuroClOmdAh875AM/0mTZDQ76jBZxwbpAgSmuQyy1P3FJx0GU6ANs90vwmEbx/RBiKlQShLtL",
+	"gjuY51UQhnohe0LxpxBMsux9tKO7O6IYQRh1RZcJtVh32o4hsX29Bc4Zfv4QZW9r5ntOsern/iZZbxIk",
+	"1u4XUNtNJ+abMLxHv25wCEbnbLel6dNh2ixFCxnHtKtagTQ1SBXMniEtameU4u/HvvlmVkZWSx+z6fQF",
+	"N67Xo7wAt+1QkYE1ClTUHUoBB/jOjshHUpvjDmcPxG/Iw9fEMAgO/vX++EHxGK3FIpY2oSvKHb3sq4ow",
+	"oqtb0k80Vz5MQG2uQnVFP3LF3bpsbN3UlqbmQVBFFXkmQ0tKNOpPKdS8xKbD+Yx7z22F0lRTFMFVntlw",
+	"KP0mJ8qdVaCoXW45mDY9JehI16GrIk+nmsnxyb+UzGavYrpmT2cHyq63Zx/vZV5wS+x2OQ7XGZHIk3YV",
+	"xSmMuKwVdIHWmAMSL+bIW6c1PfLVO8StArZ5+Kks6MzZmIVE7uJ3Eu8cdqcP+kMKwesvSXCxjerNyG7O",
+	"tc9jfIdjpiK3d9GpiST+UT0v80c1fPzPkoDA1G3N2C/7ucOWl/uw8K2hsUILLYul/vkcr6O8jJs+y1KM",
+	"hbsgblt/oKTos59VHs4gqwbKI7YF1Odkj24wElUvr16vvyzmPVsvHW+VIjwA/2QnL3Zgx2+dLRYXNaI8",
+	"sBEwIYkZp1wnxD1IdnRJDk/HaEuy138fpuobt5SzyT+Yk+1UFA5japfw10xJZmA7spWegrrEYvK3tCUN",
+	"obnQ9WJ0YQnVhku9UmwtdU1CFBXslUw37mgYisPJBL+AVcetCmS5EdRSX2MXZ93ukHlYgrHLCHznBMDh",
+	"uEv1KfM5Ew/12I9lKMFlY/hZR7T8gtxargzas3pBeUG0suoNulQFFJMITey6SpPKg2R3Wx51n4FaSocE",
+	"QxBDQdGSBdIAQlxtS8NZY6LqnDMHYeRZvDsXUHznBXew8Sfk04/hJluz+pEknwgOk6V5XHs/DuQM18av",
+	"E8XItGrVjNqe0iU8onNodibYFvbyU9rGt2KZssx4P2V6c8DI1Ugpkx5Sp5CTLUYSFdkyBQ3Zj6LRVR/J",
+	"hKyMMfJzq3vVet+96o5/mo6u+lNlYuz2xF+VauED/ZvxtP9hz0Pi503vh17/x96Opw41Z8rF3jVw+YRj",
+	"uJ86ravxJ/1h+ddPlWru+k2v+M6hltc1pnEbJ2QRFdX7kc8gXz1kd3fYGbS6w2m7Ne587A9/mraH3XG3",
+	"3bqafmh1r24gAC7/SOe6M/zY6Y2n161ub9zptXpt12ODq1av17nc85Q9XMfdUWc4HXYG/eG4czmV0eZl",
+	"JmXD5PrcDwsSpcYmNw1YgHnesaBmqabDTmvU702V3Vx2rjUYDPufwTG99aAcjTSxb9286Y3anzqXN1et",
+	"91edggcOIgRZHGhMVwV6VkJXRJ4ey5QHAOiNfDMop3uVYVoqnMjJpQsYsXR3kqRmwo3sgr05JYyFlJHR",
+	"LFqVZMdF/TFNPHZgdl/yAUqqQzqOiqMZmQtVAIK351os2jFcFZNjWlKdeEy2Y1uF+fhbvauiL+RexpCm",
+	"N7VmvjUl0qz5lD0bS0Pp4zrmlB1A4BvpgCOrHM8Bp+f7KLgXpKpMhDkpr26FM22t4v5wrLEVf+VIcMrE",
+	"mOqAKxOIFcVCxatxPCfSL2wcN7P7CSvo74IkXh1dS9iaqo55iCWezTk6a54IpTmD0vOfwKtnD7zaSb0S",
+	"FOyR1MtJ0sUr2ZSDVHWB720SvSTrmPhSmQ0xZFusoEUJdlXXb3pVGfIBx4266bktrbtmRMNhOPQKkuDF",
+	"4f0DJK69fcvT8P8kUpPj2TexcukLSC3FB3JkxRUiA0gIJRdP+zQeD5RchXwVg2z4B4AZlgB60LBMrg8I",
+	"KrmlwUZDJvELtOEbyLonX7GfhPfoEKqzJqCbkJWL+gxY0+9Ok9PaNi9Bly5y1h0iC70jwpL4/gXXOd5u",
+	"64JtVYNpTjtgJuaX3SsJA3GaxGWOOYhfnvWCVx77YSTtFTbgw4U+Ib3Usd0adLNmaoOqdUDavFK9AhJX",
+	"s9XXZHEc6fHBsL8tBAQ6R5jlSoJbuHeF33ejA0HEq6ef8aRhzdYYDLpaWoTIHYF6IBE5rWRFUBDX2F9S",
+	"RmpCrFVlgcWD56mvviqrTgrKEr81JqdMf7dKJEBie14MqO4tsFNF9XpeWDC4n/vIPKVvRXVmoHsI3UCa",
+	"udNOgdg1elnqFmcRq518/ZrW29/Go9L8sCTn2BqRbMDV+08kdOQSXlH2BaBfdKa+qlU+izbJDoCWULxW",
+	"gGglbpXmgqJXYLLfYn/fCsbg9kO04LtbA3kocgc0Fs3nJOblkhY3cbgzpEM0WNKo2wUUFZ9wBzJUWRXX",
+	"BiOK5uKXbHJ7PtYk1hDEqSHqIbERxThWW9pXGp6YB05ak9jAWFmqmMGRLtbE9urV3Rwu/yGoI1lY63OY",
+	"YBbIilvr5T0HUCIgfDQjyR0hJrD9lgYkfsF1HDio44CM4W94Eq3EPQD1wQXI2QfgkUxYCkiiQTjoTuQN",
+	"DbdRtc4Z8ZuyL+JMAo6ssj5JIPYd4Eg56mDD06rlPGpH2pltiI2S4BkyJhOlOSB2IHJIcMz4hCm3F0kX",
+	"5C6KwwAd+TT2NzThVbmrVTAX4VUrKY4G/FiXakebNWizqbAMCrA43HTmsD12F5IHxrTDxBsO57G8Aahf",
+	"lMNPcBtaWbP4DseEASwEwckmJsZr0g6jTYBsSi7ARwhWlGV6AI4mvTeKQcwyNOjjOIZUahlsdqHT2Aqy",
+	"bNBY0LVVdVxhfGXalNm/dv/OJaKMpAWv3e/1Ou1xt9+bXvZ/7HmIMlX2vQi6vr4gKcfBoeQtXgbRyp6Z",
+	"dJ5bYprzXGEXh7Ofbe1qR3xHeixC8kEuoQuORN1JWQWnESOBioJf4ltyrpCFzCbMnKsm8/HDtD3sj0bT",
+	"UXfcmfY64x/7wx8qVXH96sRK1JSXrlvtUaftFBX3RR+pndRl84i7xXz1BPBxe0hi51UVNgEOSG2zRp5E",
+	"XGurNgPFVuTVS7LCsS8uHrEIeZpZmsvHpQUMe2Haaf9LDfd7QjGc1ZrN2klj3Hh33micNxr10+abWuNt",
+	"SSgGPUHuaOG2umvHABN0RZJEHikZGGen+P9cUA/zOfETekuuClUxW4bSUsCdQTXL8BbKbZo7lxXvzcFW",
+	"KsRZozz3Nwl2xjirG0g/mOZTsEgdrpCzL8gv2IQkQKKvDyNX+a1elNC5YjVlqFZuoO66EEtKHOQ1MS2h",
+	"CWxWE2zJK5wGxJZdZQIbYC4mhCf8Qh+Vu8/GMnMuO2xCA12ZDkProIYPKUBqlFCA7njC3jx/9n+z+ebt",
+	"aeNd8+T0rPH6VfPk5NWbh2f/u2vvOLeRWWb7iAZThklXs5urIg7VErLBdkDlQqR8XByr/SF5jO/ucmaf",
+	"A/qn6rqCv9h66Nl77TbaeJedy267NYZsXEEHAZV2YiOUpqlYx1XkDVrDca8z9NCRRmzCaI3jhJH4WKJn",
+	"d8fTwbD7uTXueOgoSA3POKQYpsf6ZCYn01wWx75ppFKtqG9uSwDlzb+PCYu0J7EAhSBTQu1/GAZBHbXY",
+	"hG3JvBbWwBLzPynKwO6J/jdDHVBKrhNDSmWliY/5Mq0F+0ttFFJGC9D/j4RinQEKkjcyO/Gq2/tBQrV3",
+	"xp86w15nPG02Gh+nV8NK1X2z+N6ZfPHsMbs3LCNsuet4lZK80NF8E4aCfU2YYGYUhzIoNQ1V94C3qUhx",
+	"7/gil4Es3kc3w6v8xlgmyZqfv3x5d3eXA2zWEOwvb5svH1R9K61W16zkkQQeOtEr7HPiHyLyXcs3zLuF",
+	"VgSttF+32pz4EPouH021dMV1MPJkW544e+Z0sVEBwTvT+912hf0YD1kJ4pE4D3ahxz8e7SHy27IcSmeF",
+	"qcPaC5fzInVq5kO9PqSBoxUWDTMsxFlmCfdu5OUob9pwCB390bTVHnc/dzwUQXLN0tQ/NJYRsdzeZb8n",
+	"xAgrLUkl8dv1NdFmLVZHtJRhY+Yrlar4fdMbDPufu6Nuv1cydAz8VAdpQAP5hniXkPhBOo21AHmdBrCN",
+	"ZeaDfklGSnk5HUoKVvvHl7JAYyzdBbovDcbWWxeI/LrBIUdOq2uJpXUi9xf02/J6x2QVJTt08C6TYqwB",
+	"H5ZwGxi144jzmsMqicYG/cLgX/KsEh9tEr0g0qFlWckNxnH+lFE/IS2swE+pJq6s3Q1sbYB3BtinR54x",
+	"kXlV5DlNa+K8EgpFZjjGzA5eI9lOxvrmHe/nuM9n2tsqcLJFYLsoNefjMC9rzi6FngzzPnFQ4ooyuhID",
+	"a25RYXk+zHFCuSCnwW/cCXgH6JRG7wDj8o7ta51uf0ZABxPXYBJ9DBatuULLIctyN2Sqd8DRkUX/UGfB",
+	"4QcB38x+cwP5QG2WVMu1vze6ef+vfq8zbVWq5vd7J60L/WGfUcEHzsVlwcaYaJvCBirrFRoTQNwHtJSQ",
+	"BMePMSZ82+OhbO3xUxzgvWxnpb40JQOIy+142u1wysXxYRbc0SBZpuCyg1LhYWXH+77wA/LQndOQXO4y",
+	"UNuRLtow6B63aq2cw80i6CVek9YtiUXXTCf5DlO5CiSK1Ol4j7DEwIjmCBpDWLaG1mlzqnSRRNUH3utH",
+	"7L83zFf5fckSjZKY+skgplFMk3s5S0LVKpzCBxmmD1wsJySHo6NP1QXXJDxux7kGddgmHKllNpsls7A/",
+	"N2vNRuMXIM5bHNNoY7yuyA8x50TI6DtWEfJG+QaiUHEYZhoH4QYES9RsNJwRIIWY0O8d3ZVsQ4t1fraj",
+	"GQl0UxxoqV5qi3cc54B1V9Vzd02cOJhmRHDsDMa6PjHG7SZUiziBf0/h3zP49xX8+7pkubzH86nDaOXx",
+	"3yvBonkReHoRje6iTXHv1w3ZwOF5vyYppSL1xT+GzzxmNUcFHMo9Z1nTipgP1/vO7Jau04fzuBAly8eD",
+	"jj5ftXrWheNzhBFcgyTz7HsKzERaAiaMJrIQiTwHh9EmgcrIKXTFQ8olTZipl6SqE92vZV6y3WtvjanY",
+	"kz8QKMWjvCItzqy/dNAbRCqFJ2niiXecqTAUMQv2UtCnZQGR3eJV25FS3VMVaavSESpT6MiqbjRh24FS",
+	"slEegbid8ZKgIwUolY2TOt5Vveig0CpXCNNDQ4isNSwTQFRHLWa/IyZ+wtwRQmJi7ACh7qj1/qpzKSNH",
+	"KMMQSvDkEUPZt3caza1xgEJhtlOCKeO5R3a4KJ/R4p2fDPFuUCOYJzXochlN0hwQGcKovB+Mps3Gx8p2",
+	"4djUNZCeLVtTdoE81UKOQqwjXT4A31A/r81Pc1H/OEnvnpi7J/rHaXr3LG3xLL36yv750fwy1z46lU8f",
+	"s4AGOCHAMiXH3GG4hAp/FnO10OYMfuNawhCGYOxGR7oE5MvT5nFVVUCTYXXpt5XRM/d5Dx1BbZ8oRkz6",
+	"Lau6dqzEvquieUyIZpc22bgxCt2DvX1dONwRZYuQoO7g9rUZ519zA1QFWtWBmnJvH6Yp1mdQQuI59i1I",
+	"w4Lzr45q6L0YtensFFqaypamdH37emrsvyywn1PT6HwUNDhuSiUIVhvFsnaSvrZhKtJrx8S5V2rXzJ0d",
+	"PnM6/uvwyTuo88+18M/UfdHhEdB9Ua0zqaVTeaCbkM7DwCfN5wo/JQGQm6/Buqq8GHJmCEdHYmtThpqv",
+	"39VPXp3VG/XGy+brKnp58g5yaJdRnJD4WLSwpv4XmLD3Hwdwfx5Hq3MrDUxtbucGN5X3ozggsWQrF/JU",
+	"gtcoz5mr0Y/KwWgGCJ5b8az4Nmb30lm81XfwFlONj3nARD6UoYrp2M1U7UlaRjzJIoKq3mbBNj09qGaj",
+	"3nx58s5T8To7+X+5IES/JDP9APFBg89nUJHFs+O6JMx7bh7szecasV695skrCCxybRSviqDIQDRHJ68b",
+	"jfOToNE4b5yfnJ+/fH22awbMOB40B1295d3g2zu36nbbtq7WjhhPYkxV1Fxp1dTMdbuotT8qgrjZ0BHE",
+	"bxuHRxCX2mA5jnzAHpPjeMgmO3FusgJBp/6QIT9mq23PyPZuc4wd9poc+Z6RHbp/tl5/0i0klO51iBkp",
+	"LOl0qZ/Q0BrGI3fyQC/1c8WgBwvSsvClLgvyjzvBIgdEJXNGtxWZOgJysUJBsxG3WhmfCPEQcrRM7pJ9",
+	"Ir/gqXf5yIMgGO8ceRnwqcv+davbmzbBACIeOSl65ETVh5bKvziqoYahpf87kbT0B/KoV7rVguut3k/u",
+	"WoXMj+8LltDryegUMKdIpfIC3QkFekziGAPIgiIhTljAZdWL7mDUaXvo6FMLfR70UHS7ZYY4zlYJG3Xa",
+	"lWpFfMvZw2eNRs9Kpn+CWPS3b89OGm+ar05PTppv3542Tt+8epJY9PKhhdlpeZHalhcRhGjIqGgTUYhU",
+	"QKHK9zs8ohANteFtnt2kzx5rKGMMrXg2R4U8TvyuCoNt6TzFYif2dgUCfQQrDH4xRLUxFjghYu9kq3Ca",
+	"7XiO9EbaWUPKVZ1hr+D+VNHiqcxVIm7csqSXiSC3bMcPEwOv7Bb+lDHpOSPrfyLS/2QR6atkk7GnNs/O",
+	"GluIouMbscDQFxmEFs2ReDBzbB5XUfPsdaOKmq8aDTj137599xodSW+LVbs4Jv8to+mK6ntpApB92Q7o",
+	"wl9lQJdo347vgse3Rbj98cMpkdrRwzThVmGfB8cSy/ju2xCzPzya+OnDep84VFf73hxVceQ99IUAzJdK",
+	"JwIyU7+n8LlLcTEVfC9sb5w5dgUN81L1cA6PHk6ZsxVHbNyIroHBPdBlW6MelHt5feaUoi6yOhIctOmY",
+	"bHHfMTSLuGp/TwUs14htJ+eDh55pBEKm6C1OMs7uMgiXBe3rxnRO9QEVuvIbPsFfCEuVIRVmigTLfkqv",
+	"mC55sOHg9zqrlMK/XUWJRo13qQTitnJRgCmtKDTa5QDcDivc3x/Q63fOc95nvyVpy3nYX8Loueb9pRyE",
+	"ckGqEbmi6/4HR/wm2LfSzLSnFCxJ/d7VT5UiTzpYjzJZPeadYu+oMVDJOtjqE788TyywxJrbEilMaIcB",
+	"amkNuuhI8TKbNR47o4kvOx9ueu1xmqc6HXb+edMZjafDTrvT/Qz5rBobuX0zGvevO0Prks5ulTUGOznk",
+	"5wfFKjOSaNFgOzNivUlUPTPlxVJDF4eIdqqevMuKZ0JVPW1cIIc8tis7oAR+YbJFanYacLEClvHCW4ar",
+	"bKSGFTUjJUeOvKuTqRU3M2FpSjPAeeQlAs81toz5ye6w3biVuZzShm7WSeRC0BvjxdvGSfNXx9J1Oh30",
+	"tnFSb/5TRkMleFHNi5N1dCOF0LX2O5qQ8AwKDkA66RAbzumC6WyXO6IdbwleyLPtJKddNRuN5i7h+qzx",
+	"7tQSrk+2F/5b6bCyQ+q7FThVrTpvkqN/90JvBagHz1DwzT2Jewu/ZSaroPzbdy36RksQg7M6UZkX/1ME",
+	"7t+8CNyBjs9HRDvvb3wrtHmxvg5eFSdIb0m9cDATrqrOwWzwlzgMozv+MqBc/oKnri9fIbxJloJbaTQ+",
+	"cJT5mIGuog0wsuCQeFHoxfI8PxevT/uDcbffa11V4S8hyXSHnUv5101vdDOQNSfsnWe/VqlW7PfUn9aL",
+	"pUSY2WI9IKDzFlVuvVKpJ0LrVabjJAXbA9XGuKIoR19YdAfFjpTjAxxeKwwnodCWGQJalWeIH244vTVl",
+	"YX9fUXaOVpTVYJ6qaIW/not/5N/fHhYovpdu3qs5GPVkzfUyCVoHQUoe3oXn3Cb5b+V3zQp/VQWc9mZq",
+	"rKQzdP+jD58xE1h7SMC7irDdJaeAqKki3FkgiDNbR6h1kfHGxkRmA0OltavWFlYS9hMJ9639fZRB4QIV",
+	"ruZpcE8aoyRaR2G0uJfByGG0oD4OR0m88ZNNTLyqjBOMiTpmZSw20b5LNbJY8xeacLsjE+YvYTOZgHID",
+	"yAnonKVgOJEdKs6CCfMAtR7e1gHiFrbjDZObXjdiW4+d4eNZMKqnk72AViznzl75S1k+YE4tSFkcz2gS",
+	"4/gebTiJa75QW5ky7/E66mBfxnFOGIDmQbFSyhPB4C1HStYaLZnmjIQRW0C2HouUjgdfv5BqApNp1ZSj",
+	"kK5okkb1TyqWiAkaB7w2qaBfN1GC0ZHS6lDz9XEdfaZRKHEjJmyOaWir6+AnTfylpbcfcWKUc1N/7DgT",
+	"9J5u05SoH7FI7bSRPyYUqjlu6FCos+ZJ+VCo5wo0cdaS6K+x0C8TIeFqJ/69TkKG9X/Bs9lF1e20jgsh",
+	"LCumMGERU+qZvKKJVHKVI4mYBnRsGJApVJlhZ1Hs4l3HdfQjJI5sVB4qJAhJcqOJjH1ewV+2R1MGm4gW",
+	"ZblWeJqnDqgjZxWY4zrqbvGinGvyv5r/OMGnV2erV//8W+UPCaI4fdd4ffL21Unz9dm75tvTt2/OTh4V",
+	"RMGSR+y6rmzAhbFXaC3GLGOi/pimrhioPZLDiJE0xTOsto5GJBHkF95L3S6A+piSwWlsSSMz2pwnHf/T",
+	"K7kwmoMCBj6WzYPJ741HLNtVvqlS3lJ1qD0SZmk7A+g5fKPPb27PqbcwfWZH/XKYNPqYRExLPoBUSZjV",
+	"+g4Raacbx93Jc5SPiHJBrEFCoDQzeXU0/A4Ya1s+ngJb3cstf/yhidiFwoYLs1db6S0QeX22ZiT8OJN/",
+	"kmq4VUtWn7BDhHV9LDuF5EwFVPwkspYdyjq6aj1aLStu2RkZ7tKbzBwKie1ueW+OE9DJxBsq5nhFHPAi",
+	"BiNazZCjUg9dLAlP3N8G3+F9Ffl4vRakn2S/LhbtCFvZmhMmrXhax/MGw/7ljUw41VVLPTTbJKoNnnmi",
+	"l3mKL6M7PmGFDxxnPR+dDx864Aabjq5aOcdVry8uVqoVR3eyV+0vlDIP6bkYhfh9GPlfSOz0smIeMb5r",
+	"6S5UZT9dDMsU5zcrCC8oiLP8KjzS7rObVruOIT6jBejwzjj9MKpy7EG7BT8EBNqPmE9iAKCDNEYhwEFc",
+	"c7QiaCb7KJP0H2e4Vk0VQCf3+tPWeNxqf7ru9MYj79zirtJunpU1c89Pu73pdWc87E9bvcvpv/q9jnc+",
+	"YVjMUhyhEPtfeN4soBi2Cq1/qeLn0ZEH73CvKm9x2Kdet9fuXw9a4+77q478kuhj/vRghAQSmwccG7Kl",
+	"tEnwMnCph0/YhpPguI6yTQ87H7v9Xom21VGbupK8CbOaR7r16+5o1O19nH686r9vXU2H/Ztxt/dRjE7f",
+	"gdmqIq8//tQZig9zqBQQZNnT+6t++4fOUALSZrmTY27yV9WwKtWKuz+Sx1kLunVhe4Ur1Qp02Wr0Xyqu",
+	"f7+Sb5eJcgulSghbb2Yh9Z0FsgD7ThK13DqQvAS6t71typYeCDErQGD8tFlhlhZZs5599HclZbpO1piQ",
+	"WiiLRMhdBCXochlaFAfe8TPzDUXfrlNpoatC8WfuA3CC7R78S8YvKh4iJJyXUYwUK3neeXnk+dQ1loYD",
+	"tBshbm045LdJvcqkthQpOdsi7t7y/lKKE58xMlZ6FNhep3GKa6LiUSbMyxXnzwhS3pYZyZXz9JTS124V",
+	"NT87ByqpDw7hUHadOmoZ+7gO1aoi7wtlgQSpKWVakbFNWk9/wZF4XwYRKlA7ceHYpQCVMIla3nkZdKuM",
+	"n6lXvV7W6vewuJMSGCrelj3loWgsOwNYtjeOMs/ZISZZVBlpbJVIaSCdP4WY/X1yfCy7XamYFNm1f4tQ",
+	"FD8KQ1kj5AEBKTfpXRlrxC+QtFY4d075NK4/SdiJ21y6z+ijyxYUWH3OlfRksUi8XhMcc6u2s0+qqiqg",
+	"lZBSlbJRFc2xLw8wzAIkzv86ugJpHIC4oJSOiwVass1j92V+UqR09OyCRMFn3Sd9NoowPdaVOqZQ5bbj",
+	"FYyQ+jyTdC3aLy+K7pREZaksIyBrS6hX1oL91Cshx/ag5ZBiP+QzFK2MInsd7vl8q/NB7a8yq7QqGrKl",
+	"0oTRHYl9zIml3FQtVBTTcUcZy0xq/rY69IeutJmnB6244WKw6DAzhWvu+IT+uJpNTwpU0IwUp2pKxCJE",
+	"zEMw0y90AxX7urv+jLyZqTL6IuuZzO0+ioNaU0WY71WFjY73HchYKI5/EGve7seDSIXsAMTAhpAeYaJ0",
+	"ndVUibpiqarmCM6cvYZoH6fsOxBAZFq11vVTPV+yDc+eCzGtu2n5+ZnEACf+8kAF/30UwN7fDaAJ8RvK",
+	"QqsjwoBLTpi3o0NeVQKKaWmwingk4wwEq4kXOjAE8KW1vjBhkNYuAQsWJPEg/HamkEvABnAXU4mzYUen",
+	"edbAvKoJj6tOmGcRlKOYtezqBZIBcVUDz1kDBapq42lbVDphOtQFXErOcBYZDHZHOTm+MKW3DQprvuUJ",
+	"0xsAqp7nsF5RDupVxeztjdSTGn9mvqsI56dQwUoKpYdtwhCgV/2Q4JgE6MiUa/FDKuMROWHSlSahwRWQ",
+	"EENebxOGHwAo0Ts+zy5J0cSjGfGjFZkwNd3Z1QojTrgS1glL4vuLNPCR8ixlpV0/azTqE2YHS8pgx/wo",
+	"xVxhjuhcKdGPiGzEYdifV85/fpIYx1+qFdFBsUCFjCAXhmADVJUNetSIft5mHeCEXGP+xZOUKKaaqiQ1",
+	"oJwA0r9n9/A/ypLI3gsqaOofo34vs68hAOXN6dvXxxMG18GwtzqH6EqxmC6yi8kquhUrihWNpc/8/s1D",
+	"IcG3hMuwMr1fZFsY9HbK0RFGjNxBTxkhEDloUxVEtMmy5BalTZig3+xEQIH4NYrJOsQ+4ZlDSlb/W+G1",
+	"pJm9y/WfEMvHh1gWTPK+kMuxHVmpmLZm9pinwEGze3ngSJEyWid0RXlCfXGEf6FscQ68e8LM2QDzFdA5",
+	"wENZqF7WyVBF7vhHmRXZPAGba/bUqKOWtOgJuVZ85jzbxoaZN3C4Jzpy74z9T42WfDS71XGTZVjt94+s",
+	"LLN0/wmdPDh08kLIkipfT8ZpScnByGQmojmV9/RmBqHsMXGU+QX9M8dVHqJ28I8OeP0h4euIcSd0hryz",
+	"X+tww/aXdCoVM/36QeHk0j/wCHLlW2PYspDDCMyntkzjCmVI0viDV0JoevtWsr8fpUjMqwVmhDg8J20A",
+	"MN/nVmaSkLwzCVNcQ1HLSOYJ86y2PGTSo0L6heSSEwzQowwty6Zch6pEh8zLN13KG/l3y/dyyKRg0MWt",
+	"5qKzpe0fxO/0kZvh1banzg52epqIuO0VbOWG50TafnrZFIZWiHT14ebq6qfpzWAr6CvjpmEB1LYCJQ0W",
+	"vY7Um5f9H3veuTQuUD7RlUCOcKiZ+a5YsuM68i47H4ety86ldy6jNNKPVCcMrrAoqSMvE0ygAvEAsiPr",
+	"WMshWsi2K9VK2l3zx80AcEnScINfnjctxNpgT7S6Oe5lL7XpeYaosp040PVXgqT37FdBJdndWhyjv1UF",
+	"p9hK+oKjTNka70JCEUkClKpoEGNxENf3VJopWWSm/mcM3K9WKG/BztmBL5SJEfbk0mzV97kZaLR5r9tT",
+	"b9ZRV+3ujBMA9mtI5gmKNrCimXPkgfvWYBLpr5fYqLyAAstVSMpA7Iijx13vaMKOcu0AgqerZtJxNduE",
+	"YJToiCbZkhkTVtyAPLWzy6KgJJUl04UDZdX4sqOLchNsgjuno3FrfDOa3vR+6Enm6Bh37urWc8BJU/wo",
+	"ALSdtvu9D92PN8OWDM/qdC47l+pr5plhp3X503Tcnw47o5vrzvTDVf9H+5nPZ/A1gNaSX4FrNwN5RfXk",
+	"sXhVNjJVtTLs34w7w1z33w/7P3R6LhyrPXFmNhhuhqdZu9UQb3mGfJWDzT3A0XB1koXFSxtFMQnBzJDJ",
+	"enXw5vU6pJj55Bqv15QtnjjR3B5bK/epbXurtlnVUQtshNHcgEpBJrjprDKqaRMXZYzE4g3RLIo3oYwJ",
+	"dVh3IfXbdGRHgQa7K9yqGhTF2fI7wP6wKl+nMssDwhMqA4tRd2BEp5hIninHZHoL+gmaRxsWOAOVFpAm",
+	"9YngQEIVPm4RPtqtQVgXFIt3aZSS8utoqEtkW8enqTEvJEMKacrUFjR1/r5zRMmGMRJ2WAB4rjsWIe3D",
+	"zkWoPybxbSeFHhjXexfVQnJLQljhWhLVTIMZ4tyxC5+cIjOUaKpuRTGibAG/1xjg9qU9TaacR0zXtgQ0",
+	"t9kmQUEks2XgPpZBfqZ2rdx++gV3JKl45HOI2ThquThO0VBvuMwgVB9eYMq4Tj4zH7WCNMVYrFKBd1HK",
+	"QB6pCe6ik27x6Fyaoduulg5aSMTMWNnEvioko2ch+13DOTzSPV0o545woN2JF8rwaFOEQMczyEF/lw0C",
+	"0DMZ2tpB83hxSO+zNJ+j9QQvtLVHduyQ8NOHkcfH3AF0wPrbr7olEr69/reM7todn3tdKISLTs5qM5po",
+	"P8otjZMNDs3JlPpVqtKH1JD14apv3rypnjRflauxfcCMPQoJsjg08Oli8IuxEndiQe4PyS+r9R4Yl1+E",
+	"//i8wfnfJy7/QKjIfx+AyD1R+X+S8PiBgck/CFwuhTHW9IBWmOEFiaUKo9O8NMAUuDYzUOaqurdM/FGQ",
+	"4lFsvOnu2Hf5qWv5JX3YFOlwu6MIKmMMNQn4S2WFkOgz4T2aCQUFQYgKuNyV4wvpF0AjUy8t8a1MFOBC",
+	"igEqoDLhk7tnxqGtfTtksfII/wetmjwFpCa5Uo2o1NTBNuC2PEzUDdBKA8rXIb4XP3XBOA5CHCe6vi2O",
+	"AVFmjQHuVTWxo8yDnGdCY+RHcQy+JgCbMmUisl7tvPyUzlLPKWoOQiyEDrG5meXN7WZLSmUVOsp1RXuQ",
+	"TiBIQY1cyzBET8sLjtZRnIjT+gNIUjwBkW9SaS+pjxcRak4q9R3VGg7qtl4kCY4kUb8yfVeAoxI9a4Xv",
+	"0YwgAM3GSUa7WIsWSGAalNTs7icM7yYOdxqZ89ORltptWZ0ztCS6JimIciKfk9V8MQoIWUNlW0UZqfJl",
+	"9lPEsrMhF+AxOoJdleLBm0pGM7LCJEp1iFNuQ/7lnxfzKU5bg2O+TfVJIUY5wJP/igjz8ZpvQhW6hRdq",
+	"ckEdgIVRNdNmJLkjhCEZoak9oGZvV9EiAiKL4JaKT6LcSJ7iairNbcuY+4o0Pjxg2YbULhONDjXLAUkb",
+	"VH5x0Fdl3LA6h23bFYAnKI9qMcNp7YpLBw+S+F4uHt2W7p5BfHuMULFz5ts09jc0ecAGuYS/ZlBCUumq",
+	"6+U9pz4OkS9bNXQIZUh0ZVRBXJIw68j6vFIeFfhSTLBylstHIRwHh6F9HEVWat/WimpavyQrHPuu8o26",
+	"QzVOA3HEi+dQ9zLlcGoUbpMm9Ep339G67HZNFgFIY+Vc7aOWfggnZuqEtFSTrsiCjxePTH1737h2fRdW",
+	"SWH1Wcugebcpc6tOzat+6wF8+pLiBYt4Qn3HTrNuFmReUfbFITvgeN3G/tIVrtEaDpCOYA4JhuBOdebM",
+	"NiwIH7ZzrY62hoMOS+J71xaWX9CI+TRibvibT9GdUofZF0nm8sVMgZf3N73Lq8609fHjsPNRuoQAjeWq",
+	"1R5UqoW3R+PWuNt2amHyIyXifGwHpnxpy3m53dH+oCM9V60r7eFTzrLiB24Gzo7CvLitFDLce01imLzH",
+	"rqXQt4pDY1bYLzTqXbfaxgynxCg5UwotA6ovGxOYwsN8wZHYr4/bRYb+nPOjyd/BLenuOt+pXdHJj3ZN",
+	"hnjdmpDHjU+siaDxIuIU9yDAg0iLlKaD7GAl+xzd84SsugXhHPaywIOIBgblOYrdhwIjdLGcRfHuprdL",
+	"hJsvuG0U7hpN9kYEsZoaDI+UmTnKKo1b7U9FvuJD1qG/TsRZP4juXPXHWgx8m0IYWIsnoCap01ZeMLyx",
+	"jBaQAMWW0wSHOBbSakz4MgoDbo/yU/fjp2nrqjW8rlTlHz+2hj0JKnXV/9HcEr/TO/0f3FWDhOrk0OBg",
+	"NJSh4P0qIxzPwwgn6fpJdO+DZ7WIskeZqCU3XZc8+bSo+hRMcteB5xcLR7kdpmWPgg1gizvutqSQI9Ui",
+	"8MjqnWBnn24fJdi3QhEfeERY7EhyQk78BzZ3DS+njUWHncaaCUihUe+Jq27vhx3nb9HtgtM3Jj6ht5Qt",
+	"8rv/gbOXaUbQUIwZX9Ekea5PHLAdM8vhOuQ58TNhzu5d6X8pwMBo/9ATZLrhbtN0Lj7Tve6qF5Tbsdeu",
+	"qMJ9437C0huOehumDIaP1yox2i65gayKGxOWPuPIinlw7Q2tm6YA9qZqhpUvmuKCoSNV+TKLsG+lKk+Y",
+	"TL2aRcG9zkXGgMKcd6kc70vaTYH80+pxLDD1N0wayuH1Nx4Wwv0ESYXwDKJs+KGdZhbKw7L+6MxAJV3k",
+	"kwNNtEFq2x/IU0YZZ+TUqHDT+2ij7AxbiTCH1WyQ4puVFycRy4BKpNof3qfOXK6cSHZMG+rOU2UbOgek",
+	"JYszZB4FjgHJqFAotmrrEPrDBaUXFI6aPCxUG1bqYWn4NMD+28r8044hY8wF4Ekbmk/PD5eLkb5b/45V",
+	"EnbURniSuEHTvr6w7Z/qZhiaElS22qijH8AlBWbLTLa2spuTwCRsP65KYB21pMNXO3C3z4USS/G9ihTQ",
+	"BXjo//DC7VvnycFUMthq4VCHdH7PPUEOnwNE/8BgqVQiSnNtMLfg9JUva6nil8DByvUc6KgmO5VMwkhI",
+	"GSE9j7dsVWhFkmUU6Gg/IoP7oT4fABNg3482LNlq3krgwv4yM5k5/4wSKNpGQHnEmTrebuxgt8n+Jg9b",
+	"vk/RHYpJSAEARDnvtAzFcwURZsTG8adcrTTMexSn878iJDFV3GlMlAfahBEoCTEV+tzOGfFQOi4bL/1g",
+	"9XXvrHWLv1cCM0gJpoDrDmmoShF7IHbsVqrJE2MFPWY2DqMuXTpAUExW/NneWHUeYoWgoMIV5FHvelSy",
+	"EwCY1QFUgNwCMCEh/JY5KDhOQzq2qSwHSm9qqTshzXv98VRhBV91JDBwtzfuDFUWyshxaSds+WFrXAq1",
+	"HMS0OBR8Tflu2mG0Cdww5gAkTpmJPLA2q5pfynMA44kSJexHH41v3kLLQoRzS7o3XzQsiCYv0moIT9zj",
+	"LLShE+hOiPUbFfSq5lJFBCiUbw3WH5AE07COruiX1F9qJIC6xLesp1/UP++rSmrmCCO2WZGY+kr+k0nR",
+	"k8qrs9dvZEzKwwHPtuThXaLrIQN+VK+KoOmvZVWFgyZeBjVJVuBEgVRCtZ5VioPHTupOyPiDOi9eUej7",
+	"YgQTaLo5qWi8eXnh5HEdftAJ8qQo8lqaSDcyyGyCmRtDjRQKZ4TTQKnUEFAlQ9yFAjwzEUbSrCPlE1PQ",
+	"v6R099Sn90PE8Yw6eXAVskxInCawbXVzZ0iM+3RxY9uYb6glbIUhcqq8SjWItTXhAa7Bp4U3zIEaYoa8",
+	"7jYsHWUqX0weKgonj/IJMyYpQChAbBOG+vYRhCTBlcwnuSc9sscSVY8jmvzRVjxVaPPxRroeucsjdz0Q",
+	"qOtHibyYIBt5cZYF8t7GcnkQxpU1+u8PRZUHoNqeTyUFb43uEFPWI/qVGrV+cfQgh5Kq3I1JJLH/Lhzo",
+	"frAhUmy/ehnAPLdh6xCqdZuqgMigZ24C0zhPe8nqu1uGyo+9HD919f/AypcMh/ecGiuQCQwM8b0CZnAc",
+	"CemZ0QHWun2qGORhDjX1GIDxm5eNEelJcePdcyJFz2cSpoq+drh0peqO7ZhsCRr79IDuuwaSKk2PAnEn",
+	"mRh6VX4BgAd3ivZZyT4jYjoQ38GzbsGO51QgFpCYEZzI9PFnwHIuOY+Hk0a6vgXkIeHwZd4HkSB47BAM",
+	"eAgcuzRae6rI4r06bGZRkiWNg0MWRQ/ADv54Rsz3cisE2t735Rf5jx9OIzApUqfaPcV7yWSPYUHDvbu/",
+	"EpNgwwLM/PsUeR4OA5AjcnVXqmnhlWfAfs9zHYk/TyQifKqPZ3TxDDVLSN1nJucHUREH/z1RkQoPSpO3",
+	"u51EyrteYNBPrikHJ/V7ssS3NIpdIhlOID1tC7ztDmrzGv+CxjFiCcLzhEDadyYysD3stMadSrUy7Pyj",
+	"A6hAZZDWdhBsNt7YfrgKaxsSkyUHPIys1qGai4cxmOzq2LchadMVgKc/mrcfPO13vx1OW9utHEZskNtK",
+	"ElNtIJtptYPwdsO46aAquoXHdYHEJpJEGK1okhRBt+nYXnf2n0mBAQ6ifWBXUkyJ5qi1SZZRTH/DhcnF",
+	"D8LLLjJo37vs74Jp1eYxSTlSFfGNv4QUa1VFpbJnv7gzG3Tsgf1kPQOPqDLjKtVKdzwdDLuf5Z7V0FhF",
+	"6QC7PwdOXR2al4mKhJyIzvhTZ9jrjKfNRuPj9GqoYyLzN4vvnckXz9zZ7XvDIjK0e9SsvT5F/hLH2Bf0",
+	"LaHZTRjEdvOR345Ygv2ks8LUESgIl03muqK/Fxz1+u26G9Z2FSXkSi29w98RxagdR5zXpDfJ3sqyLuMq",
+	"CkgYkiDVog2mgeNrv24IT0jwgWAhtxRgjMAjaK6eyfBQ46b7MG0P+6PRdNQdd6a9zvjH/vAHQUgfplcn",
+	"0w/94Y+t4aWM9+5+mF632qOOOxFmu9CX+r7QvdvRxgXK2INYbzHLJifJhIU/FJbDwTbVVDyhqdO3m3dA",
+	"KMfpFx9xaJQd7BPhRT8/SvQTgEHvgoAui/L8MGxn+dYV5Unx3BZivqh6sSVnsWvHPFrJsY+o0lp/fGXU",
+	"h8tg5YFVWjsgVNIF8MqZKx8OkHIg5slzlh5VoDIyPGNJ4kdqZ98XZWXfHrR3U/GeK4mirvmOjEurpuDn",
+	"sMqYf1HuiefxEO0E6NZI1VWksayFppuCWdcPQ7v+OOzfDEYp5uthMTBPGvxbjPFerOkV4rvfDK8eoeht",
+	"kUl3q59ldsgD8b1dqN4lzu4ynS4Bx104vQ+B5M7li9svoCMJyQ0FfZgKG2ARCiO2IDEiXylP+K76nZbO",
+	"F2Sz2B+QppQnxp2cOa8+7d8nhTDcxQpvfQ/8dXc0lb+nB0cn7iSmwyDo+HNizTmqtD+iwPuhyHG5WkDP",
+	"jB33nIhxpXDi/oMO9z3Q4YrV+hZzFyc9h/wjY5s25v47iQWdIVKZAjdhkI3EacRIUEdW+XVZ08PHCQ6j",
+	"haDX2YaG4Ng9wgkKCeaAIR0rp2VVWm7uaLKcMN0DsIbrwqsASC8rrx4bjCNOIDgMYCkYwkFgxsJTWNoX",
+	"fMLyvj5ln5deryMvLW/Q9FRqvbwlSztf2ABQUsmYMCgHmAXEyyciP6gUsl1aesKUFS4dsuhmQdXZPMC/",
+	"VbDaWfOmCMVhEPEEh3lUi9TlElJGOOJkjWON28PInbhqGbNKnVb5YThMWjvqDWc8KYJ0KIM5UD6i7ZK9",
+	"FxMm3k0IA3g3wMC6JTESGzHYhBIXDpBypS8sLYeNcALhB/lKe/CJA0YakmLjl76TT4JNsgMVlK5MNefI",
+	"c5rC1G4xti9PNCIj2HJFtfUOfV4z2z7p1UzOlTLwutA+AExO3EMR1FoMzgEiCrz/Dxvfd7ML7xu/7zTP",
+	"t1VFdiveIVPlvMWXs03MJIF/iDH7Mt/ESU5qUQ+VIVE/YgllzkI0bX0rv+0youOHYbfdqlQrrVG3NR20",
+	"2pVqpT01V9vTzPXOzbA/6MDPXn84/jRtXXfMk6P+TeaKeTj/aPbBMork96yX2nxTa7yrnbwaNxvnZ2/P",
+	"XzXrjdOzWuNNyXqpfhxxPqJZn16XzSM3NgQgqUWc1zhNCLqjgpWs8D1aRNI1KZ4w8uSRbb0/fpAcqQWM",
+	"dlE3y5D+Th/XZT7b2/ZTJfdr6gM6gH06WbF76Up0ft1QRr8itRnQ0WW7WbtsN5vHrgKzZVNE7lW6ucOX",
+	"re9sn52ZHaz65Tl7W3lAT1JpYi8MC93Skwo6qecq10t9uZRSGrjMho8oJ/uq+eCQ3SfTdBQhlqiUaiTx",
+	"J8msTndAoXQppJLMBYlPpCTMXIp1KvqW6Z9DcHWQv3zo8v0OKkNHGHmMJHPse4gGx1UU0AVVdRyzXSzV",
+	"MYlgWsAdJb4UoL6j1FqdQqGmcwrsXUKKxNGGBbUkpmuJcfEoJjk03SuVVvoAXVSP4QLdLXGSzWao65se",
+	"pEiXE84lzqfs+CCOgo0vuT2VEDuExHpwO2K87J6p4LI1prGeZ8rBIicYjvxcTS4Teveu/u7d/3uOMgXF",
+	"IHtcyuNK05IVyB4f/1VUwc0zeZ/euVMDRpYCLD0dyGtf9UdQVJJFUIM++96RgpyBULf5hqvj10hRVqKp",
+	"bKiUWKMSkfngN6dbHVA5AsPRwB5axuD5raSRoVgGeDgQs4Q0l/EHoulsiLiUb2RyjsLINjiyFhCtqq0D",
+	"UadaNYCMHSZJR4ZAZOTZnK+lMNw19yoQ8c7eqthAnajG88lUV0bFA/4IhL6OQppghnBMxJnI6YLhJIqP",
+	"q2roNBG8AmZAgsCsNmFCxcHtarncxl/hr5f3DK+oP8DJ8j1mwR0NkuXH2bqAta7wV7rarNCGQaCWWAL9",
+	"EsxKIFtDa5wsudDaojtgwGsSox9pTGSFdJMOCAPPJeXU/n7AGb/CXz/QryR4ou7PRVvfqfNlN9yB5VtC",
+	"mwC+oxHdEN7DjenpIXOYUT09dZ7boG7ku+c0rFvrvt/AbhPJfwzt38nQbol4jlBLJddINLkslvyWvQ/n",
+	"rX3YXzrCcL6uActrmCTXjj3QUbfzciwYt237RRIhjD5fa5FKdfSotDJ28mBdLLSqdu0N1L06ycybEr9W",
+	"OCBW6gB03TWlGTE/KweB2IaOIOPchKWifJ3hjK1kv59Yf2oAaRK+S6dT5RfW6oktizbUH6O3BoY9rdGg",
+	"9/7Hq/57yDu/6rdbV9Nh52O3Dzifg2l6azDN3P2ltC610zFtdeaZalE/feLDtcFrPUAibecA+bKFQoig",
+	"WiFcXpOAYtTyfcI5akcsiaMQceJvYpDlJHTnsTmKtuNpdbUa0bKjosd9tIlRxGrrmKwoJ1zhSbtStGjY",
+	"X7u4encOECmCmsRcbZfQsXqQRYCSEJ98GW3CoAaDIhqM1AxRCKo+AJcIBiakJOliU2OQ3RUfn+MwnGEf",
+	"KsNAHjyYVXUxEyrJ6/qHFuKEc8UCWSRji3kippsvSVBH7+91AdvDh7La8EQPJDcCOYAgjtZc+hcO7Jj8",
+	"AixXukTb/GEdk9ESxyT4gdzvqST7hdz7S0wZAo/jMgoDEquo/5kEjRTLGs3B8BmIx9PqGmHEFrZNgyc4",
+	"Th5hzpBbaGB1/vCqjbINua8KIeQFbUGZru2cj22a3zOZ0vJJahyegWZTQw9qt36AHdb+oYdSVE/Y3OrY",
+	"feAsyRE+3VxlWnKK/mresmN1qLS4AEFK75pbSPLjPPKpZHWqmW0PRRHc8a6WjIG+pPFTtPeF2JZ9F2p+",
+	"nIxpYaZ/IptAM+JHK8JlNS2JOnl6evru+AFoJI6d8PCSOtkVMzBBnCSbtYF9ZhA+R/3dk3vUbv1wDNLK",
+	"9sK759fmNVauEkDo5gnpkJlvIQMHbCCCI8CkhbQ9U4hbLg1Vq1JHpkkt4+moio1O9z9wqfqbBC9ILxIa",
+	"bRoTc/BSGT8UFpyYQT0ZaNmc6t2dXArP5yCQqzpC3HlCU843ZArgZaLB8XTQGo67ratp/2bc+tipAvI4",
+	"N35Yu/iPBtbvXipD6x0NQ8CpVh8+pPTuPkzmDBKztNSBMr2J15bBVs6PG2SZBW6yGZlgDMICqbHo5Dk1",
+	"3UcZ9YVTITzfMPoVkXXkL493GF8c4ZJ8Q9wpZR+iWHkH1GcpR1rlAiEKfyHaCicIFbBHI2bGPo+EECQO",
+	"aFmX7xzVkFzEcwhNysgr2oKpkknDe6SQMziJb6mvLOTRisD2CU2SVwp6dUdZEN3VUQ1lKeYcjcRrijgk",
+	"7m9MuQT/y/UCdL27ZRQSJIU9pfOjzVoCrcKhGZNg49tGMlsl6Y7Vd1VeX6YvlWrF/MjdKZ9Od1OARp0u",
+	"FLN2uptpgcGlQFDAcaKEQAvjG+rlWc1uLbxjxcWCf+z3P151zrcbEHOdtm9KbmW0O3i3Uq30RsP2VP31",
+	"y2E8ON1MqeT3jNupoLzLSBfp2T+PezaQjEM+l4Z0x3IDZCIEQMv4P3JLmNAGNgAfZ3CoMU+qGsEAKgim",
+	"Z8tWIHS71Wt3rq4gt6Hdvx5cdWTWak9HRcvf8rEH4b59z+q9NJPC+Z/6vaXr9/KPxI7if0CqImQpWk04",
+	"UzAPTS3MJBYckE5YMBxXPpN41NZDHjp0uw3voVmFWSzhp0nPzCikh06ia2acszgiUN34CfN6eZ3LNj1X",
+	"RUzIY+0ValS5QGGd9ypGeSGN/woejaYQmwXlMYvVNkbupEpxWKq7ay9e4RkJd3KaXImAPYxHtic4xBdy",
+	"X5O1lteYxvwc4QStIp6g12cXktXkOi/PUqotKzgFnZowBUNl1RBmGnreNHCxxcDA9pxCV8lGuA6JqSJv",
+	"qkJ6ax4Y5tNWJ2zrNWl9I8HxhW6+keu/aEpJnNLrBWeleWDC4k1I5GNCNQthVqUZnLB5FPvbhXLAEKbA",
+	"4eUey4VK/14h7FZ6/gKx4gSvKueVOzJTDlt7LV+fuQgg8nFIfyPBNeEcL5wKZ6ifQSSOoxit5KPb2wMe",
+	"dDQBH7FQxuB1oXS9bw/Q2Rsow2wAMgir3YzcOeKroj6O02alNIKlczYsq9jqsvEfaJjI0MMD2IiqYTOH",
+	"d5Ef04TEFEt7w0xQIBZifYiZr2rFx0T0xU/AlikoPlufBlxHIV1RIcQqK6TViHhhHUdfKeFQnOcrVVQl",
+	"9FUfEFDZbRTeysD73IsS9SeN8tSAU6bkvXKL5DsNyX3ELpRuxplqSzonOWc7h3lJOY3Dqax071A8gyyu",
+	"YWERy4+Gkr9Qli3aY3o/w1xCFcuPXouX2qqjZW2OWVqAfkM7LnXe9ZltQd2EpiyjO0RZQG9psIGqHEAx",
+	"ctgwQMJ1ykVizYs9g7DSfsSSmM42UAkousOxzGKJbkmMATHXHoFs2ZbCr1vj9qdp6+qqUtW/ez8pSP5R",
+	"Z1xS2C6cp8N2T7YZNRlwvG0RArBKy1igCDGKYxARoNClohBF1yQQPGUncZc16OloUdMYfMnJpwrqXgpS",
+	"l2PSTkm58NlaU+l2gmdLMjDRu37sChttpcJ6gdDgFZf38Y7FoUsTbsAGaTBhR5ihDVOFr1+f1WY0QQqV",
+	"Bcp6Sr/2sTyrcgKEpfQe5b77e6P6uvkt/fj//blZe/fLz+pW8923Y6d6bOIPnDl5mN8zfxlHLNpYFf40",
+	"Pupqk2i3sNDNIG7yQghnlCMZNQMKn/w5YXomeR21lDhjqdaGMlRluQk78jhJ2tFqFbEu44mgN03uptf6",
+	"glcVcqh8iL/fhF+6oGE6npswb0GSzyTmNGLb949V2QaJ4sd0JGimZg83doPWoOuEyw4pYenHi0LfPZUz",
+	"1Q281IcNV6oK6osRdIe5FHtNmBBECd5RTuqVp0kuuSTrmPg4IYFEUFLVAAFblCeb4P7xWNyOtAkznVX4",
+	"IAxY0o4Kmqw/KBOi0IhrvC7mwylQXi6jRlYDA2xf77Lf65TDSQH5rnS8Twee/latLEjyieAwWW4R4762",
+	"Pha/KdstovISDRe++q0KQRXQ/UKx99N4PMjKu9JJMcc0FCJGuvSZvI5ef4w+9G96l+Um3PRD4ju0o6Co",
+	"KwrkwY+CUh05a5w5MbQKemQwtdxpJbkQss1jskzO3r1+c/Lmzemrxtm7d6/O3r19/e4RSPGCRe7ZLIoh",
+	"ARuSxXe3dku95Mf2Muf9BpISbTwywNFQhDOi0dwtFbO0P3HGoj/P/FYJMmDqVmFxmcyZ5ilakq+ZS293",
+	"XcnFuabfab45PWm+ed2A/2qvT/DprOmfBa/I63mtiU9mp/5ZUBN/vcFvZ2UW2TQtgW4ciyDBWmQcmb3/",
+	"eHYDmhQLcQLONuEXZTGuH9SL3biM+TPIYEzCl4RAERBxOIhfsiQHZLVykkhdIp+0BK+VyleKo0VBlru6",
+	"I9OAGkLibjYaFyolPCDiYORKX6Vc3EM40UcU6kUJ5MHj2Mm8VEh55bzZaEC1SvlXowxbKx19dyHtRnMw",
+	"2C+kkcleZCXCpGKhWOGSuT8PiNFNRVZ31G9Z8XIfZxqVb6lkaIiqWQuPkgDdRfEXoaBFLE+3h7NivrfE",
+	"f+YTF2gV3RKOvEGnd9ntffSQZDEEecObXi97BUixqgh2hv0M6KlqoFKtqBcr1Yp4oVw2EfSuUOIw2LNi",
+	"GjaussxpIWLZVKm5SnC8IEnXmY+gm5XPpIrizuP8wi7ELBGnfBynBeakPfthB7rsyF5ovbRCckYYXkUB",
+	"9MqNt8ddOcXSE6J90wapNE+iGRlPtPR/1F91P1rl2CjctjQPMESWGbyKt3floas7QsVEd0sagu3LJ5xT",
+	"ttCifnhv0i9iWZ5NN1g63G47lP+hIO/WYv0GOrVhqr8VcVRtPSwTn+xOLgBpJX96ZojKsA7rDFOkkZEm",
+	"9yQqmHlqLRYxWWDAtt2XOpRVviWwBkA7VoWqCr+eM48Im66+THvi7QYDfUgpbzM3fCSGJCfmmwvs3p4Q",
+	"K5nIzAY68uQJK+QXHcguhyb/UsLh8SOrd+8QobPru1ugztHCv0WGUCFe7G70Ulh5ZbT1TZ2BGZFJNyS4",
+	"sCwzUMWaPTrX+LsnK+XMINuZQuKym2PnpZMs/6aJ0u0d3nxo022Kk/cOZ/XQz25CVs446vy021OlerN/",
+	"ci6h9qabO8q6nBkbC5NjuUDLKAQkmPs0eAmwzcC6WjA7OlNs19g75sFv1cqShOt9L3wSz6j8o7y3dNd7",
+	"W97Vb9XKr5sowWV6+U/xYOerT0hAAtnbb3unGhbSDcAKtiyn6ciFhesyRMEXZA3g1PaTE46GnVH/Ztju",
+	"THv98VRawkDp/OdNf9yadv6r3elcdi5zItP2S5Ui66SkJe6yz9qExC9UboYfyaImAVkTFsBJ44nReegI",
+	"VkIRoAzsyvfy+IHbSRG8w2EYFuIHji1TlazMKtknlnHreodXZWHu+8Mc5J+yJaEtD/5u6QroYOcG3y/3",
+	"aC3ZqU9/h8xpS9pBUTxhu18qljMyYlMOsW5P5nX65oHp1gUi0lPlW6eusydOso5s8tgtNv0nnfrZJZQf",
+	"0y/nfcOqU+dpZdFojjzzZl2rkB4E9IpReuqSJ88SiFEA6juai91leUKmw87o5mo8mvZ700HrY8c7dhfm",
+	"dR01qst7DhvHN9CR3Se9I46rE+Zddgb/P3v/w5w4jq2P429FRX2qGu4PCAaSEFJTe+mE7mE2TTIk6dnZ",
+	"8RQWtki8bWTWNp3JnV+/92/pHMmWwYBJyJ9OU3XvTgewLMvS0dE553meQRdwyMN4w7m+7J6K44UqnL+8",
+	"PjnpXl7innXdH3Q7Jz8DUY1c8UoM66zb6V9fDD90eljDvKzt9FfAbqg+7l3+c3jZ+3d3eNYZfOwOhlc/",
+	"d/rD3qfOxy58XCgXuv+66A56n7r9q85Z6truv666g37nbNi56A1/6wxkJOpDr3t2OvzcObvuDs8/dweD",
+	"3mm3D6zTv3RPxP3/2R30u2eXw6RL8O3nzlnvdPhzt3N29fPw5OfuyT+HH84Hw9Pf+51PvZPhb73ux5/F",
+	"5WfvC+UC9Fa0cHb+u+iadv+z3uUV3Pjnbud0qO+lhXLhU+/ystf/iM9x2r3o9k+7/RMoO+n+62r48/nF",
+	"sHN6OuheXoIX0Lm87H3sY024+v6k0xdf9S4UTab+Za9/edXpn3SHP3dEC8PexeeDYa9/1R186Jx0M3+p",
+	"exvZ3573NYbO+CfimyT+J/5SauXD7mBwPoAP52emhs6Qk6xQLuAY9fofzofXfZ2kaND99bo3EFPm/HLY",
+	"+TjodsVYwxdydvX6YjYM3/8+PL/6uTtIpl3yPlJu1WlX1dhfnvzc/dQZwlvvgOB672P/fIDf9fofz7rJ",
+	"IFwMzi+6g6vfh1fdTxdnKCZ13T/tnpx1RO/k173uJXweL5dMg67C0Fl+W1bN6Nxi/9ssfGH3ZqFtFiA8",
+	"YBbKJpbawGdALqtw7kbFMQvfrAcHvk5lnHtRSDWfg5URupVmM2c9T2aHMt2sZNDkUQrMsna3tLn9kgVz",
+	"/SeLj1jYyNzQw3hbm9Q6fdbrnLDNTZ9cjx+tdY4wz4ZhI58TCuYf9qx4LOajoyrmkB4fzVXLFlsQt3gX",
+	"LvPMtuN6PcZVWBjQC0Dgb65A3et8ivkHaBjjWMTgxsCRRTjmzHEjrNvPGMCO+JZ4/s3NQtVr7oHrJHfI",
+	"GrqRC3WAWeh/32NEfZ37du/xgqxb5cNWfMUylFjHG/kQineBG0WMSwAyd2jgkCl1HIAAhuygWSbCmojv",
+	"pTQq9aa3dMSiUio3OrqP2MLCkuAK+eGdGzDxs7D6Xvyv/m3FnUz9ANbXlEa3hXbhxo1uZyOgF0lidBWH",
+	"fdX+3JPF8t5e3LQYj6TV8Is7rfgyn1WZ+vD7WORejkgWRTqMDT6bGrgyqZWJIVZy48GqcIuhlKXbkAxA",
+	"yd8SiBEsTnPHnTAeKivxQJTWrxh/iJuSB9uJOLZMpx4q/2fGthFYdyZ+msXpLVoYMbHEAnEkAUS1HjeI",
+	"x9DxZyNPmz7IaIqikJltn8j8IwPws/tV9neTRvtrS0owLhM3nBHliALXztsO/job1OR7nj9bqq0zwK81",
+	"fR1LG/jUqXZwfnZ2fn2VpcMkHGzhJ30Urm3O0mokvbpUdRpbRDd1EgKmaroOZA7KIb744PIbFkwDl0fL",
+	"4lW4D+gSf/NXWsdk4kLYuyyly3woCvDgdNY06sSyfY5P1fejTwxHdt7A6XXD/2j/0an8G+uE/397w8qf",
+	"fze/lf4n4+P6t+I/2j/9VPrH/3/+m8a3n/5R+sf/+84spxeDKFZGnfFXmTPrcqOCkexKffQwQxZVbGiq",
+	"oirjKnEF9KrQcr7KYvyZltx3nbkK48wlPU34c89TntxDUpn5B+si47YqwZCrRAWILxPC5C/sXoGHJAR7",
+	"jqVFA9iuZevawmOsqLTJOxOEJyN89OWksLmqjxP1tvWweJa++1KJhfed/uk5xhqgmKdciOM64oDb+Sgj",
+	"JeoPPF2vlj/PXHxLNpqOzHjJneY4qSa34CFBPceKuym1KaCLVt7czWVSP5zLjRLzdmWmJZ7DMi0RSw0R",
+	"Sqz/Fc1Z5HrQExNXeCJuFEIwL7fjjR1enklZehQ/ZV+ZJwakMqaAeVtALeZ+VUniMtt84IJbmtSE1WFJ",
+	"3dzjeFTEUg7jAYk1iJA6WWY3Zb4KWBczWG/+N8osDBXjLYOl9yrPHGkB++QgnqQu4KXMEQvin9VgaleT",
+	"XGmucbuCWpsBG7NAETQ+xGXBvEnCYzmYeQwcFmw/Y9Zjkc/KQiTO7mSlWznFfY5vAd3vYObp3owMEeR5",
+	"cBZGFywAV8fnj3XZIhZGPTrRGsx45Gny7RLWleQHAH0DWE5cJSwzMdVs4WdrE16jXAOyjN8AoiqzkQS6",
+	"wpTFGrxU90F1yPNYQG5p+NixWGjs4Q8KuSLkOrwUlktGkegsuq1nBOw6s+iW1Ks1IAkJxWv5wjiBXJ54",
+	"J+JrP3D/TyrHvWc0YAHBXCT8VNXD6wU0yDcSmpzye2zwWE/hzEIWWEqbzWIT6noWsT3qTtBA/fLbFV5V",
+	"JswLGcjVKWZHk0s2SEx/jD3/ToZ5tH4q1Erqw+vA08hLqW37M3HmkJZFGBl/D0dpT/xvoYxBXWh9BeWp",
+	"+O2e7fkzpzL1aCS2McjJsTJhjhuVk76DXcX6dySOhKuIcErEG197D1wdhXbhs8vuJLif0xvVGH5NEkQg",
+	"TBYxjOknx2ecvwX8MDWdcMJ8+wZAE/S4gGUfpUwlTYb20kFyjbocxOHn7Ujyu3chYZOZRxOWtWSp0fgp",
+	"Ohc98tVoa5BHaXfBHoZlrKUwuZdAkNGQhsdpRvQFRT8s9F/UP9foM00eRxpdcS+1H6auuvMDIBu6dfHb",
+	"CSniUYA6FSidUqKI/tjk2STt5Xn+Yu4kFQlLniIsHav+mFyOTuo6LQwM5RpRQO0vsrhTgUur5IJGt2GZ",
+	"jHwHnlDDcoXx46KXwjg6L5KnyeTyKT3xjsokRADzV8YdP3ink13heSmEMnv0HfHw6BAa6cYCxSAh2+vA",
+	"LwA1HrgOI8URDRkktC0xe9t7sgji1g9VdYTGOAzZXJOf+PyrcDjECEhWw9G9HIB4cNril5X85g1lPDDl",
+	"fUxis4Y8VEiuhIwHWGdIA2ZyAjWGikmjSjr8nshSjNTZkXqin1MmFYqJO5mKmRd59zj1VCkHIgBEuyFj",
+	"6N2Ch/YuRBsiHmgORCy6p8ONcaYgsJhyzSZbx2K+e8SN5PsgyuVJDq2wCYOnv/DNHXUjixRlTaz2xf9Y",
+	"KdyKaDc2UCUy45Hr4ZFiFuKZAnE34lHO3BBYIG59J0TSMAtpB6wysSb0rwEWWFikWKvs12plRRNM9mu1",
+	"UplYfuCw4P296JYwVlhqQ4i1AN6F3JhVKqfqMoCGBYfqggaRS73LGWyQlnwpwvDGQ5WqDLGqJKm8hdR/",
+	"SIqWXu5crVatEtodWRQG231SdZ28yuS8KDdV3DSpF/30n9BXHZ0GLIruLyC6Rf47ExdOaUBB50LZgVuY",
+	"kisWaijde1wqwh0pzx0FtDbxR8hmJ9rFF4WyQ6RoQb2YGCsLYp7XIb42sfP3puJfX9i9+A86HUNYTOJv",
+	"2HXUn/i6JI80XD71fOpciTNL/NdwGviRb/tQk/3/qn/d0PFXq3RMAuneIZ+NLAcS1oLakWj4l8vzfpWo",
+	"jpKQebDGEDaPJx6xNUH/xjMvbo98YWwakuIUZ0X8eRt6C++xKOZbGbemUjk9N8ryN3swJ8vE+h/QnZX3",
+	"j/dE7IJ6afG9JRU1EKG5IWnWasRyORCqXqh3g6unD0c68ejzrEZA7CB20lUsC8fEdfByRasg+pFmVgiJ",
+	"ShnRcA6SE1bJQC1zRe8qdWalkCxFjkvXgd5+kiM+ocEXBgsPI0gWdEFi5xMIlxgwGY6b0HucuLAFA+E4",
+	"lv2QOFmcZAeFeRNN68rCAAlzb7gfQH6MTapxbyBb5vj2DNwHx2dAaiiaxlor6FzA/oP0H26s1yq3VW0V",
+	"q0JJbnszB8m81W/j60f3yIwrA26zEPsD0wrXGZx81bHFindm9IQjN/LmPDLdmSp+NaSjVSpoCa/CV0PC",
+	"OzmduoV2oVGtVRsY3b4F1zeT0/9v+a9vulUbpw/H4uLMA/AgYbaISzIlec5/kKVs3t0jFBQvgREVd9gy",
+	"Wk8YdpPjkrJi+9lWW5QVE01IVylhvFqF35jbs3wubogMltrwqgmBmhGkSJUwBSL1ZK043LJUTXpEuWNy",
+	"NJ9KyGK86F5qyiDoRoq5ppjS5fOC3YDCEy52In8WyedLgVdsGgRAyJRdnaZqEVweRow64K5ac6/SqpIe",
+	"bFCiE7Cv4nyVYKFIOHdqURf9gHB2h0XDQaj8CbUd/7Rs+z1Ob+p4OlPePrywtCE1OQrZzpLpgVOjGvsJ",
+	"WtIyDqVAWQ/MmeyIjgflocKqiqXKOp6H0BFLmFB+g2/8FgoU4zcqvCzYX0wuLhe+HhCXuqHU6LvBk55a",
+	"j8noVrBLcFPYcfEYIt6kVanI9nF9+3p+ojD3gqo0DfUR61dt1YX2H9lxzeQnexe49MSpoPCtvPbnyIz0",
+	"q/Az8vy8NzeWuS/8FE+I3Jec4zTL/ft4QuW+YpDhFOa++BJ5nuV49yERnfvijhflf67EI5TXACBY+kTC",
+	"KNdrNXWml2LQsFzQ7OwJ5xLVh2JiP9dZUVe+Yh/Qglk4o4GDbX6z+OPvLFqdQr1Wb1YMo1KvXRm1dk38",
+	"X7XRqlVqLVRXhk7tN4166/CoVm8YrebBYa1u1AuqXDyu707fUYEz24VxULljI/E3KvVcuSwotAsXg+6n",
+	"3vUnvaT5sdI3svZ+7tH3ZAe+/RmTAkDVoDChELDTaq8wk5Jdy4kp0j9kQR0GrwpxOdxiy2JCxCmLwpVW",
+	"hRbXrgMbOVSwvZu//N1ckRnEiVaOeGfeRG1tXFfMvW/lAqZv1iV3PqzqKzzccjzJYnQqgc9+KxeauNCy",
+	"7h4vyL331FERerjEWH/JNVfxTeZgxA3Ov3kuVJx1kjAJhEUnExrcQ7VOGC16YGmAMGCYb8SqXVjIf4rW",
+	"8juNS0pBHuE8Lguc6U6knM1lkyduJJn3IuN4xhKMr/TtlztxJp/34tCTSTl/wk2EEwHXOlsGnwI1fhJ3",
+	"z+TS34udhDmFuU2dPpMnXt/SqhyrSn5zo9tFl+inKJgxC+MR0lUxOfbPRZ8GSBF9UnSjtE+sRTPXe5Ym",
+	"X+lakod5libXepHpYJJN/ctUk+hmLi91Qj8zw7NbdsHOw9t5eK/Fw1tmtDVPb0HmTzS/zNY/xvdrtZr1",
+	"2qGx36jXjVarUWsc7gNzRnKrbfltqWTNnkudimujpv6is5n9qInTmcjxf/UoLyRsUNtXV9yamzXf9rJp",
+	"sLfwcDKlGKtuvkFfN3ssnsXnXbascvu+vTx9X+MDL/O63oAvvNShjH1iuXgTp3jZK9nQOU5Dfx7oD2sJ",
+	"4ZVhVOVmgr+VFUZVsHmtvU3iqMhKFwferDJ5QBB03nvG4KLepRVh0thtXsbzE3vNJs8ZK9UoJtdESSFx",
+	"viZMuqkva3IZJk2RVz3GlTW5jJXqQ4qe7ELSd6kLu/DLne+6811fi++aYr7ICEzqNvcP2exhwzCOjHpz",
+	"/7DRrBnNg0bNSLOzab6qcVVTvmqtlviqc+5CQnobu4QP55CdI2dNaFMTVlTgJ912IDMZqr2Hd14xZ6pC",
+	"d51w8UnjrYqAcQk94ryLGp9itu6iYssPdlHh8jwu6jJeuKfxSrV1lNsRXcZiuMb31He/797bXErKqLmX",
+	"8xtsLr8yezU8wrFcWpsZ+kGklXkkro7JN/F1qqQDLQrfhNEgRPEANwolcbWZFJolpWPg/mBdmfilLLfN",
+	"+GGV/JZw9UCIG5l6yiaf955QvWIphU8sMQ61+4lHJfywuAgt8k2+SPRDOlxCEGGIkXhQ+a3LXauspPUr",
+	"86rennP0mv2bJWs7dnD++LvQu+hgAVahXWg0q4ZxWN0/qkKitHdxIWvoxM5zclEorw7HaS5O06jHLs6i",
+	"RsSlZHCSZb2SdoSNyDiA53YK5cJYh/QWZh9+4ez3z7Obq+uf4uyu8LiMA6Peahwe1Jr7Rg0ifNPPcRFT",
+	"7+JzM0fCdxFCXDg84Vc1O/zq3H/6qaDDWTUVOyDJo857JVmGqIpCOyE9+tTpdz4CIG8+pzz1g2hAOezp",
+	"zWaj0mw2ni+jXI4xSNu5Dbb2s2hKqrzt3bGR+OVfOMNXvgDpa8yRqBVObvYntms0/v1bL7Inn7/Qf/3i",
+	"/d749aenH6aHJocfkhL+bt2RJZv8gjPyYSENLCZ/FlHOCSgRhYQuaRuFGoSlGPnO/TGR1dtaAX51rl7U",
+	"5EnBaDkD749b8Tj1ScBk0aeD2ISQ8ehYXhtaqA5l8tgLx/CIQ4p0HDHoLhRn3suqMCTLjW4Df3Zzq+tZ",
+	"lKrkfOJGEXQysbMWGTHbn7CQWFcnF9DpRQtjEUtZGCgbVgbPIpYweFiIDs1Ky46VaKGUQUtVzAIyAqRa",
+	"hY+CSsviCychbFQFqRqkoQ2FybYPiBmlLh17OqIpcGpC0qwdEYt64i3cdwHFIHrnhb5kGgaqXHD9hC8V",
+	"uZ5HghkHPijQJIX3Dr1CuiqTF60bBoIhEGUq4QCDA4h9ReHqTMdOPCpmrBMtsDJU3Iq9SFMzDFiEQBEy",
+	"ZYHrJ9AICIAF7o3LqZfcwuSgdJguAyxDiR8kt4W/KaYsKcb9hD+F28jmqonfhVqxbym/p5cc7Z/S1xuo",
+	"cXtO5whuCZLKG/lFm/k1D/NRMnyNZ/IUnnMDf9huiDthQgcqiUEe5+xmUHIUauOa3Rgdscrh2GCVJm3Z",
+	"lSOnsV+pjw6owZr2oXMUJ4W//4DdKw7XrRnCg3gI49BeQk2ZaL8scetfTfhv45hVlkso9rZki0L6bOn+",
+	"qIL0Z/UMm7Wj9Red+HzsuXa0RVcSheWWunw5vMmHxrf2/k5/8A0dUo9FmUQd4vNQB4zMO6di7TsY0oL0",
+	"CHNKZA4uYekwS8TLzs0BwOSGkgDDYwjJjf2gMKL3iSskg1lwneaKxO7OMcIvpEKszxFmDgK50tUbB4wR",
+	"ekNd/ryuUX6vRr6Pp45gpe76qn2hbe+dB44xbtG6XWmMmqzSHO/TSss+cio1ZoyFyW/a+47aO+ut/cZB",
+	"rX5gGM3WYf2ocdBsrdo7ja3snUcH2gY0rtOWYddYpaF2IrH5HNk1J2PvTObOC+2d+bse74eJaNtuP3Q0",
+	"m/sC+2Fz/UV9P/rgz/g2Qyu40TxmPyyvzto8cgfToKomF3vJcjJFBYzUgh4qUBPGGZw70B7NTNtwPyL3",
+	"TCluqk/GYsDzbyBiLF7l7vHZZXffy8axyxA8NENQLkSMTgrtAuC4HhEEkBC0QrvwY+UOHhN6WNxh5ize",
+	"D7GjfGTR47YTkGPOiNZLn15tz/kOQJJ18ZfL8z6ZsOCGEWgeuC1MbqXvb1VJJ9S4cLAIjYT0Pixj3NfS",
+	"oJmW4pOAFiFGze9NjgQld4EbST0p4M9ASSLsDEoS4O+iW8qXsOtJXg2TK2INixRDBpTrSC8hId0sspIw",
+	"tBYzL8kKTJVJ0BIE4iy4kCEQeyT3eQXLANJZisksBJHC7J4iO5rJsxmLSUemLGgk+9Ym6aMowNYhZJ9E",
+	"znPutzhZdue1h8SuXzbI+jROvEqPofCXWOnF9NQqvW4j3DTq6y/oRvTmkxsCf84WLfcFjNdrCI3txXSm",
+	"QGCZmb29EI7aptuBMJiR5EmFOFdCfAo2zuQjtkiAWoz/THTMNLbQxKOQDoVVUpyp0kgCc4vkkNSpkgAR",
+	"gOcShaNVvUH+KsrvsZ/SeAtLKWf4HSBSl+RLYzq8jPxk0UpFLtok4Y4tETc0eXrBJNRb0vCndwYZastv",
+	"sZNXu7PaT2e158mGX7nZxlnk6Ir735fd3pIJRidXHwYgYXsBi6yYysAWn8VnzWxbPGBTj9rSOb+79T1G",
+	"wOskGnNx/iAQVNHg3a1qVhUNeKPsvzPqLXOdiygQFHM+LQ3WSM67iHqsrMQ4iB/IWljN0mFRiGRIw1aX",
+	"uLvnYxLd+SRAhvWESynZVPRm2V/UjqCihJkcWP6YE66y+SSvyZ8Lby2z6npnVN4Eaos0+kU4F2FCxuQJ",
+	"5SoUkqT4FrmvJ3Qgy4Nzpy223okfRuSgeYy4uHk6QEjoghgZHpM8/44FNg0Z8Vgk+uMHhHJJYcsp8oYn",
+	"DchWoRIJTlghHtnmmwnLxHFv3CgsE2soK7IqFimmm124SmyL4kOndExk87X0A1TJZ9f3NPRfarqk931J",
+	"/Y/7N0xwydQVk/zZt0xl5iS0TvTUY/wmuoXabxu0mKYBC1HQWdZXmVy7MhBzpPiF3csL45ce91pVymPo",
+	"lDPmkGvu2r7DiO1BuVBpo61dWoonLwtC85D39y9XFJQRx2vWf5tcTt+3gsu5OJ5NOe4CIMCxJKaXO0L1",
+	"EV7RglDSUxTJMO6sLMQ4ShMlNI8ODuuHh439WvPoaL951Do4es01MalZ/X3g2NaMY3OxMCaFefuRs4B6",
+	"AEFyur/BCMJFwGLH5QN1va2Wa19KdJEcvmfyYLOZDlC1Y/skXpKrPwtiZvIHwOmrpCNpuJ8cYyZVBl4d",
+	"yCzxMYnuYjIg8HoXEksYfQsLjlaTncBL34DTSkq77MBrO/DaWkuiI9lomiYwZhuCfiRcSy9Fd/StHHep",
+	"/tJdqssufSsXEgkd6NRX6np05HpudH/pwXYeK6jC34WLwfnp9QmIsffP+7GePLb16Nz/ReA7M+S71xl1",
+	"xn5ANOoq1DMu/Mv4pU4bZ83J/q9xyr9xVDuot/brxkHzyGg1WofNuqT9khNy/gGXP1BOLieYieLk4N+4",
+	"NvUuo2BmR7OAaWxnMD0nLAp8/OeY2qIDLkv9eS/5v4xCGTXiF2f1Hy80d//EHhXaBVxRwlq8bMfqWR2r",
+	"F779iXwJUeDjaEojJUnUNFaFb/HZRBzr4OPKjXyV2z5IrDJhe/O3zwBMrp54z9nbx5KHQSuP4A2T7tJb",
+	"4wyTj7WWKUy+hBwgSr76VkvAlAgcRGtZnTOVloyiYayCFK3O507vrPO+d9a7+n14edbRxaStrACtHnIr",
+	"VVeJewjvVRj5JYDMGLWoBV4hzibVlhxmu466wE3FZWWecR7tSCPw8E1eXIdsJBsDG02eQjYmIiOSCjfF",
+	"DhswVLxjjpSocEN1EsEulsloJlV78HMNHknS6MgylKPE5w+xN4Gg0jLUZOahJh5r1PkSZ8Uxdb1ZwFRY",
+	"dYpnLl1QCiSqMmp3HJ+Fbex8cquxy93wlsWnKDyigTRKFf43/ONP8SzCuMHCwsc48Z14xsZffUKmHKss",
+	"jjLx+CC2BucG9/XFIL6Uww1pZR0bYXIARyTjlDE6pbbJK2mOZtAlg+AFyqdyHwW8gMw5+VX6aNsGjTXQ",
+	"dBl0L8+vByfdYf/8avjh/Lp/apFis9YkVv/8iuAHpTKxJCmQCl5Da0n7x4v9woCKDJ6MmOfzG6AoprJI",
+	"Coer6Af6qIzu1feic7GmmVocAZZ1lLD/Wud7/eH1ZXf4/vdhp39+9XN3MFRfwdPU4FHfd07JoPvrdffy",
+	"yipBj+FIrC+IuCLLLGhuAIhQQ3/NglTPLyqZL+Mg0VYUi6IECkzYvV+vz686w+6/Trrd0y6Oa4NYH84H",
+	"73unp92+VYp1gaHRHh/7ltLILVqJnL/UoALl/74UbII/LFzdlMsJrLcAK8lK/G1p5+b9RrR5crueg2sn",
+	"ZlsbI5MXQ8aItWLHFeZ2M3yPyXMBfEg+6HPZ5BtinzcOF+wQ0POH6915+CHn4YecRx94vFxy/tiGi71D",
+	"X+/Q1w9CX2fHT7afZ9roSPwaMNnQkx8KlL3mCJn/sLqVpNHe3yu+zY3eXn0ozq5+WpXVSCnnboDoTmuC",
+	"RLdsEjLvqzxScV/BH+VxFXv3SPx3eQn4O8aF6z2a0HvyH18cftD1l1kqMTQjpjpXennc+EqX8Hng4yt2",
+	"4R8KS37IjqhhN0aVfedwXGmO6rTSspuscjBu0dqobjedAxaLcxhHtYP9ZuPw0KjXjhrNlrG/yhOob8MT",
+	"aDXqyXZq24fjBjVGR5UDejhKYd5fIZZ8g66vxpLvdvclCPOX2N1fFmK+td09B+J827tuGcM0KQA6houL",
+	"EnQOUSkLtrERU6x94tTmTyN34oaRaxPPt7+k4rEYY6nEoZccsZqyyfGOGAqNL727ZahsFk8uIm7OMbcx",
+	"t9kq0IYqOhFtJrh48hhY/Mr98RlQH1vYHF94q9tFUV6yqkDGVhzmXHr0vVixap6O8A+5Q/f6J+efLjpX",
+	"vfdn3eGn7tXg/LJQLqjIIrzcuf0NpJflqMCISCxxRT6g+9WN7vcc3w5Tz70XzqZTP4j2xu5fldCjhXKB",
+	"/TX1KJaqp59EPQUUcqeXvHC7I+KJcQV4AhYHHOv5nlu6cIlLHUjdVAvlpJwAstx/isWxYkgG3Y+98/73",
+	"NSZy/q0bFDU945FJii6SfP+f3/58gQKVX1vh59roqsF/+bKdApVdccquOOVli1O2FptedM9Xeok/DlnH",
+	"Fh3zHNwd23bNMWA1x7eBYS1L6wUQV4PNEy60pS1X6Wnr98CWj+PGMgpGkioRxX7NMS0b14yU53GK8ITv",
+	"ZESsmMaDQdTrzg1ZEuLyZxGxZlOHRuwTDb9YSS4TJJnnKU3ahFH7doF4ZBqwEBDogY7RVF0BJFuZpIeD",
+	"8QjF5wKGN3BA/3l0D/8pUo5USerQID50Q3Ujot2HRvjLsiQ7UQ2HEb2X7CR0BBdpb83kMy7hwCqFrA+C",
+	"wktq5Sxjl3mOOtTIYcAi9lgPWQxb8rh+QGyP0UBHVMLAehA7dSNSDH39tj+lxkdVwJt8PPM8oBCYUCj7",
+	"uPXvUqMXsIn/FSCD0Lx6SnGAUqU4yTyqmvxE9MrlN/FUXShqQhihSrNJGCcVM+CW+LModB0WD406hdK5",
+	"ebQIR8Q5lxqKRLdb44SBI29ZDNCSqZ2XFEYWxkCUVZ1Gj2MSBDfS+DvckMx4fD31quR8bHINYYv0O/MY",
+	"W3k81+C1JEbXqgKj+AZ6KVcKa+vmZlVYJE6okj67W6y1UrcCxUcLT9xWO6tyxvFZaHIxWaCchxSzKnVK",
+	"ZeQK4umqGpMXc5XGlMRi2KAGRgbmkyKY+QqX8vKCllK6fMvFqJjJZWQhHst3YUYxlgyZ8PlZQ4owQF/l",
+	"3MXXLoxoB993GI5nnnzTYj1o9k/MbXYX1/1BXkV6MeFCKMbki7GY49SgycWeVMzImwQMcx8QDEreUPhG",
+	"5AFWBnyehZ7pRfIh17FB/f4Kczz611OHlECueumxJe5AHFJSn9RfukuPKcxBOJ6S+l6KGtn05L2NI9AF",
+	"ckU9U41O3W6yA9oaVQynMa406f6ocmQfOpUWq41VNQmA3LNx4/vZuPEDo1k/bNVqzUbD2D+qHxiHh6ur",
+	"efa3wQetl8TYzj4zxvVaZX+MqbDKkYOpsIwcXmz7Xgwznr/vy8t59jfBjO+yfZtQ0ZX1wnMrdjjHgMfe",
+	"8dSt46n7nqqF9rJgEWtR6Sn5c+oRXHmZAvXLAykm1/jwVuc4U8lEQsMvMriRdcQzOfrNVXLBAv32RS2Y",
+	"gM/JQkvHyaeBC6U2sfC5LDhDWSfn/X4Xt8DT3mXn/Vn31EqO6drFtzQkFnUmLu9yOvKY0yZj6oWQIk21",
+	"cv5bP15dc4D+pW0QHzOpthvYMzci/tjkzAXvHbzjO06KEGCQPKrQN9EO6Vz0xCjJ68Q+GvheSQWJtH5d",
+	"X2hhn2NiuWEH8lNw6Lc6J1e9z93kAAv9XzpS1xeWpBe0en15aZVY2uSBVuMX7LlfWPqI48vcsckp9CLl",
+	"5ECig1gwBS7jLhDrw/XZ2e/wIPELysya4ImEeh5K2MENyupy7f1wSXsru1AEfJPwsKhsV0YIUsVsiuf2",
+	"tPtx0AGQRTyqCavC2vx2fAx9bIJ7cZnvMt7r+IMy/WQUG0+fB5RBwVyQtm7RmS2/hgR5uaBWcqFdwLWo",
+	"e02pVYupo9RzgP0pv4a0eupBlFlZ8ijKVMNs2CbCX7M5wuWUa/zhEAjNJObrXP98eHnWyV0X0D8fdq6u",
+	"Oic/f+r2ry6HvT4WBww7/dPhv9FhfuGEeD8jKb5o8l1ORn50S2Big4GFmQEq95xh+cAx/geqBJDMBSOR",
+	"8MuMkoEkkSvzk5Ak38r5NvyYYXkH0iotc9iX+1Y/VgZwuZ/56pzshJZUnDnp5ML3XPs+lyfd63wiU/g5",
+	"CSOAd/v8YRlJkvCTtoVPaXJr5AIxv/B0LTpz3OgEbCD8/VWp5SYoc9CjkW1I30R27U6sIwZEjsK/BEcq",
+	"Zk3CnxSTFo2yCl9bnZPOe4W6NLnlwxAo2j/m4EDFwr0j5vl3pAHAVZVZIeohZJxe5jhoKIbO5FrQeUIi",
+	"H/mvbep5LAjbce4mumVukLQKz4zH3KH4j/hCsm5Sk9/S8BYIr4Rdlck6EvgeqxLZ01DXSaiVCZqiBvRw",
+	"PoW1sauWzJ+ndtHoZFPKyvNV7+9VV+3ns+Vy4JdYZpzpP5QB1sxTngP+C1recM7y5uCE3vDh1hhdaVCw",
+	"QZmd01Ni0rwri4r5yCTVJ8nwonieJcluHpd1+4FiO4Zp9S4kDpsGzAZah8ifVjz2lXnq526IyfZSkhyX",
+	"aikLGXHSrB2Z3KIjCIisyYQLhyqS5S0sIxX+XllsHFWTQ+5bWFDEySdmOKnlkAEdN4jrERzmzHAdM+c4",
+	"2QXiw7ZeU+ME/nTKHLGByR8qH5JY4r4WKcJ/w71qtWpBrQUl9iyM/An0y+RWPAOr1epe8lvxU8sPbih3",
+	"/08GtNM/wLp51RmglfzC/TtOvrhiBhStWciCtthxJftHxwbqZPgI5hX8y/En1OXwz2ngctudUq+9t5f6",
+	"+5JF8JHJLQk9g99Tz7sOWRDKf3dm0S3jEQ4cfgF04hl7Kg6SyZOtu7HAF/24/Sx83fvZq1RJiDmScdi2",
+	"zpG8va1QeGFo1l55XiAPhBgf+AmAxJff3V4asRCWLQtAfACqo5fvqLjFIf7HHxNrmlyG5YHojsOp4aGH",
+	"m7T6ghhJGRFlfOwHtlYFpd0MpQKS7uCwI98VNGVyVNJRzK3Vlbbsf4Qd1R4Oog54Drifyto6j40jAnsk",
+	"vmHKwzsWlGWoWe+LdADuXM+xaeBIXbVHmNqMl7YzuPlkaVgYacP2QgZ3oRerw0T6REzP+x/igCJGS3vu",
+	"d2F6ZfIXt69rOL7P3FDqhC1h9ZZUAy4HLsiwLAupFeCTcurdh24IJZtjwv27qsnxniQ3bFKxLGDZ7zqL",
+	"syOkftuE1JuHu3FGiKm8ylot5TN9SySmK5lLH8xXiudDjZZU1eBXI3/qe/7N/QmdykRRmpi0OgdQCS0y",
+	"odOQiNMoahJFPrFS5SFtcj04+2Ydo6WBcAGAQkDSB5kbpc6R6l6avFFGEtL0L4w7sgg+k9ERoiQq0JBQ",
+	"VGLyHBM32v0m9F4qESAb5TSha5wbOZMj5t3z+Q2EhYUvSD35mkpV8skPmF5Rrk/rTF5F46BkcngaV8kn",
+	"zBWZ6yQ1OhvpKuLMnDZ3x+r3GAv16nUGf0h+LbR52SZvnR19hEeWLol7BG2WNDzCf5qv4BIGphctY6pi",
+	"ywiG81iC5ydzeoMUTjsinScn0sm1jDflzFmRhlkEyibsOKoqNA/DTbZjBVWS09v7cI6iuLgJ103KQpgS",
+	"ThqWci78Z2apefWVeo/yBdag7n9sqH3Opbspqn7DxUvD1RB7CeOzEnlYvhDiaWcg0qFoegkGfxFzH1qk",
+	"qLDTC6jzMlGo8xjUHBI+87wYYg2ZRh0cLlHhEmft8hQGGgqDRUMqgStTtiZX+dpiJm65VCUdCeugkcQF",
+	"txdPHHM4D5MvAj3mp4JedqyKz/E85IaE/WUz5uSOGz076vKJHZeFW71+8OUDbeaWYXovBGzaYZc2xC69",
+	"xElsD8/CUhNnedbxRDsyp+w1ZCDlqqguWHJq3wLcBIonABMPiUX8dcQmU49GTJ//SsjCcZISw9i/KxOQ",
+	"RWEkjNi0jenGuQiZqkIBrL3Y+8qEEkuRSVmkSIn6Q0XTbBpRz78pYykjboPUqRhWCa71XP7l6n7KAJSv",
+	"+s6cM5d/OfFnahOjPL2PwRXHiR6PyT0fl6W6bdwNlSOYhYnshk09T5j8iH5hXKZaabTg0Up9mci/YZAX",
+	"DaegeK9QPPE93oVQjR0qKhXcftXEfs9u6VfXD9omH3R/6Z5cwaNCF1ACHlPNOvxrtQNflXXoUCVvmfzO",
+	"n3kOcdzxWEmJKPccpXDSJDhQsiSnm6JgJikDZPKilcLZtklqGlulxe0356aZXg5v2P9/hm0sPNEH84Wy",
+	"vA+LDToZhu47295eNsqYHjqXv47N7iH42yWAWOSX0m7xLlSIiWI2iNPkKRSnKwl9wjIYK2fi8gpD+FdM",
+	"ja/wo/JYELIIQaca3tTkMeD0mFBFkb9wqkgAoTKXkgV3LZWxxRQk1I7NerKvqG0gFhhLvW7Ua07BTk0A",
+	"BcXXS6SR2JIAVSqxmylkaXEeVzoHHDX5cuSoH8yhUDkU3maBQ0tljckr3t6wQjh3oOhF0Z5vNXK0JTDX",
+	"Dr/1Arb3yQFaO1TWG0Jl7bBYOyzW94fFek4run2w1Q5htUNY7RBWufemHa5qh6va4ape3b74vMCp14SW",
+	"epUYqR0yaoeM2iGj1iKjns5Cnskk43pWSV8DiSx0UOUqQ1K0/ThxmSj0kLtbFghDMpd9tSkX/vg08L+6",
+	"4vGhIifhfETJC2E42Z0YNMiMgtExueUjQOinBa0kIh7AKmEOUCZrVb1/xefefVJmKNof+4HKDMuRahNK",
+	"RjPXiyouR0kEfyyu9mI9PvmwuhLU2J8FUh6LFMdYVTSZgl/tUkc4ph79C3zg/9jiP+OAWiWZFkA+LDCm",
+	"qcaBSssCLi0ZcAICLOH+Tr2ZOBbdaxdg4SQoW4hjhuOE8kAFRP0BE951mVic/RXFYClLSl4cA427yd1I",
+	"uDbWNPl+Th9hDMAv2Rv5CiwS+eRGbvaieZgo62x/PPV2gLW3CljTyBqBinsDfubEMJULbsQmirvRQU7s",
+	"Qt04NPbJB9dzbwLGyIk/CyKTd8Lb0SzgZfK5Q+o1o3lo8mvuCmtyGdGIicZ06r5/63Jc5YKN8mGykQIw",
+	"EkYuRzLF/vng6udh51N30DvpFJZJtBmHldpRpb5/ZdTazVZ736jWGs1K7TBLoq3735nL3b+IvB8pnp4Y",
+	"ldMTwygVyrGc2YUwjQ4QUcvfZ3z5Qf4Na0y1ovjP943CShE2NdIJmXnCTCkunTIWuPzGGaXuYsQCdj0+",
+	"lopsatMbRNEneEcg6IatX4DOjy2aPzs/6ZxJpb+Cpiu2XbpKmOcLPVrSpY9n5+9BxXH7nbEZjwLqGbCG",
+	"nlITLV4xe+n3F/Nudj53emed92dAxokFN+HF/4WSOxQpRZ9qedXf7vKqP3R51b/v5fXs07m+0XT+M9db",
+	"OUPXI+UTFdqFk5so/P1fNxGbHM3+fdWNzjs//VR4pud9mHZh6oE2wXjH/uPbgHl7mt+QdVxKhvmxJ6Z0",
+	"wZD6+FuunHVml9dDL9RNrFgtyuTJqUYedaqkF4XEUnMVPPy7WxoRS58vVS9uK6JfWJjfW39mnJO68fci",
+	"w73zUHce6qvdQjf0CB+xD+WC8amh/2GRfF4ys59ks9o8rJdNdhRuMSrXmScHB76QEFk4sM4/zYtk8hiD",
+	"j1JpANMXv8QUcCZtx/rIFzQbh77IdiJfJofQl3hIWeYlxhYrSokFgYy1SZFdQGwXEMtayulA2KKISfZ+",
+	"L1XZale1o3YNVNkawgWQqmxYAMKCPu6rXewfOfGD6YI3cMocrKggusFXlX7KR7DpDSsT5bDAUxrGYatR",
+	"OzLqjWbtYN+o1/cPpTBGhpzIi+rzzyOyQDvktHfSuQLxkBU+inAk6Ih5H1x+w4KpmCmFdqFZ/21yOX3f",
+	"Ci4/ifOjgoYJF6PX/+fw6veL7rB79XN30O9eDY3ax+HZQPNIntMn0Bwr166o18d9+8TnEbWj7oS6XqEt",
+	"PvlfOYtFLwopaZRYcOX8chjrvmjJnRgDV2jX43zo/MdP6RHhU2sPKFwhTXBnXdQA7fKT9vCBx/8Nj/1v",
+	"47S/7JCfi8mNJPZMODNiF+EsKKWdk1iVeeQ798dEqfVb8em5bHId8bkU77kI9kyzwWlNgkybuOf14Ayr",
+	"6VQSM44UFMczz4MaviluftjRpIIPCvxMbq20AOasVmvY4pHgX8wqHcvCRhpDiKSWdCqNisLykp6gWWsS",
+	"i0t32Up44bAQXpOeI9bJ2fklyPItKskTCfoz+YQGX5gjBpI659yTrHlS7B5ROyHjUZWcT9wIuGH0vdAi",
+	"I2b7ExYSS2yKwteywC6HlmRuwES0+H/Eox8Ta95wq6SoAtciG02s/w7+L5bdiC+cRMVOvnxd/L1NKAmZ",
+	"7XNH+bXS0QanEsae37AoJM3aEbEkYrALOC8xmF7ok7tb12MJMhg6F7meR4IZ5zHYdQ7AhYEhoLUqWjcs",
+	"gknrhpFVAgBVwnmXKUovvehjqWQf3TJucvm72ZTQCK6XGoysTSRUrJwCceFu0CbxZhDz9GTsCBZh/51R",
+	"D0gPM9bQG1Q935EGZkXPMtzap3ZRV/t8b9Jny3S9HuR4PJs4eGO07xyOj2jFsOus0hwf0EprVLMrdafJ",
+	"DsYtWhsZtjpw1OtHNaO5X28ctmpGs9k4qB0tlfzWDkaPkvyu1xPZ7Do7OnCadmNkVGrUGNXthlNpMlTQ",
+	"zpD8TuxArPn9rIrfG3Q9U/E7NYT7i4rfg+t+v9f/mBb9zj4UPq3o94L7/zIS3/YSbpQdQUCW199Dt2ku",
+	"dLrC839YpDSdznsY4+jaBB6eBXSPRHNEYG5EAbW/4Fdwe9fniyFT5FPSZDdnISNFl9veDDAtKQ3lFNn8",
+	"vO9YUn6+QtPM+7EBGwPPjPLZtcr1Hr8O2fv7Dof6cVVObZXFMIheAPEOUOTE3amSc4Wjx+xl6rGW0bFm",
+	"u6aRJEVwQ3IjbiU5EEyu/HOg9KE31OVVcq6cNxky1jz0MiDQ0rrVEA2G4xk8/fN6n+sdx+fnmH1b9LJr",
+	"XI3WuEbro6ZdOXBarNKkxqhyJPbBfSYcEGPUsPedOHe5f1A7MhqNZs1oteq1w0OjsdTVMK5qjW24Gq2D",
+	"VrxfN5wjVh/VbKNZORy17COnxirGuE4bo6ad4WokM+dlXI0Nuh67Dxfd/unOfcimMX6s+3AegBV/I6TG",
+	"K8OBmxXlrN/KyyrluSS9YAF0QGyEgKHS9hd4i2LLdqPFvR22a7ExrhWH0bk/1+8Zz1y2892U6+zyaN9B",
+	"Hu3whF/V7PCrc495NIjowqvkXzGNCsZll1977fm1h4eYVpcS/agVRKsTYBsSgOc4vkrAbyZnN+XpElOr",
+	"SoC3VhjXNpln9E5lbcrEmlsKkFjTrerK5JpM8RwDIg7hzHeBG8ExEnkpIGkkU1aUfKXejOlsRHOMIIsk",
+	"o8WQIV/EiNpfZD3tDYssRXDCHP1MWaqSSxbB5p9JnEecgLoZbodkoNKdBfF8iPzOgJbf+h50yo1IwKa+",
+	"OOAj459OOG7ynIzj652IZ6cI/4GVkXZ83t+FUc6k5n7q6OTeDYtOXXrD/TBy7TAX5sBJfp+J4V5v/dvC",
+	"NJpceFkgwKZ5HkR8KNHMsylJEZdGi9lpnXfQ5MXVZKbLmExJTGSqODmnHp2F7shjJvenkWtTj0z9OxZA",
+	"k2edkws0/CHybI9m3PGQvGmq1BXu4UGIG+Y6UOmvYHe2eqCdCz+mBnIdeYQ2jX8ocrm55fsCBucTtUNm",
+	"IxdmLovzqXMSMpsocuAUm/060zMXV0FuTjINWCW8pQGqvIRJifZJ55+wyE/+2Y9LdlybkRvGxQpmDhn7",
+	"gcnBPhU51icxrnooIykJi3GpHJP0I4+cov7XHyWXiUgN2s5GPMJG6CO5zkhkzbwfylosW3rPbTZCFmFI",
+	"bDnJllj8DzuMRr4syKwSSx7e8KRocljdUPBXjlkfwaeQZzzEsKSPeAnFtyr0xAQoOuBYu6bagtxiMaNm",
+	"r4Twy/kTXDalD4aCTS6OceLkNvY9z7+TYJI76ORDlKPWGyb1WnYnuec4yYWXONzfiaJFwHDtLczZnaBF",
+	"HhOMFu0ZLG2K7fcsDonnoPq9u/U9RiBoBier3MfBICnywOQX1DzMPIayTtjPD35wRwPH5TcD8U017p3V",
+	"zqq1ziDlRfWHbC09zUzHljW7hvkBRlGO4pNX5L4lslYcs+/EtulBKwwav0UVuouAxcvmA3W9raJwFKur",
+	"HL6ncSqTCpJHIJixrSTWtB7FrCQ316OYB1g/pzUuib2Vdh1o1UCtHTaKBWJusFgiBpSroDd6HMvxQNT/",
+	"r6kbqJbEj7gfabhmk+eh9NsI15zgt5dQ+m2Ma8ZXEC/CHbR5B21eWOA6rjmrHK82rtmN0RGrHI4NVmnS",
+	"ll05chr7lfrogBqsaR86R7VCucC4k1FwV5PFGk2jHhdrQP8OG4ZxZNSb+4eNZs1oHjRqxqrCvdo2CvcO",
+	"D5JC+8bIsJvOPjsYVwxaHzXsplMRfx3SVk6MgFF71tK9DTqfiRJIDeLBIkpA7L7pGr998VqMA6Peahwe",
+	"1Jr7Rm3/SWr8xmmHdW8cVO7YaH1939/L55yBj3mUnnPNo4PD+uFhY7/WPDrabx61Do7WzDljG3PuQHtt",
+	"Y1YfHdq1yhFrOYf2waiyT5vjBqs7GXMu5RC/4LTL2/8V006OY/MNTLs/l0+CJ8Kna7Z686LWPMj0BUft",
+	"u0WnLzyJ5gzP+0IP84f3/o7/vRKkMgCFezzvz/cq+3Aff53QyxHb9zxmK/Evk6MUQEjqtSb6kdwHPGyV",
+	"nHOpoC/OHoFDbnwWYqQS4Q1puTmFc3FDk3PmQiHOjDvCl+d+QMJIidmMIwarJCQKxXxHXVX2g88O2Rnh",
+	"5kLfAJCOvizgnUUPPZ/fsICEt/6dcIhzOarPg7GIb/hS+Zrm4sxJySKChp08lRzHb/tHSKWoEvOF1bN6",
+	"SecoNN90OVYTGgVY0ya3JCbCIhWkbiCWBFlqnySMWaBBCJVrx8ARATu5JT92mDjlhgwPsG5IjFrN5DSK",
+	"mbQ6ZAwxBK3DCSEXnpeZGL8q/G/4x59ilYqNB0YVa1ZPfIdZiHZKvvrEwpDeMKtKTpJjs3aeDoCc/8aP",
+	"IsalsjhdOD7nWszPUPz+4it5C8CnrZ+0YEbAjWFq4BHPd8Slv16fX3WG3X+ddLunUBQOPzllEXU9/OF/",
+	"Z35Ee3zsiwY8d+JGhbZxUMZ/ykL7Xv+qOzg57/e7J1eVztVV5+TnT93+1WXlojuofBycX19UpixQTk2h",
+	"XJiwKHBtebXSyZnzjPSo1VDL5A2nLBiiFsc38P5Fj1UHUb1saaN4a+rQiML7goc7w4dKPcVQe4rhRXcw",
+	"hKcoQBCVwmucH7pvYjJMcC2Jb0XL5N36Nt8R9pfNmCP2WehJmxgH1Zo0T56w8sKczS/XQrvw4Xzwvnd6",
+	"2u0XtK+ThV5oN2uN3TH7ezlmN45qB/XWft04aB4ZrUbrsFl/cihdAh+RGl3TwHcAZlJRYjfPBK6Lh//H",
+	"gRBs6NE88pCyJxz29SprDzqn0JCEvjibhBIJjl5J2RSHCL3eA3AossiTOIw6ngvnTyDxKcrBJXUycfks",
+	"YqDhLytnRh4rKTU2kwcQKCYTei9x9CNGEmfMDxI/rK3klOG/iEOPqUt1otION7mfzlItJC+xEEVpOCP7",
+	"UpVc0S+AGo/x+uCb5/GH4JXsHKLnd4h2e+Iu9LyN0PPWd7+ysjQz7rFQEZDodtLBFOkPsU3+RqEaL3iC",
+	"vVKhav/Gf3ybnwIr8t03qFycXCBLb2RumEx8h3mAMkPAGN5BxsXCstglMUBHPZOrCmkV0cOnlZfALnTr",
+	"e47YXjgrE6ryviCHV0ySviizZ/LENkN37FtmfxF7FejYLSkMgvhc1n41zvjh0xfl3GywV+1SzK84xZyh",
+	"vrWwyha20PQPtp1JydOl3Fb9w2JXl5h3vO27cMFmHBPq3dF7XN7fbbYlih8xyywCda7U7kiM9vyob8Nm",
+	"7/2d/uDbFo24YrNa4NkNY/0fjywx5jOPaWNEHB9JpsCy57G7zxA23dDspjr4/WNc0s+zbBXPzRVSxMA9",
+	"vmzmlH6gyMWy1b7tBb6UVGUrciopeEjx81mnr39SIi4Hmr0bpErIo7xCcgmv6MwC63VXSF7ZFU2gZVPF",
+	"4RXliSbfWHF4dXki6fB7YS9vVGRJvaTAvbmNSHhLpyliwOPEHxZ98mfp93bjfoWcmcmTW64rMtem0s6p",
+	"3Tm1D3RqV7IxrZWJoenQ+wtF90eUO3euE90W2oX3F5dDo/axsJZ6y1BRnEYrCYWlDfFF4DszLFgBuyrl",
+	"9IGPaL5KnTk3rKOJ7Z2qFJ7UReud9a5+H56ef+r0+sOYhavVatZrh8Z+o143Wq1GrXG4P8fC9SzMSis4",
+	"tJLhz6VKM4lmhbbRbNYy5PWA0Gs9B9VTKeSVC4E/iyAStmUuM2xXzkx5k6c5723EnQZBSVuRmPUuPjeH",
+	"5/2z3xeZtMqFaJFXTTRxRW9atbrxXwjSGmsEbZKePOGBd7W5ehAl2Fy/N9G71bbwt6F4S1O2Pwt5ow93",
+	"DmEcvqz9BVe1BME96ajOaeWYfBFDXSVJKJuwycyDG2bzIbaJFYFMjnXRGVz1uwOFUJF/Di8G5597p/A5",
+	"OJuoSpMhLlNeFOBJ9crkCARXf1uYJ5y4Yejym1I141JdnWduuNCnNLlcDDmleoiVafOXKPRIrnBJW5EI",
+	"vWhevPxO5kMJpEOTAAD7yw2jkvgU2cHRozf5HU3cX13rh2RI/VSJhXYTPfoI9HloKGV2oOzMj0wuI8Gx",
+	"wg/JK/BjcpOf4qLBgIYvBX+Q0C1MJkhsAhd45aQKUJlYsb9hmdySDof4PDa3FrFicyu+mEQzi4hdsSr/",
+	"rXCq4ojnj+GrMjGaB+J/96Fkjjuk1To6WM4roIkW6aYaBpCGoXvDFQO758MBL6I3Jof5Uof3BlTso3tC",
+	"kXNdX5vS0YEzkz6JxCkmojdxQhmaiOnm53mZViyjKrGyHSbovsMC96tYS7EV0Jt+F2raVRbsd5Y8QFmZ",
+	"zpZ4A6D5Ll5X1i/qYikoIj8xX0Qn5CSqJjYpvVaTWJjJ1QGdRrdV8vQaUTE/PJ4nN1SMQqB1LBklLg0Y",
+	"eaxuFHZVm0Ouxr6fVo1CGzoL4SuX6xchk4UmKyVR4apcIQ7ZrBGYWhCTMvlqNSlk2piwKPDLRAlOQz//",
+	"D3JW8WKJ+2py7GyZ2P6EoSFGm5k5Vd+g6JQegHgu+alNQhCbs398xodnYiv5ThWuss/CDz/XPvtZNMcJ",
+	"8pnPcUsOUfnOTI87kTybItYRbY0O7QOnss+a40qTNkaVll13KgarjdV3MXX4Qb2232oYB81G/Wj/0Gg1",
+	"D1YoYhlbKTmq7x8kslLjA7tOG6xpVLB455BWWqMju+YYLLci1tNFGZ7u2LtCdSv/8CxR3dJeU17Vrezg",
+	"1Rbrmh4e+HimiqcMd2RBlEsTLNpRHOWW5NKGLVcgYntpuTTrXPLFw1S8NN92LQldci8rlbVb0PlaNu2W",
+	"6X3pTisy1yw63cLDDVO6X/LzlOQXRB4i+5bYHnUnyBaePuk/pQgYlHWLTs1Jf+kPA7pfmmDtZsJfZXCX",
+	"JeeWg94RHHgDJk6jSgOsHPMKp2muYnSoOOcAOnSlWJg6QhCbcu1iGFuElr4ipTDd238ePOtm3n62A/VD",
+	"aY0ZtGHvs8NR5cipjytNBrKmhl1pOPvjQ3o0Muw6U05co3FYP2i2WkatftQ82D88bNRW1Y03t+HEHdWa",
+	"Sek1O2we7LM6bVVQrssYV1Cua9/JrTX2tpy4DYZntZ7ZzjFbtkPqcmePc8zeltjZpu7Wpgpo23CDJC+/",
+	"NVdzYEHkFOOTymcRZhQ0UaQomnb73JJokOeAnAyGx7EX5Y2U0vQ989XVPz5uw3yFWmu7YpQfvRglp7Tb",
+	"rkjlDRepbCPgulof7rsJ6TydVNzm/kIO/biHOgkLOnImV0JyZF5HTrtuA0U5k2s5f5nPLyclC5vIxsne",
+	"mnx7snFxehRqp/PLxrmQgUW0O5cIEfSfNMgehCGWyAZkZ2M3o8rWXaRnUYR781GFp9UfeIrc1E5T7rk1",
+	"5V4yvL51qYF1+8YjhQaWagdwQkkYUY+ZfLGkp3RMclSuzNlKcs099wvDoj8JFp+w6NZ3ysJKR8DRQfVw",
+	"8Cbm9Rk1CTYr09hMweCNGFUcpJ3mwU7z4AWM81YkETR6Rb10u6h97vPY8AHfESz0sEzCmdiTlgMZS/mQ",
+	"ionGwHbUFWRODXaI1eoKD8Ammjy3dkJubKI46WSDE8mDsYmE+xqJVIJNJKuhidjCM6sz7DCJb5poYwNh",
+	"h6cqYEO6p/oWOLOMekI7VW8csiNqNF9VAZsa9qfmKlnFzZV7kFZwc9VfbxlbPAbLTkd+sFHC9Bn5+9es",
+	"z6ch849PTW+Azj/jWTT3bn77fKxf9xBq//xcmZlQvYTfHwuMtszvD9HN7fP7SyLxTfj9F1yd11gPtVMD",
+	"eP1qAIsmYbVFyFF28aA1DNCpEbulwhJABIrG8aekQVjTXujDcSNe/iHDGovkdwtFE8QP9AYxtxEXUQBC",
+	"Ltcye3UlFG+BlvbHcpybO8955znvON+3xZyWc9/amie7Af/7w5zZeRJ4k6dYDx5OAm/yTBZ48jgSeJNn",
+	"s8CTx5HAm3wdC/zC3vwcLPC7zXnJ5ryUM74+X1P4RrZx4Izf7eOb7+OL7PS7TXxHXZ+Dun7jLV80xOxZ",
+	"4Eb3sBX44pHq4tcrppP4jZpT4ry70WWeP3MqU49GYz+YFP4UFhmZVHAvSr91jTzK55KJFPdsSPBxQh1H",
+	"2BpSDBkjlvbzSuWWeVOrTKxKRfzIKlXFRA08uVLae3tG/bBaq9aqRrtVa9Vgb5BDNd+Nj3gmXmRw5o6U",
+	"eMc0cTUxrJn1KrBnzTWN2MIVnGWyFhGzz9wRnoBWNE4uzzrabVeVwWfcHVE41KkAlYtNI+r5NwudUewo",
+	"ISnafszqI/lXXBaWlnTgTF2XceeEAixVZl4m08D/6oauL12e7I4suWHWjWL+7U3oeP10rj9cO8L5X23G",
+	"+4z8qe/5N+IFTOVrXXLDpS/y47wKrYY1JjS85/Zt4HN/FpLJLFJp/1iGN875L0zgcz13sHRoN71tbKay",
+	"brxgpr79+e3/CwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
