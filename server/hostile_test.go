@@ -123,7 +123,8 @@ func TestUnknownRoutesAndMethodsUseTheirAPIsEnvelope(t *testing.T) {
 		// An ARM operation's words under another API's prefix are that API's path.
 		{"ARM words under accounts", "GET", "/v2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 404, v2Envelope},
 		{"ARM words under compute", "GET", "/compute/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 404, googleEnvelope},
-		{"compute's batch endpoint", "POST", "/batch/compute/v1", 404, googleEnvelope},
+		{"compute's batch endpoint without a batch", "POST", "/batch/compute/v1", 400, googleEnvelope},
+		{"a batch endpoint not served", "POST", "/batch/compute/beta", 404, googleEnvelope},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
