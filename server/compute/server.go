@@ -120,6 +120,9 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 		return err
 	}
 	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
+	for _, id := range resourcePatches {
+		mws[id] = append([]echo.MiddlewareFunc{patchNulls}, mws[id]...)
+	}
 	for id := range mws {
 		// After validation: a request is judged whole before its answer is trimmed.
 		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
