@@ -55,8 +55,8 @@ unit-postgres: ## the API test suites on the PostgreSQL store
 	UNDERSTUDY_TEST_STORE="$$UNDERSTUDY_TEST_POSTGRES" $(GO) test -race -count=1 -skip '^TestDataDirInUse$$' \
 		./server/ ./server/authorization/ ./server/accounts/ ./server/compute/ ./understudytest/
 
-readme: ## run the README's shell blocks against a built server (its Go blocks are held by a test)
-	.ci/readme-blocks.sh
+readme: ## run the shell blocks of README.md and docs/ against a built server (the other blocks are held by understudytest's TestDocBlocks)
+	.ci/doc-blocks.sh
 
 fuzz: ## run each fuzz target for its budget of executions (or for $(FUZZTIME))
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(call fuzz_budget,700000x) ./internal/condition/

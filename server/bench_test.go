@@ -142,6 +142,24 @@ func BenchmarkAccountLinkCreate(b *testing.B) {
 	})
 }
 
+// BenchmarkAccountCreate creates an account per iteration with a configuration, identity
+// and contact details, answered with its configuration and requirements: the create's
+// events (created) and requirements are computed in its transaction.
+func BenchmarkAccountCreate(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer sk_test_bench1", "Service-Version": "2026-05-27.dahlia", "Content-Type": "application/json"}
+	body := `{"display_name":"Bench","contact_email":"bench@example.com","identity":{"country":"us","entity_type":"company"},` +
+		`"configuration":{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}}},` +
+		`"include":["configuration.recipient","identity","requirements"]}`
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			serve(b, h, http.MethodPost, "/v2/core/accounts", body, hdr, 200)
+		}
+	})
+}
+
 // BenchmarkForwardingRuleInsert inserts a rule per iteration (immediate operations).
 func BenchmarkForwardingRuleInsert(b *testing.B) {
 	benchComputeInserts(b, "/compute/v1/projects/bench-project-1/global/forwardingRules", `{"name":"fr-%d","portRange":"443-443"}`)

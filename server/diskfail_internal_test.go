@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // failingDisk is a backend that syncs every batch until told to fail, then refuses them,

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"time"
 
-	ns "github.com/understudy-dev/understudy/internal/store"
-	store "github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/store/postgres"
 )
 
@@ -18,27 +17,27 @@ var errStoreAndDataDir = errors.New("--store and --data-dir both say where the s
 
 // newDB returns the database cfg asks for: in PostgreSQL when cfg.Store names one (the
 // engine is returned too), else in memory (kept on disk by open when DataDir is set).
-func newDB(cfg Config) (*store.DB, *postgres.Engine, error) {
+func newDB(cfg Config) (*store.DB, *store.Memory, *postgres.Engine, error) {
 	if cfg.Store == "" {
-		return store.New(), nil, nil
+		mem := store.NewMemory()
+		return store.New(mem), mem, nil, nil
 	}
 	if cfg.DataDir != "" || cfg.backend != nil {
-		return nil, nil, errStoreAndDataDir
+		return nil, nil, nil, errStoreAndDataDir
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	eng, err := postgres.Open(ctx, cfg.Store, postgres.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return store.Wrap(ns.New(eng)), eng, nil
+	return store.New(eng), nil, eng, nil
 }
 
 // openShared makes a PostgreSQL store ready: seeded when it holds no state yet (under a
 // lock, so that of servers starting at once one seeds), else taken as it is, as a data
 // directory is.
 func (s *Server) openShared(eng *postgres.Engine) error {
-	s.db.Store() // declares every table before the engine looks at them
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	seeded, err := eng.Load(ctx, s.Reset)
@@ -53,4 +52,4 @@ func (s *Server) openShared(eng *postgres.Engine) error {
 
 // persistent reports whether the state outlives the process (a data directory, or
 // PostgreSQL), and with it the clock's offset.
-func (s *Server) persistent() bool { return s.db.Durable() || s.cfg.Store != "" }
+func (s *Server) persistent() bool { return s.mem == nil || s.mem.Durable() }

@@ -1,12 +1,13 @@
 package server
 
 import (
+	"context"
 	"bytes"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/compute"
 )
 
@@ -37,20 +38,20 @@ func (s *Server) Export() ([]byte, error) {
 		StrictPrincipals: a.StrictPrincipals, ManagementGroups: a.ManagementGroups}
 	seed.Accounts = AccountsSeed{AccountConcurrency: s.cfg.Accounts.AccountConcurrency, Platforms: s.cfg.Accounts.Platforms}
 	seed.Compute = ComputeSeed{OperationMode: s.cfg.Compute.Operations.Mode.String(), Locations: s.cfg.Compute.Locations}
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		// Custom roles as they are now, PUTs included.
-		if seed.Authorization.RoleDefinitions, err = s.authz.ExportRoles(tx.New()); err != nil {
+		if seed.Authorization.RoleDefinitions, err = s.authz.ExportRoles(tx); err != nil {
 			return err
 		}
-		if seed.Authorization.RoleAssignments, err = s.authz.Export(tx.New()); err != nil {
+		if seed.Authorization.RoleAssignments, err = s.authz.Export(tx); err != nil {
 			return err
 		}
-		seed.Authorization.Directory = s.authz.ExportDirectory(tx.New())
+		seed.Authorization.Directory = s.authz.ExportDirectory(tx)
 		st := s.accts.Export(tx)
 		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
 		seed.Accounts.EventDestinations = st.Destinations
-		for _, p := range s.comp.Export(tx.New()) {
+		for _, p := range s.comp.Export(tx) {
 			if seed.Compute.Projects == nil {
 				seed.Compute.Projects = map[string]compute.SeedProject{}
 			}

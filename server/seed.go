@@ -1,23 +1,23 @@
 package server
 
 import (
-	"bytes"
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 
 	"github.com/understudy-dev/understudy/internal/operations"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
@@ -32,7 +32,7 @@ type Seed struct {
 	Compute       ComputeSeed       `yaml:"compute"`
 
 	file string
-	root *yaml.Node // the document's top node: where each entry and field is
+	root ast.Node // the document's top node: where each entry and field is
 }
 
 // AuthorizationSeed is the authorization section of a seed file.
@@ -135,47 +135,296 @@ func LoadSeed(path string) (*Seed, error) {
 	return ParseSeed(path, data)
 }
 
-// yamlLine finds the line in yaml.v3's syntax errors.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// ParseSeed parses seed YAML; file names it in errors. Every problem of shape (an unknown
-// field, a value of the wrong type, a key given twice) is reported, each with its line and
+// ParseSeed parses seed YAML (goccy/go-yaml, strictly: unknown fields, values of the wrong
+// type and keys given twice are errors); file names it in errors, each with its line and
 // field. Whether the entries keep the APIs' rules is checked by Apply.
 func ParseSeed(file string, data []byte) (*Seed, error) {
 	s := &Seed{file: file}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return s, nil // an empty file seeds nothing
+	// Keys given twice are found below, to name both lines.
+	f, err := parser.ParseBytes(data, 0, parser.AllowDuplicateMapKey())
+	if err != nil {
+		return nil, s.yamlError(err)
+	}
+	var docs []*ast.DocumentNode
+	for _, d := range f.Docs {
+		if d.Body != nil {
+			docs = append(docs, d)
 		}
-		return nil, syntaxError(file, err)
 	}
-	var more yaml.Node
-	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return nil, syntaxError(file, err)
-		}
-		return nil, &SeedError{File: file, Line: more.Line, Err: errors.New("a seed file holds one YAML document")}
+	switch {
+	case len(docs) == 0:
+		return s, nil // an empty file seeds nothing
+	case len(docs) > 1:
+		return nil, &SeedError{File: file, Line: docs[1].Body.GetToken().Position.Line, Err: errors.New("a seed file holds one YAML document")}
 	}
-	if len(doc.Content) == 0 {
-		return s, nil
+	s.root = docs[0].Body
+	if err := s.duplicateKeys(s.root, nil); err != nil {
+		return nil, err
 	}
-	s.root = doc.Content[0]
-	d := &decoder{file: file}
-	d.decode(s.root, reflect.ValueOf(s).Elem(), "")
-	if len(d.errs) > 0 {
-		return nil, errors.Join(d.errs...)
+	if err := yaml.NodeToValue(s.root, s, yaml.DisallowUnknownField(), yaml.UseJSONUnmarshaler()); err != nil {
+		return nil, s.yamlError(err)
 	}
 	return s, nil
 }
 
-func syntaxError(file string, err error) error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &SeedError{File: file, Line: line, Err: errors.New(m[2])}
+// duplicateKeys reports the first key a mapping under n gives twice.
+func (s *Seed) duplicateKeys(n ast.Node, p []string) error {
+	n = unwrap(n)
+	switch n := n.(type) {
+	case *ast.MappingNode:
+		first := map[string]int{}
+		for _, kv := range n.Values {
+			k := kv.Key.GetToken()
+			if line, dup := first[k.Value]; dup {
+				_, field := s.locate(append(p, k.Value))
+				return &SeedError{File: s.file, Line: k.Position.Line, Field: field, Err: fmt.Errorf("given twice (first at line %d)", line)}
+			}
+			first[k.Value] = k.Position.Line
+			if err := s.duplicateKeys(kv.Value, append(p, k.Value)); err != nil {
+				return err
+			}
+		}
+	case *ast.MappingValueNode:
+		return s.duplicateKeys(n.Value, append(p, n.Key.GetToken().Value))
+	case *ast.SequenceNode:
+		for i, v := range n.Values {
+			if err := s.duplicateKeys(v, append(p, strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
 	}
-	return &SeedError{File: file, Err: err}
+	return nil
+}
+
+// yamlError is an error of the YAML library as a SeedError: its line, the field it is
+// about, and what was wanted, from the error's own members.
+func (s *Seed) yamlError(err error) error {
+	var (
+		unknown    *yaml.UnknownFieldError
+		typ        *yaml.TypeError
+		unexpected *yaml.UnexpectedNodeTypeError
+		overflow   *yaml.OverflowError
+		syntax     *yaml.SyntaxError
+	)
+	at := func(tk *token.Token, msg string) error {
+		line, field := s.fieldAt(tk)
+		return &SeedError{File: s.file, Line: line, Field: field, Err: errors.New(msg)}
+	}
+	switch {
+	case errors.As(err, &unknown):
+		line, field := s.fieldAt(unknown.Token)
+		msg := "unknown field"
+		if known := knownFields(reflect.TypeFor[Seed](), parentOf(field)); len(known) > 0 {
+			msg += " (known: " + strings.Join(known, ", ") + ")"
+		}
+		return &SeedError{File: s.file, Line: line, Field: field, Err: errors.New(msg)}
+	case errors.As(err, &typ):
+		return at(typ.Token, fmt.Sprintf("want %s, got %s", wanted(typ.DstType), given(typ.Token)))
+	case errors.As(err, &unexpected):
+		return at(unexpected.Token, fmt.Sprintf("want %s, got %s", nodeKind(unexpected.Expected), nodeKind(unexpected.Actual)))
+	case errors.As(err, &overflow):
+		return at(overflow.Token, fmt.Sprintf("the number %s does not fit %s", overflow.SrcNum, wanted(overflow.DstType)))
+	case errors.As(err, &syntax):
+		return &SeedError{File: s.file, Line: syntax.Token.Position.Line, Err: errors.New(syntax.Message)}
+	}
+	return &SeedError{File: s.file, Err: err}
+}
+
+// fieldAt is the line of a token and the path of the member it belongs to.
+func (s *Seed) fieldAt(tk *token.Token) (int, string) {
+	if tk == nil {
+		return 0, ""
+	}
+	var found []string
+	var walk func(n ast.Node, p []string) bool
+	walk = func(n ast.Node, p []string) bool {
+		n = unwrap(n)
+		switch n := n.(type) {
+		case *ast.MappingNode:
+			for _, kv := range n.Values {
+				if walk(kv, p) {
+					return true
+				}
+			}
+		case *ast.MappingValueNode:
+			q := append(slices.Clip(p), n.Key.GetToken().Value)
+			if n.Key.GetToken() == tk {
+				found = q
+				return true
+			}
+			return walk(n.Value, q)
+		case *ast.SequenceNode:
+			for i, v := range n.Values {
+				if walk(v, append(slices.Clip(p), strconv.Itoa(i))) {
+					return true
+				}
+			}
+		}
+		if n != nil && n.GetToken() == tk {
+			found = p
+			return true
+		}
+		return false
+	}
+	walk(s.root, nil)
+	_, field := s.locate(found)
+	return tk.Position.Line, field
+}
+
+// unwrap is the node an anchor or a tag stands for.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch m := n.(type) {
+		case *ast.AnchorNode:
+			n = m.Value
+		case *ast.TagNode:
+			n = m.Value
+		default:
+			return n
+		}
+	}
+}
+
+// parentOf is the path of the member that holds field (dotted, with [i] for list items).
+func parentOf(field string) []string {
+	var p []string
+	for _, part := range strings.Split(field, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		p = append(p, name)
+		for rest != "" {
+			var idx string
+			idx, rest, _ = strings.Cut(rest, "]")
+			p = append(p, idx)
+			rest = strings.TrimPrefix(rest, "[")
+		}
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	return p[:len(p)-1]
+}
+
+// knownFields lists the members the struct at path p (under t) takes, by their YAML names.
+func knownFields(t reflect.Type, p []string) []string {
+	for _, seg := range p {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			f, ok := fieldNamed(t, seg)
+			if !ok {
+				return nil
+			}
+			t = f.Type
+		case reflect.Map, reflect.Slice:
+			t = t.Elem()
+		default:
+			return nil
+		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for f := range t.Fields() {
+		if name := yamlName(f); name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// yamlName is the name a seed file gives a struct field ("" for one it does not read):
+// its yaml tag, else its json tag, as the decoder reads them.
+func yamlName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	for _, tag := range []string{"yaml", "json"} {
+		if v, ok := f.Tag.Lookup(tag); ok {
+			name, opts, _ := strings.Cut(v, ",")
+			if name == "-" || strings.Contains(opts, "inline") {
+				return ""
+			}
+			if name != "" {
+				return name
+			}
+		}
+	}
+	return strings.ToLower(f.Name)
+}
+
+func fieldNamed(t reflect.Type, name string) (reflect.StructField, bool) {
+	for f := range t.Fields() {
+		if yamlName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// wanted says what a Go type takes, for "want X, got Y".
+func wanted(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Struct, reflect.Map:
+		return "a mapping"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return t.String()
+}
+
+// given says what a scalar token holds, for "want X, got Y".
+func given(tk *token.Token) string {
+	if tk == nil {
+		return "another value"
+	}
+	kind := "the value"
+	switch tk.Type {
+	case token.StringType, token.SingleQuoteType, token.DoubleQuoteType:
+		kind = "the string"
+	case token.IntegerType, token.BinaryIntegerType, token.OctetIntegerType, token.HexIntegerType:
+		kind = "the integer"
+	case token.FloatType, token.InfinityType, token.NanType:
+		kind = "the number"
+	case token.BoolType:
+		kind = "the boolean"
+	case token.NullType:
+		return "null"
+	case token.MappingStartType, token.MappingValueType:
+		return "a mapping"
+	case token.SequenceStartType, token.SequenceEntryType:
+		return "a list"
+	}
+	return fmt.Sprintf("%s %q", kind, tk.Value)
+}
+
+// nodeKind names a kind of YAML node, for "want X, got Y".
+func nodeKind(t ast.NodeType) string {
+	switch t {
+	case ast.MappingType, ast.MappingValueType:
+		return "a mapping"
+	case ast.SequenceType:
+		return "a list"
+	case ast.NullType:
+		return "null"
+	}
+	return "a plain value"
 }
 
 // Apply adds the seed to c. Lists (bootstrap owners, tokens, role definitions and
@@ -200,7 +449,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),
 		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
 		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedPersons: len(c.Accounts.Persons), accounts.SeedDestinations: len(c.Accounts.EventDestinations), accounts.SeedLinks: len(c.Accounts.Links),
-			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys)},
+			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys), accounts.SeedPlatforms: len(c.Accounts.Platforms)},
 	}
 
 	a, z := s.Authorization, &c.Authorization
@@ -244,7 +493,11 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	cc := &c.Compute
 	for i, l := range s.Compute.Locations {
 		if err := l.Check(); err != nil {
-			return s.errorAt(path("compute", "interconnectLocations", strconv.Itoa(i), locationField(err)), err)
+			var se *compute.SeedError
+			if errors.As(err, &se) {
+				return s.errorAt(path("compute", compute.SeedLocations, strconv.Itoa(i), se.Field), se.Err)
+			}
+			return s.errorAt(path("compute", compute.SeedLocations, strconv.Itoa(i)), err)
 		}
 	}
 	cc.Locations = append(cc.Locations, s.Compute.Locations...)
@@ -281,10 +534,10 @@ type offsets struct {
 // check loads the state c seeds into a scratch store, with the same code as Server.Reset,
 // and reports the first entry that breaks a rule at its line.
 func (s *Seed) check(c *Config, at offsets) error {
-	db := store.New()
-	authz, err := authorization.New(c.Authorization, db.Store())
+	db := store.New(store.NewMemory())
+	authz, err := authorization.New(c.Authorization, db)
 	if err == nil {
-		err = db.Replace(func(tx *store.Tx) error { return authz.Seed(tx.New()) })
+		err = db.Replace(context.Background(), func(tx *store.Tx) error { return authz.Seed(tx) })
 	}
 	var ase *authorization.SeedError
 	if errors.As(err, &ase) {
@@ -296,28 +549,17 @@ func (s *Seed) check(c *Config, at offsets) error {
 	} else if err != nil {
 		return err
 	}
-	if i, err := firstFailing(len(c.Accounts.Platforms), func(k int) error {
-		cfg := c.Accounts
-		cfg.Platforms, cfg.Accounts = cfg.Platforms[:k], nil
-		_, err := accounts.New(cfg, store.New())
-		return err
-	}); err != nil {
-		field, err := platformField(err)
-		return s.entryError(i-at.platforms, len(s.Accounts.Platforms), path("accounts", "platforms"), field, err)
-	}
-
-	db = store.New()
+	db = store.New(store.NewMemory())
 	accts, err := accounts.New(c.Accounts, db)
-	if err != nil {
-		return err
+	if err == nil {
+		comp := compute.New(c.Compute, db)
+		err = db.Replace(context.Background(), func(tx *store.Tx) error {
+			if err := accts.Seed(tx); err != nil {
+				return err
+			}
+			return comp.Seed(tx)
+		})
 	}
-	comp := compute.New(c.Compute, db.Store())
-	err = db.Replace(func(tx *store.Tx) error {
-		if err := accts.Seed(tx); err != nil {
-			return err
-		}
-		return comp.Seed(tx.New())
-	})
 	var ae *accounts.SeedError
 	var ce *compute.SeedError
 	switch {
@@ -327,7 +569,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 			collection = accounts.SeedAccounts
 		}
 		count := map[string]int{accounts.SeedAccounts: len(s.Accounts.Accounts), accounts.SeedPersons: len(s.Accounts.Persons), accounts.SeedDestinations: len(s.Accounts.EventDestinations), accounts.SeedLinks: len(s.Accounts.Links),
-			accounts.SeedIdempotencyKeys: len(s.Accounts.IdempotencyKeys)}[collection]
+			accounts.SeedIdempotencyKeys: len(s.Accounts.IdempotencyKeys), accounts.SeedPlatforms: len(s.Accounts.Platforms)}[collection]
 		return s.entryError(ae.Index-at.accounts[collection], count, path("accounts", collection), ae.Field, ae.Err)
 	case errors.As(err, &ce):
 		if i := ce.ProjectIndex - at.projects; i < 0 || i >= len(s.Compute.Projects) {
@@ -340,26 +582,6 @@ func (s *Seed) check(c *Config, at offsets) error {
 		return s.errorAt(append(where, splitField(ce.Field)...), ce.Err)
 	}
 	return err
-}
-
-// firstFailing finds the first of n entries that makes fails fail, given that fails(k)
-// checks the first k entries (so once it fails, it fails for every larger k). It returns
-// -1 and nil when all n pass, and -1 and the error when even none fail.
-func firstFailing(n int, fails func(k int) error) (int, error) {
-	err := fails(n)
-	if err == nil {
-		return -1, nil
-	}
-	lo, hi := 0, n // fails(hi) fails; the answer is in [lo, hi]
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if e := fails(mid); e != nil {
-			hi, err = mid, e
-		} else {
-			lo = mid + 1
-		}
-	}
-	return hi - 1, err
 }
 
 // entryError reports a problem with entry i of one of the seed's lists (of count entries,
@@ -382,29 +604,31 @@ func (s *Seed) errorAt(p []string, err error) error {
 func (s *Seed) locate(p []string) (int, string) {
 	n, line := s.root, 0
 	if n != nil {
-		line = n.Line
+		line = n.GetToken().Position.Line
 	}
 	var b strings.Builder
 	for _, seg := range p {
-		if n != nil && n.Kind == yaml.AliasNode {
-			n = n.Alias
-		}
-		var next *yaml.Node
-		if n != nil {
-			switch n.Kind {
-			case yaml.MappingNode:
-				for i := 0; i+1 < len(n.Content); i += 2 {
-					if n.Content[i].Value == seg {
-						next, line = n.Content[i+1], n.Content[i].Line
-					}
-				}
-			case yaml.SequenceNode:
-				if j, err := strconv.Atoi(seg); err == nil && j >= 0 && j < len(n.Content) {
-					next, line = n.Content[j], n.Content[j].Line
+		n = unwrap(n)
+		var next ast.Node
+		isList := false
+		switch m := n.(type) {
+		case *ast.MappingNode:
+			for _, kv := range m.Values {
+				if kv.Key.GetToken().Value == seg {
+					next, line = kv.Value, kv.Key.GetToken().Position.Line
 				}
 			}
+		case *ast.MappingValueNode:
+			if m.Key.GetToken().Value == seg {
+				next, line = m.Value, m.Key.GetToken().Position.Line
+			}
+		case *ast.SequenceNode:
+			isList = true
+			if j, err := strconv.Atoi(seg); err == nil && j >= 0 && j < len(m.Values) {
+				next, line = m.Values[j], m.Values[j].GetToken().Position.Line
+			}
 		}
-		if _, err := strconv.Atoi(seg); err == nil && (n == nil || n.Kind == yaml.SequenceNode) {
+		if _, err := strconv.Atoi(seg); err == nil && (n == nil || isList) {
 			b.WriteString("[" + seg + "]")
 		} else {
 			if b.Len() > 0 {
@@ -424,260 +648,4 @@ func splitField(f string) []string {
 		return nil
 	}
 	return strings.Split(f, ".")
-}
-
-// platformPrefix is how accounts.New starts its errors about a platform.
-var platformPrefix = regexp.MustCompile(`^accounts\.platforms\[\d+\]( \([^)]*\))?: `)
-
-// platformField names the member of a seeded platform that an accounts error is about.
-func platformField(err error) (string, error) {
-	msg := platformPrefix.ReplaceAllString(err.Error(), "")
-	field := "id"
-	if strings.HasPrefix(msg, "key ") {
-		field = "keys"
-	}
-	return field, errors.New(msg)
-}
-
-// locationField names the member of a seeded location that Location.Check's error is about.
-func locationField(err error) string {
-	msg := err.Error()
-	for _, f := range []string{"metro", "availabilityZone", "peeringdbFacilityId", "regions"} {
-		if strings.Contains(msg, ": "+f+" ") {
-			return f
-		}
-	}
-	return "name"
-}
-
-// decoder fills the seed's structs from the YAML tree, strictly: unknown fields, values of
-// the wrong type and keys given twice are errors with their line and field. Fields typed
-// any (and inline maps of them) take the JSON-like value of their YAML: API bodies.
-type decoder struct {
-	file string
-	errs []error
-}
-
-// maxErrors is the most problems reported at once.
-const maxErrors = 20
-
-func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) {
-	if len(d.errs) < maxErrors {
-		d.errs = append(d.errs, &SeedError{File: d.file, Line: n.Line, Field: field, Err: fmt.Errorf(format, args...)})
-	}
-}
-
-func join(p, key string) string {
-	if p == "" {
-		return key
-	}
-	return p + "." + key
-}
-
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, p string) {
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
-		return // nothing given: the zero value
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
-		}
-		d.decode(n, v.Elem(), p)
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			d.fail(n, p, "want a mapping, got %s", describe(n))
-			return
-		}
-		fields, names, inline := yamlFields(v.Type())
-		for k, val := range d.pairs(n, p) {
-			key := join(p, k.Value)
-			if i, ok := fields[k.Value]; ok {
-				d.decode(val, v.Field(i), key)
-				continue
-			}
-			if inline < 0 {
-				d.fail(k, key, "unknown field (known: %s)", strings.Join(names, ", "))
-				continue
-			}
-			m := v.Field(inline)
-			if m.IsNil() {
-				m.Set(reflect.MakeMap(m.Type()))
-			}
-			elem := reflect.New(m.Type().Elem()).Elem()
-			d.decode(val, elem, key)
-			m.SetMapIndex(reflect.ValueOf(k.Value), elem)
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			d.fail(n, p, "want a mapping, got %s", describe(n))
-			return
-		}
-		if v.IsNil() {
-			v.Set(reflect.MakeMap(v.Type()))
-		}
-		for k, val := range d.pairs(n, p) {
-			elem := reflect.New(v.Type().Elem()).Elem()
-			d.decode(val, elem, join(p, k.Value))
-			v.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), elem)
-		}
-	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			d.fail(n, p, "want a list, got %s", describe(n))
-			return
-		}
-		for i, item := range n.Content {
-			elem := reflect.New(v.Type().Elem()).Elem()
-			d.decode(item, elem, fmt.Sprintf("%s[%d]", p, i))
-			v.Set(reflect.Append(v, elem))
-		}
-	case reflect.Interface:
-		if val, ok := d.value(n, p); ok && val != nil {
-			v.Set(reflect.ValueOf(val))
-		}
-	default:
-		d.scalar(n, v, p)
-	}
-}
-
-// pairs yields a mapping's keys and values, reporting keys that are not scalars or are
-// given twice.
-func (d *decoder) pairs(n *yaml.Node, p string) func(yield func(k, v *yaml.Node) bool) {
-	return func(yield func(k, v *yaml.Node) bool) {
-		seen := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				d.fail(k, p, "a key must be a plain value, got %s", describe(k))
-				continue
-			}
-			if first, dup := seen[k.Value]; dup {
-				d.fail(k, join(p, k.Value), "given twice (first at line %d)", first)
-				continue
-			}
-			seen[k.Value] = k.Line
-			if !yield(k, v) {
-				return
-			}
-		}
-	}
-}
-
-func (d *decoder) scalar(n *yaml.Node, v reflect.Value, p string) {
-	want := map[reflect.Kind]string{reflect.Bool: "true or false", reflect.String: "a string", reflect.Float32: "a number", reflect.Float64: "a number"}[v.Kind()]
-	ok := n.Kind == yaml.ScalarNode
-	switch v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		want, ok = "an integer", ok && n.ShortTag() == "!!int"
-	case reflect.Bool:
-		ok = ok && n.ShortTag() == "!!bool"
-	case reflect.Float32, reflect.Float64:
-		ok = ok && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float")
-	case reflect.String:
-		if ok {
-			v.SetString(n.Value)
-			return
-		}
-	default:
-		want = v.Type().String()
-	}
-	if !ok {
-		d.fail(n, p, "want %s, got %s", want, describe(n))
-		return
-	}
-	if err := n.Decode(v.Addr().Interface()); err != nil {
-		d.fail(n, p, "want %s, got %s (%s)", want, describe(n), strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
-	}
-}
-
-// value is n as JSON would have it: mappings (with string keys), lists, strings, numbers,
-// booleans and null. Timestamps stay text.
-func (d *decoder) value(n *yaml.Node, p string) (any, bool) {
-	switch n.Kind {
-	case yaml.AliasNode:
-		return d.value(n.Alias, p)
-	case yaml.MappingNode:
-		m := map[string]any{}
-		ok := true
-		for k, v := range d.pairs(n, p) {
-			val, good := d.value(v, join(p, k.Value))
-			m[k.Value], ok = val, ok && good
-		}
-		return m, ok
-	case yaml.SequenceNode:
-		l := make([]any, 0, len(n.Content))
-		ok := true
-		for i, item := range n.Content {
-			val, good := d.value(item, fmt.Sprintf("%s[%d]", p, i))
-			l, ok = append(l, val), ok && good
-		}
-		return l, ok
-	}
-	switch n.ShortTag() {
-	case "!!null":
-		return nil, true
-	case "!!bool":
-		var b bool
-		if err := n.Decode(&b); err == nil {
-			return b, true
-		}
-	case "!!int":
-		var i int64
-		if err := n.Decode(&i); err == nil {
-			return i, true
-		}
-		d.fail(n, p, "the integer %s is out of range", n.Value)
-		return nil, false
-	case "!!float":
-		var f float64
-		if err := n.Decode(&f); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			return f, true
-		}
-		d.fail(n, p, "%s is not a number JSON can carry", n.Value)
-		return nil, false
-	}
-	return n.Value, true
-}
-
-// yamlFields maps a struct's YAML names to its fields; inline is the field that takes the
-// other keys (-1 for none).
-func yamlFields(t reflect.Type) (fields map[string]int, names []string, inline int) {
-	fields, inline = map[string]int{}, -1
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		switch {
-		case name == "-":
-			continue
-		case strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Map:
-			inline = i
-			continue
-		case name == "":
-			name = strings.ToLower(f.Name)
-		}
-		fields[name] = i
-		names = append(names, name)
-	}
-	return fields, names, inline
-}
-
-// describe says what a node is, for "want X, got Y".
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	kind := map[string]string{"!!str": "the string", "!!int": "the integer", "!!float": "the number", "!!bool": "the boolean", "!!timestamp": "the timestamp"}[n.ShortTag()]
-	if kind == "" {
-		kind = n.ShortTag()
-	}
-	return fmt.Sprintf("%s %q", kind, n.Value)
 }

@@ -5,6 +5,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,7 +23,7 @@ import (
 
 	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/internal/store/bolt"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/admin"
 	"github.com/understudy-dev/understudy/server/authorization"
@@ -73,6 +74,8 @@ type Server struct {
 	mounts [apiCount]*echo.Echo
 	cfg    Config
 	db     *store.DB
+	// mem is the embedded engine under db (nil on PostgreSQL), which --data-dir opens on disk.
+	mem *store.Memory
 	authz  *authorization.Server
 	accts  *accounts.Server
 	comp   *compute.Server
@@ -129,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 
-	db, shared, err := newDB(cfg)
+	db, mem, shared, err := newDB(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +144,16 @@ func New(cfg Config) (*Server, error) {
 			}
 		}()
 	}
-	s := &Server{cfg: cfg, db: db, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
-	s.metrics = control.NewMetrics(s.db.Counts)
+	s := &Server{cfg: cfg, db: db, mem: mem, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
+	s.metrics = control.NewMetrics(func() map[string]int {
+		counts, _ := s.db.Counts(context.Background())
+		return counts
+	})
 	s.settings = store.NewTable[setting](s.db, "settings")
 
 	authzCfg := cfg.Authorization
 	cfg.inherit(&authzCfg.Now, &authzCfg.Log, &authzCfg.PublicURL)
-	authz, err := authorization.New(authzCfg, s.db.Store())
+	authz, err := authorization.New(authzCfg, s.db)
 	if err != nil {
 		return nil, err
 	}
@@ -165,16 +171,16 @@ func New(cfg Config) (*Server, error) {
 	s.accts = accts
 
 	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
-		Operations: operationIDs, Directory: authz, Ready: func() error { return s.db.View(func(*store.Tx) error { return nil }) },
+		Operations: operationIDs, Directory: authz, Ready: func() error { return s.db.View(context.Background(), func(*store.Tx) error { return nil }) },
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
 		}}
 	if cfg.DataDir != "" || cfg.Store != "" {
-		adminDeps.ClockAdvanced = func() error { return s.db.Update(s.saveClock) }
+		adminDeps.ClockAdvanced = func() error { return s.db.Update(context.Background(), s.saveClock) }
 	}
 	compCfg := cfg.Compute
 	cfg.inherit(&compCfg.Now, &compCfg.Log, &compCfg.PublicURL)
-	comp := compute.New(compCfg, s.db.Store())
+	comp := compute.New(compCfg, s.db)
 	s.comp = comp
 	s.stopWaits = comp.StopWaits
 
@@ -193,7 +199,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.routes = routeIDs(docs[:]...)
-	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, func(tx *store.Tx) error { return comp.Seed(tx.New()) }}
+	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
 	s.restores = []func(tx *store.Tx) error{accts.Restore}
 	if shared != nil {
 		if err := s.openShared(shared); err != nil {
@@ -250,7 +256,7 @@ func (s *Server) open(dir string, b store.Backend) error {
 		}
 		b = bb
 	}
-	seeded, err := s.db.Open(b)
+	seeded, err := s.mem.Open(b)
 	if err != nil {
 		_ = b.Close()
 		return fmt.Errorf("data dir %s: %w", dir, err)
@@ -275,7 +281,7 @@ func (s *Server) open(dir string, b store.Backend) error {
 // restore picks up a stored state (from where): the clock's offset, and each API's
 // counters.
 func (s *Server) restore(where string) error {
-	return s.db.Update(func(tx *store.Tx) error {
+	return s.db.Update(context.Background(), func(tx *store.Tx) error {
 		if c, ok := s.settings.Get(tx, clockSetting); ok {
 			offset, err := strconv.ParseInt(c.Value, 10, 64)
 			if err != nil {
@@ -333,7 +339,7 @@ func (s *Server) Handler() http.Handler { return s }
 // loaded in the one transaction that empties the store, so a request running at the same
 // time sees either the old state or the seeded one.
 func (s *Server) Reset() error {
-	return s.db.Replace(func(tx *store.Tx) error {
+	return s.db.Replace(context.Background(), func(tx *store.Tx) error {
 		if s.persistent() {
 			// The clock is not reset: its offset is kept across the wipe.
 			if err := s.saveClock(tx); err != nil {

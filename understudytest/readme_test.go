@@ -1,54 +1,28 @@
 package understudytest_test
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
+	"context"
+	"errors"
 	"testing"
+
+	"github.com/understudy-dev/understudy/client"
+	"github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/understudytest"
 )
 
-// TestREADMEGoBlocks: every Go block of the README is a piece of one of this package's test
-// files, where it compiles and runs (the recipes and the example test), so that the README
-// cannot show code that does not build.
-func TestREADMEGoBlocks(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestLabelsAreFingerprintLocked(t *testing.T) {
+	srv := understudytest.Start(t, understudytest.WithOperationMode("immediate"))
+	ctx := context.Background()
+	_, err := client.CheckCompute(srv.Compute.GlobalForwardingRulesInsertWithResponse(ctx,
+		"my-project", nil, compute.ForwardingRule{Name: "fr-web"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("*_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sources []string
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sources = append(sources, string(b))
-	}
-	blocks := 0
-	rest := string(readme)
-	for {
-		var block string
-		var ok bool
-		if _, rest, ok = strings.Cut(rest, "```go\n"); !ok {
-			break
-		}
-		block, rest, _ = strings.Cut(rest, "```")
-		blocks++
-		found := false
-		for _, src := range sources {
-			if strings.Contains(src, block) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("this README Go block is in none of understudytest's test files:\n%s", block)
-		}
-	}
-	if blocks == 0 {
-		t.Error("the README has no Go block")
+	// A stale fingerprint is refused with 412, as the real service refuses it.
+	_, err = client.CheckCompute(srv.Compute.GlobalForwardingRulesSetLabelsWithResponse(ctx,
+		"my-project", "fr-web", nil, compute.GlobalSetLabelsRequest{LabelFingerprint: []byte("stale")}))
+	var ce *client.ComputeError
+	if !errors.As(err, &ce) || ce.StatusCode != 412 {
+		t.Fatalf("setLabels with a stale fingerprint: %v, want 412", err)
 	}
 }

@@ -1,95 +1,20 @@
 package understudytest_test
 
-// The README's recipes for the vendors' own Go SDKs, as they appear there (TestREADMEGoBlocks
-// holds each README Go block to a piece of this file), each run against a server.
+// The recipes for the vendors' own Go SDKs (sdk_*_test.go, each a Go block of docs/sdks.md),
+// each run against a server.
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
-	azfake "github.com/Azure/azure-sdk-for-go/sdk/azcore/fake"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 	"github.com/stripe/stripe-go/v85"
-	"golang.org/x/oauth2"
 	"google.golang.org/api/compute/v1"
-	"google.golang.org/api/option"
 
 	"github.com/understudy-dev/understudy/understudytest"
 )
-
-// --- Google Cloud (compute) ---
-
-func googleCompute(ctx context.Context, baseURL string) (*compute.Service, error) {
-	return compute.NewService(ctx,
-		option.WithEndpoint(baseURL+"/compute/v1/"),
-		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "any-token"})))
-}
-
-// --- Azure (authorization) ---
-
-func azureRoleAssignments(baseURL, subscriptionID string) (*armauthorization.RoleAssignmentsClient, error) {
-	opts := &arm.ClientOptions{
-		ClientOptions: policy.ClientOptions{
-			Cloud: cloud.Configuration{
-				ActiveDirectoryAuthorityHost: "https://login.understudy.local/",
-				Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
-					cloud.ResourceManager: {Endpoint: baseURL, Audience: "https://management.understudy.local"},
-				},
-			},
-			InsecureAllowCredentialWithHTTP: true, // not needed over HTTPS (--tls auto)
-			PerCallPolicies:                 []policy.Policy{vendorNamespace{}},
-		},
-		DisableRPRegistration: true,
-	}
-	return armauthorization.NewRoleAssignmentsClient(subscriptionID, &azfake.TokenCredential{}, opts)
-}
-
-// vendorNamespace sends the SDK's Microsoft.Authorization requests to Vendor.Authorization.
-type vendorNamespace struct{}
-
-func (vendorNamespace) Do(req *policy.Request) (*http.Response, error) {
-	u := req.Raw().URL
-	u.Path = strings.ReplaceAll(u.Path, "Microsoft.Authorization", "Vendor.Authorization")
-	u.RawPath = strings.ReplaceAll(u.RawPath, "Microsoft.Authorization", "Vendor.Authorization")
-	if body := req.Body(); body != nil {
-		b, err := io.ReadAll(body)
-		if err != nil {
-			return nil, err
-		}
-		b = bytes.ReplaceAll(b, []byte("Microsoft.Authorization"), []byte("Vendor.Authorization"))
-		if err := req.SetBody(streaming.NopCloser(bytes.NewReader(b)), "application/json"); err != nil {
-			return nil, err
-		}
-	}
-	return req.Next()
-}
-
-// --- Stripe (accounts) ---
-
-func stripeClient(baseURL string) *stripe.Client {
-	return stripe.NewClient("sk_test_123", stripe.WithBackends(stripe.NewBackendsWithConfig(&stripe.BackendConfig{
-		URL:        stripe.String(baseURL),
-		HTTPClient: &http.Client{Transport: serviceVersion{http.DefaultTransport}},
-	})))
-}
-
-// serviceVersion sends the Service-Version header the accounts API requires.
-type serviceVersion struct{ next http.RoundTripper }
-
-func (t serviceVersion) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.Header.Set("Service-Version", "2026-05-27.dahlia")
-	return t.next.RoundTrip(req)
-}
 
 // TestRecipes: each recipe's client makes a call against a server.
 func TestRecipes(t *testing.T) {

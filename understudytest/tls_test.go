@@ -5,8 +5,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -104,5 +108,34 @@ func TestWithoutTLS(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.TLS != nil {
 		t.Errorf("health: %d (TLS %v)", resp.StatusCode, resp.TLS != nil)
+	}
+}
+
+// TestSSLCertFile: a Go program whose SSL_CERT_FILE is the server's CA file trusts it (on
+// Linux, where Go reads its roots from that file), and without it does not: what docs/tls.md
+// says of `SSL_CERT_FILE=ca.pem go test`.
+func TestSSLCertFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Go reads SSL_CERT_FILE on Linux and the other Unix systems but macOS")
+	}
+	srv := understudytest.Start(t, understudytest.WithTLS())
+	bin := filepath.Join(t.TempDir(), "sslcertfile")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/sslcertfile").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	get := func(env ...string) error {
+		cmd := exec.Command(bin, srv.URL+"/_understudy/health")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		return nil
+	}
+	if err := get("SSL_CERT_FILE=" + srv.CAFile); err != nil {
+		t.Errorf("with SSL_CERT_FILE=%s: %v", srv.CAFile, err)
+	}
+	if err := get("SSL_CERT_FILE=" + filepath.Join(t.TempDir(), "none.pem")); err == nil {
+		t.Error("with an SSL_CERT_FILE that holds no CA, the program trusted the server")
 	}
 }

@@ -99,7 +99,7 @@ func WithOperationMode(mode string) Option {
 	}
 }
 
-// WithSeedFile loads a seed file (see the README's "Seed file"), as --seed does. Options
+// WithSeedFile loads a seed file (docs/seed.md), as --seed does. Options
 // apply in the order given: a later WithOperationMode, say, wins over the seed's mode.
 func WithSeedFile(path string) Option {
 	return func(o *options) error {

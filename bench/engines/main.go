@@ -763,7 +763,8 @@ func machine(dir string) {
 	fmt.Printf("- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Printf("- command: `%s`\n", commandLine())
 	fmt.Printf("- machine: nproc %s, CPU %q, %s, load average at start %s\n", run("nproc"), cpuModel(), runtime.Version(), loadavg())
-	fmt.Printf("- filesystem of the temp dir (%s):\n\n```\n%s\n```\n\n", dir, run("df", "-T", dir))
+	// -dir, not the temporary directory under it, whose random name says nothing to a reader.
+	fmt.Printf("- filesystem the databases are written to (-dir %s):\n\n```text\n%s\n```\n\n", *flagDir, run("df", "-T", dir))
 }
 
 func loadavg() string {

@@ -95,7 +95,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.StringVar(&c.CPUProfile, "cpu-profile", "", "write a CPU profile (pprof) of the run to this file, complete once the server stops: for investigating load, and to refresh cmd/understudy/default.pgo (make pgo)")
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGINT/SIGTERM waits for in-flight requests")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage: understudy [flags]\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
+		fmt.Fprintf(usage, "understudy serves the authorization, accounts and compute APIs on one port.\n\nUsage:\n  understudy [flags]              serve\n  understudy healthcheck [flags]  ask the server these flags describe for its health: exit 0 if it answers 200, else 1\n  understudy --version            print the version\n\nEvery flag can also be set as an environment variable: --public-url as %sPUBLIC_URL.\n\nFlags:\n", envPrefix)
 		fs.SetOutput(usage)
 		fs.PrintDefaults()
 		return c, err

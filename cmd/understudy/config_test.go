@@ -224,7 +224,7 @@ func TestHelpListsEveryFlagAndItsEnvironmentVariable(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"-addr", "-seed", "-public-url", "-log-level", "-body-limit", "-authz-enforce", "-tls", "-tls-cert", "-tls-key", "-tls-hosts", "-admin-token", "UNDERSTUDY_PUBLIC_URL"} {
+	for _, want := range []string{"-addr", "-seed", "-public-url", "-log-level", "-body-limit", "-authz-enforce", "-tls", "-tls-cert", "-tls-key", "-tls-hosts", "-admin-token", "UNDERSTUDY_PUBLIC_URL", "understudy healthcheck [flags]", "understudy --version"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help does not mention %s:\n%s", want, out.String())
 		}

@@ -7,7 +7,7 @@
 //
 // `understudy healthcheck [flags]` asks the server those flags and environment describe for
 // its health instead, and exits 0 when it answers 200, else 1: for container images, which
-// have no curl.
+// have no curl. `understudy --version` prints the version.
 package main
 
 import (
@@ -36,6 +36,10 @@ var version = "dev"
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "healthcheck" {
 		os.Exit(healthcheck(os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
+	}
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version") {
+		fmt.Println("understudy", version)
+		return
 	}
 	if err := run(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -133,15 +137,19 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 	if !log.Enabled(ctx, slog.LevelInfo) {
 		announce = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	linkBase := cfg.Server.PublicURL
-	if linkBase == "" {
-		linkBase = "the request's host"
+	// url is where a client on this machine reaches the server: the links' base, or, when
+	// links follow each request's Host (every interface), localhost on the chosen port.
+	attrs := []any{"addr", addr, "url", cfg.Server.PublicURL}
+	if cfg.Server.PublicURL == "" {
+		_, port, _ := net.SplitHostPort(addr)
+		attrs = []any{"addr", addr, "url", cfg.TLS.scheme() + "://" + net.JoinHostPort("localhost", port), "links", "each request's own host"}
 	}
-	where := []any{"dataDir", cfg.Server.DataDir}
 	if cfg.Server.Store != "" {
-		where = []any{"store", postgres.Redact(cfg.Server.Store)}
+		attrs = append(attrs, "store", postgres.Redact(cfg.Server.Store))
+	} else {
+		attrs = append(attrs, "dataDir", cfg.Server.DataDir)
 	}
-	announce.Info("understudy listening", append(append([]any{"addr", addr, "url", linkBase, "version", version}, where...), tlsAttrs...)...)
+	announce.Info("understudy listening", append(append(attrs, "version", version), tlsAttrs...)...)
 	if ready != nil {
 		ready <- addr
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -110,5 +111,47 @@ func TestCPUProfileIsWrittenOnStop(t *testing.T) {
 	}
 	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 		t.Fatalf("the profile is not a gzip-compressed pprof profile: %d bytes", len(b))
+	}
+}
+
+// TestVersionAndStartupURL: --version prints the version; the start-up line's url is a URL a
+// client on this machine can use, also when the server listens on every interface (links
+// then follow each request's host, which the line says).
+func TestVersionAndStartupURL(t *testing.T) {
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil || string(out) != "understudy dev\n" {
+		t.Errorf("--version: %q, %v; want \"understudy dev\"", out, err)
+	}
+
+	for _, tt := range []struct{ addr, wantHost, links string }{
+		{"127.0.0.1:0", "127.0.0.1", ""},
+		{"0.0.0.0:0", "localhost", "each request's own host"},
+	} {
+		cmd := exec.Command(bin, "--addr", tt.addr)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(stderr)
+		var first struct{ Addr, URL, Links string }
+		if !lines.Scan() || json.Unmarshal(lines.Bytes(), &first) != nil {
+			t.Fatalf("--addr %s: start-up line %q", tt.addr, lines.Text())
+		}
+		_, port, _ := net.SplitHostPort(first.Addr)
+		if want := "http://" + tt.wantHost + ":" + port; first.URL != want || first.Links != tt.links {
+			t.Errorf("--addr %s: url %q, links %q; want %q, %q", tt.addr, first.URL, first.Links, want, tt.links)
+		}
+		resp, err := http.Get(first.URL + "/_understudy/health")
+		if err != nil {
+			t.Errorf("--addr %s: health at the start-up line's url: %v", tt.addr, err)
+		} else {
+			resp.Body.Close()
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
 	}
 }

@@ -43,6 +43,10 @@ const (
 type TableDef struct {
 	Name    string
 	Indexes []IndexDef
+	// Sorted: the engine keeps the rows in primary-key order too, for Scan in that order
+	// on a request's path. Any table can be scanned in that order; one not Sorted is
+	// sorted for the scan.
+	Sorted bool
 	// Keys returns the index keys of a stored document (nil when the table has no
 	// indexes).
 	Keys func(doc []byte) ([]Key, error)

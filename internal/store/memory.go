@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,7 @@ type Memory struct {
 type memTable struct {
 	def  TableDef
 	rows map[string]memRow
-	pks  *btree.BTreeG[string] // the primary keys in order
+	pks  *btree.BTreeG[string] // the primary keys in order; nil for a table not Sorted
 	idx  []*memIndex
 }
 
@@ -113,7 +114,10 @@ func lessCursor(a, b Cursor) bool { return a.compare(b) < 0 }
 func lessString(a, b string) bool { return a < b }
 
 func newMemTable(def TableDef) *memTable {
-	t := &memTable{def: def, rows: map[string]memRow{}, pks: btree.NewBTreeGOptions(lessString, btree.Options{NoLocks: true})}
+	t := &memTable{def: def, rows: map[string]memRow{}}
+	if def.Sorted {
+		t.pks = btree.NewBTreeGOptions(lessString, btree.Options{NoLocks: true})
+	}
 	for _, d := range def.Indexes {
 		x := &memIndex{kind: d.Kind}
 		switch d.Kind {
@@ -311,14 +315,18 @@ func (m *Memory) rollback(before map[string]*memTable) {
 // add stores a row that is not in the table, with its index entries.
 func (t *memTable) add(pk string, r memRow) {
 	t.rows[pk] = r
-	t.pks.Set(pk)
+	if t.pks != nil {
+		t.pks.Set(pk)
+	}
 	eachKey(r.keys, func(i int, k string) { t.idx[i].add(k, pk) })
 }
 
 // remove drops a stored row and its index entries.
 func (t *memTable) remove(pk string, r memRow) {
 	delete(t.rows, pk)
-	t.pks.Delete(pk)
+	if t.pks != nil {
+		t.pks.Delete(pk)
+	}
 	eachKey(r.keys, func(i int, k string) { t.idx[i].remove(k, pk) })
 }
 
@@ -477,6 +485,9 @@ func (tx memTxn) Scan(table string, index int, r Range, fn func(Cursor, []byte) 
 	if err != nil {
 		return err
 	}
+	if index < 0 && t.pks == nil {
+		return t.scanUnsorted(r, fn)
+	}
 	batch := make([]Cursor, 0, scanBatch)
 	from := r.From
 	for {
@@ -500,6 +511,35 @@ func (tx memTxn) Scan(table string, index int, r Range, fn func(Cursor, []byte) 
 		last := batch[len(batch)-1]
 		from = &last
 	}
+}
+
+// scanUnsorted is Scan in primary-key order over a table that does not keep it: its keys
+// are sorted for the scan (exports, retention sweeps: not a request's path).
+func (t *memTable) scanUnsorted(r Range, fn func(Cursor, []byte) bool) error {
+	pks := make([]string, 0, len(t.rows))
+	for pk := range t.rows {
+		if pk >= r.Lo && (r.Hi == "" || pk < r.Hi) && (r.From == nil || !r.Reverse && pk > r.From.PK || r.Reverse && pk < r.From.PK) {
+			pks = append(pks, pk)
+		}
+	}
+	slices.Sort(pks)
+	if r.Reverse {
+		slices.Reverse(pks)
+	}
+	for _, pk := range pks {
+		row, ok := t.rows[pk]
+		if !ok {
+			continue // removed by fn since the scan began
+		}
+		doc, err := s2.Decode(nil, row.doc)
+		if err != nil {
+			return err
+		}
+		if !fn(Cursor{Key: pk, PK: pk}, doc) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // holds reports whether row still has key in the index (index -1: the primary key order).

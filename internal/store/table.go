@@ -40,11 +40,23 @@ func CountedIndex[R any](name string, key func(R) (string, bool)) *Index[R] {
 	return &Index[R]{name: name, kind: Counted, key: key}
 }
 
-// NewTable declares a table of db with its indexes. A table or index declared twice is a
+// NewTable declares a table of db with its indexes, its rows kept in primary-key order too
+// (for Scan by key ranges: lists by a key prefix). A table or index declared twice is a
 // mistake in the code: NewTable panics, at start.
 func NewTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R] {
+	return newTable(db, TableDef{Name: name, Sorted: true}, indexes)
+}
+
+// NewUnsortedTable is NewTable for a table whose rows are never listed by primary key on a
+// request's path (Each still visits them in that order, sorting them first): the engine
+// keeps no order of its keys, which costs memory and time per row.
+func NewUnsortedTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R] {
+	return newTable(db, TableDef{Name: name}, indexes)
+}
+
+func newTable[R any](db *DB, def TableDef, indexes []*Index[R]) *Table[R] {
+	name := def.Name
 	t := &Table[R]{db: db, name: name, indexes: indexes}
-	def := TableDef{Name: name}
 	for i, x := range indexes {
 		if x.t != nil {
 			panic(errDefine(name, errIndexBound))

@@ -8,10 +8,9 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // CreateAccount creates an account of the caller's platform and mode.
@@ -30,26 +29,41 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 	tree := treeOf(body)
 	delete(tree, "include")
 	token, _ := take(tree, "account_token")
+	var made Account // the account this request makes, if it makes one
+	var madeObj map[string]any
 	id, err := s.idempotent(ctx, "createAccount", req.Params.IdempotencyKey, body, func() (string, error) {
-		a := Account{ID: s.randomID("acct_", 16), Platform: c.platform.id, Livemode: c.livemode, Seq: s.seq.Add(1), Created: s.now()}
-		return a.ID, s.db.Update(func(tx *store.Tx) error {
-			if err := s.applyAccountToken(tx, c, token, &a); err != nil {
+		id, now := s.randomID("acct_", 16), s.now()
+		return id, s.update(ctx, func(w *write) error {
+			a := Account{Platform: c.platform.id, Seq: s.next(w.Tx, seqAccounts)}
+			obj := newAccountTree(id, now, c.livemode)
+			if err := s.applyAccountToken(w.Tx, c, token, &a, obj); err != nil {
 				return err
 			}
-			if err := applyAccountTree(&a, tree); err != nil {
+			if err := applyAccount(&a, obj, tree); err != nil {
 				return err
 			}
-			return s.writeAccount(ctx, tx, nil, a)
+			if err := s.writeAccount(ctx, w, nil, &a, obj); err != nil {
+				return err
+			}
+			made, madeObj = a, obj
+			return nil
 		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	a, err := s.account(ctx, id)
+	var out gen.V2CoreAccount
+	if made.ID() == id {
+		out, err = answerAccount(made, madeObj, nil, body.Include) // new: no persons
+	} else { // a replay: the account the first request made, as it is now
+		if made, err = s.account(ctx, id); err == nil {
+			out, err = s.answer(ctx, made, body.Include)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	return gen.CreateAccount200JSONResponse{Body: s.renderAccountNow(a, body.Include), Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CreateAccount200JSONResponse{Body: out, Headers: gen.CreateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // RetrieveAccount reads an account of the caller's platform and mode.
@@ -61,15 +75,19 @@ func (s *Server) RetrieveAccount(ctx context.Context, req gen.RetrieveAccountReq
 	if err != nil {
 		return nil, err
 	}
-	return gen.RetrieveAccount200JSONResponse{Body: s.renderAccountNow(a, req.Params.Include), Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	out, err := s.answer(ctx, a, req.Params.Include)
+	if err != nil {
+		return nil, err
+	}
+	return gen.RetrieveAccount200JSONResponse{Body: out, Headers: gen.RetrieveAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // account finds an account of the caller's platform and mode; any other is not found.
 func (s *Server) account(ctx context.Context, id string) (Account, error) {
 	var a Account
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
-		a, found = s.tables.Accounts.Get(tx, id)
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
+		a, found = s.getAccount(tx, id)
 		return nil
 	}); err != nil {
 		return Account{}, err
@@ -108,11 +126,11 @@ func listFilterOf(p gen.ListAccountsParams) listFilter {
 // matches says whether an account is listed: it is closed or open as asked, and has every
 // configuration asked for.
 func (f listFilter) matches(a Account) bool {
-	if a.Closed != f.closed {
+	if a.Closed() != f.closed {
 		return false
 	}
 	for _, name := range f.configs {
-		if _, ok := a.Configurations[name]; !ok {
+		if !a.Applied(name) {
 			return false
 		}
 	}
@@ -165,23 +183,28 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 	var last store.Cursor
 	more := false
 	prev := "" // the previous page's token; "" for the first page
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		if after != nil {
 			prev = s.previousPage(tx, scope, *after, filter, limit)
 		}
+		var err error
 		s.tables.Newest.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, a Account) bool {
-			if !filter.matches(a) {
+			if a = withHead(a); !filter.matches(a) {
 				return true
 			}
 			if len(data) == limit {
 				more = true
 				return false
 			}
-			data = append(data, renderAccount(a, nil, nil))
+			var o gen.V2CoreAccount
+			if o, err = answerAccount(a, nil, nil, nil); err != nil {
+				return false
+			}
+			data = append(data, o)
 			last = c
 			return true
 		})
-		return nil
+		return err
 	}); err != nil {
 		return nil, err
 	}
@@ -204,8 +227,8 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 // which would hold its own and grow with every page.
 func (s *Server) previousPage(tx *store.Tx, scope string, after store.Cursor, filter listFilter, limit int) string {
 	prev, n := "", 0
-	s.tables.Newest.ScanBackward(tx, scope+"|", scope+"}", after, func(c store.Cursor, a Account) bool {
-		if !filter.matches(a) {
+	s.tables.Newest.ScanReverse(tx, scope+"|", scope+"}", atOrBefore(after), func(c store.Cursor, a Account) bool {
+		if !filter.matches(withHead(a)) {
 			return true
 		}
 		if n == limit {
@@ -240,108 +263,6 @@ func pageURL(limit int, f listFilter, token string) string {
 
 func errNotFound() *Error {
 	return invalidRequest(http.StatusNotFound, "not_found", "The resource wasn't found.")
-}
-
-// applyAccountTree writes a request's members into the account: a create or update
-// request, a seed entry's body, or an account token's details. It is the one place the
-// account's members are decided. Members sent replace the stored ones and members sent as
-// null are removed; objects (identity, defaults, a configuration's settings) are merged
-// member by member; a configuration sent is applied with the capabilities it requests or
-// withdraws, and one sent with applied: false is removed from the account.
-func applyAccountTree(a *Account, tree map[string]any) error {
-	for key, dst := range map[string]*string{"display_name": &a.DisplayName, "contact_email": &a.ContactEmail,
-		"contact_phone": &a.ContactPhone, "dashboard": &a.Dashboard} {
-		if v, ok := tree[key]; ok {
-			*dst, _ = v.(string)
-		}
-	}
-	if md, ok := tree["metadata"].(map[string]any); ok && len(md) > 0 {
-		if a.Metadata == nil {
-			a.Metadata = map[string]string{}
-		}
-		for k, v := range md {
-			if s, ok := v.(string); ok {
-				a.Metadata[k] = s
-			} else {
-				delete(a.Metadata, k)
-			}
-		}
-		if len(a.Metadata) > maxMetadataKeys {
-			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: an account keeps at most %d keys; this update would leave %d", maxMetadataKeys, len(a.Metadata))
-		}
-	}
-	if id, ok := tree["identity"].(map[string]any); ok {
-		id = cloneTree(id)
-		if v, ok := take(id, "country"); ok {
-			// Either case is taken; ISO 3166-1 writes codes in capitals, and so do we.
-			s, _ := v.(string)
-			a.Country = strings.ToUpper(s)
-		}
-		if v, ok := take(id, "entity_type"); ok {
-			a.EntityType, _ = v.(string)
-		}
-		a.Details = mergeTree(a.Details, map[string]any{"identity": id})
-	}
-	if d, ok := tree["defaults"].(map[string]any); ok {
-		a.Details = mergeTree(a.Details, map[string]any{"defaults": d})
-	}
-	if cfg, ok := tree["configuration"].(map[string]any); ok {
-		for name, v := range cfg {
-			applyConfiguration(a, name, v)
-		}
-	}
-	return nil
-}
-
-// applyConfiguration applies one configuration of a request to the account.
-func applyConfiguration(a *Account, name string, v any) {
-	c, _ := v.(map[string]any)
-	if applied, ok := c["applied"].(bool); v == nil || (ok && !applied) {
-		delete(a.Configurations, name)
-		if cfgs, ok := a.Details["configuration"].(map[string]any); ok {
-			delete(cfgs, name)
-		}
-		a.OnboardedConfigurations = slices.DeleteFunc(a.OnboardedConfigurations, func(n string) bool { return n == name })
-		return
-	}
-	c = cloneTree(c)
-	delete(c, "applied")
-	caps, _ := take(c, "capabilities")
-	if a.Configurations == nil {
-		a.Configurations = map[string]map[string]bool{}
-	}
-	if a.Configurations[name] == nil {
-		a.Configurations[name] = map[string]bool{}
-	}
-	for path, requested := range capabilityPaths(caps) {
-		a.Configurations[name][path] = requested
-	}
-	if len(c) > 0 {
-		a.Details = mergeTree(a.Details, map[string]any{"configuration": map[string]any{name: c}})
-	}
-}
-
-// capabilityPaths flattens a request's capabilities tree into path -> requested, e.g.
-// stripe_balance.stripe_transfers -> true.
-func capabilityPaths(caps any) map[string]bool {
-	out := map[string]bool{}
-	tree, _ := caps.(map[string]any)
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for k, v := range m {
-			sub, ok := v.(map[string]any)
-			if !ok {
-				continue
-			}
-			if req, ok := sub["requested"].(bool); ok {
-				out[prefix+k] = req
-				continue
-			}
-			walk(prefix+k+".", sub)
-		}
-	}
-	walk("", tree)
-	return out
 }
 
 func deref[T any](p *T) T {

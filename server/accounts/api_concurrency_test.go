@@ -219,7 +219,7 @@ func TestIdempotencyAcrossReset(t *testing.T) {
 	const seeded = "acct_1SeededForReset01"
 	e := newAPIEnv(t, func(c *server.Config) {
 		c.Accounts.UpdateLatency = time.Second
-		c.Accounts.Accounts = []accounts.SeedAccount{{ID: seeded, Body: map[string]any{
+		c.Accounts.Accounts = []accounts.SeedAccount{{Body: map[string]any{"id": seeded,
 			"configuration": map[string]any{"recipient": map[string]any{}}}}}
 	})
 	c := e.client(apiTestKey)

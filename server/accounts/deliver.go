@@ -14,12 +14,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/oapi-codegen/nullable"
+
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // Delivery is an event waiting to reach one destination. A destination's deliveries go in
 // the order their events happened: the first one waiting holds back the others until it is
-// delivered or given up.
+// delivered or given up. The queue is the store's, so that any server on the database can
+// deliver: an attempt claims its delivery with a lease, which another server waits out.
 type Delivery struct {
 	Key         string // destination|sequence (deliveryKey): the primary key
 	Destination string
@@ -29,7 +33,14 @@ type Delivery struct {
 	// LastStatus and LastError say how the last attempt went (status 0: no HTTP answer).
 	LastStatus int
 	LastError  string
+	// Lease is the claim of the attempt in flight (a token of the server that runs it),
+	// until LeaseUntil; "" when none runs.
+	Lease      string    `json:",omitempty"`
+	LeaseUntil time.Time `json:",omitzero"`
 }
+
+// leased says an attempt of the delivery is in flight at now.
+func (d Delivery) leased(now time.Time) bool { return d.Lease != "" && now.Before(d.LeaseUntil) }
 
 func deliveryKey(destination string, seq uint64) string {
 	return fmt.Sprintf("%s|%020d", destination, seq)
@@ -58,6 +69,9 @@ const (
 	retryWindow = 3 * 24 * time.Hour
 	// attemptTimeout bounds one POST.
 	attemptTimeout = 10 * time.Second
+	// lease is how long an attempt holds its delivery: the attempt is over by then, or the
+	// server that made it stopped and another may try.
+	lease = attemptTimeout + 5*time.Second
 	// tick is how often the deliverer looks for due deliveries and expired state when
 	// nothing wakes it: it follows the server's clock, which the admin API moves.
 	tick = 50 * time.Millisecond
@@ -77,8 +91,6 @@ type deliverer struct {
 	wakeCh chan struct{}
 	stop   chan struct{}
 	done   sync.WaitGroup
-	mu     sync.Mutex
-	busy   map[string]bool // destinations with an attempt in flight
 	once   sync.Once
 	client *http.Client
 	// ctx ends attempts in flight when the server closes (cancel).
@@ -88,7 +100,7 @@ type deliverer struct {
 
 func newDeliverer() *deliverer {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &deliverer{wakeCh: make(chan struct{}, 1), stop: make(chan struct{}), busy: map[string]bool{},
+	return &deliverer{wakeCh: make(chan struct{}, 1), stop: make(chan struct{}),
 		client: &http.Client{Timeout: attemptTimeout}, ctx: ctx, cancel: cancel}
 }
 
@@ -143,112 +155,132 @@ type due struct {
 }
 
 // deliverDue starts an attempt for the first waiting delivery of each destination whose
-// time has come and which has no attempt in flight.
+// time has come and which no attempt holds.
 func (s *Server) deliverDue() {
+	ctx := context.Background()
 	now := s.now()
-	var list []due
+	var list []Delivery
 	var orphans []string
-	_ = s.db.View(func(tx *store.Tx) error {
-		s.tables.Destinations.Each(tx, func(_ string, dest EventDestination) bool {
-			if s.deliveries.isBusy(dest.ID) {
-				return true
-			}
-			s.tables.DeliveryOrder.Scan(tx, dest.ID+"|", dest.ID+"}", nil, func(_ store.Cursor, dl Delivery) bool {
-				if dl.NextAttempt.After(now) {
-					return false
-				}
-				ev, ok := s.tables.Events.Get(tx, dl.Event)
-				if !ok {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
+		// One destination at a time, from its first waiting delivery; past its keys (every
+		// key is destination|digits) to the next one.
+		for from := ""; ; {
+			var first *Delivery
+			s.tables.Deliveries.Scan(tx, from, "", nil, func(_ store.Cursor, dl Delivery) bool {
+				if _, ok := s.tables.Events.Get(tx, dl.Event); !ok {
 					orphans = append(orphans, dl.Key) // its event went with retention
 					return true
 				}
-				list = append(list, due{delivery: dl, event: ev, url: dest.URL, secret: dest.Secret})
+				first = &dl
 				return false
 			})
-			return true
-		})
-		return nil
+			if first == nil {
+				return nil
+			}
+			if !first.leased(now) && !first.NextAttempt.After(now) {
+				list = append(list, *first)
+			}
+			from = first.Destination + "|~"
+		}
 	})
 	if len(orphans) > 0 {
-		_ = s.db.Update(func(tx *store.Tx) error {
+		_ = s.db.Update(ctx, func(tx *store.Tx) error {
 			for _, k := range orphans {
-				if _, _, err := s.tables.Deliveries.Delete(tx, k); err != nil {
-					return err
-				}
+				s.tables.Deliveries.Delete(tx, k)
 			}
 			return nil
 		})
 	}
-	for _, d := range list {
-		if !s.deliveries.claim(d.delivery.Destination) {
+	for _, dl := range list {
+		d, ok := s.claim(ctx, dl.Key, now)
+		if !ok {
 			continue
 		}
 		s.deliveries.done.Add(1)
 		go func() {
 			defer s.deliveries.done.Done()
-			defer s.deliveries.release(d.delivery.Destination)
 			s.attempt(d)
 		}()
 	}
 }
 
-func (d *deliverer) isBusy(dest string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.busy[dest]
-}
-
-func (d *deliverer) claim(dest string) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.busy[dest] {
-		return false
-	}
-	d.busy[dest] = true
-	return true
-}
-
-func (d *deliverer) release(dest string) {
-	d.mu.Lock()
-	delete(d.busy, dest)
-	d.mu.Unlock()
-	d.wake() // the destination's next event may be due
+// claim leases a delivery for an attempt, if it is still its destination's first, due and
+// free, and returns what the attempt needs.
+func (s *Server) claim(ctx context.Context, key string, now time.Time) (due, bool) {
+	var d due
+	claimed := false
+	token := s.random(16)
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
+		claimed = false
+		dl, ok := s.tables.Deliveries.Get(tx, key)
+		if !ok || dl.leased(now) || dl.NextAttempt.After(now) {
+			return nil
+		}
+		first := ""
+		s.tables.Deliveries.Scan(tx, dl.Destination+"|", dl.Destination+"}", nil, func(_ store.Cursor, x Delivery) bool {
+			first = x.Key
+			return false
+		})
+		ev, okEvent := s.tables.Events.Get(tx, dl.Event)
+		dest, okDest := s.tables.Destinations.Get(tx, dl.Destination)
+		if first != key || !okEvent || !okDest {
+			return nil
+		}
+		w, _ := dest.Object.WebhookEndpoint.Get()
+		dl.Lease, dl.LeaseUntil = token, now.Add(lease)
+		d = due{delivery: dl, event: ev, url: nullableValue(w.Url), secret: nullableValue(w.SigningSecret)}
+		claimed = true
+		return s.tables.Deliveries.Put(tx, key, dl)
+	})
+	return d, claimed && err == nil
 }
 
 // attempt POSTs the event's notification to the endpoint, signed, and records the outcome:
 // delivered (2xx) removes the delivery; otherwise the next attempt is scheduled, or the
 // event is given up once the retry window has passed.
 func (s *Server) attempt(d due) {
+	ctx := context.Background()
+	defer s.deliveries.wake() // the destination's next event may be due
 	payload := notification(d.event)
 	start := s.now()
 	status, errText := s.post(d.url, d.secret, payload, start)
 	if s.deliveries.ctx.Err() != nil {
-		return // cut short by Close: the delivery stays as it was, to be attempted again
+		// Cut short by Close: the delivery stays as it was, to be attempted again.
+		_ = s.db.Update(ctx, func(tx *store.Tx) error {
+			if cur, ok := s.tables.Deliveries.Get(tx, d.delivery.Key); ok && cur.Lease == d.delivery.Lease {
+				cur.Lease, cur.LeaseUntil = "", time.Time{}
+				return s.tables.Deliveries.Put(tx, cur.Key, cur)
+			}
+			return nil
+		})
+		return
 	}
 	took := s.now().Sub(start)
-	a := DeliveryAttempt{Time: start, Destination: d.delivery.Destination, Event: d.event.ID, EventType: d.event.Type, URL: d.url,
+	a := DeliveryAttempt{Time: start, Destination: d.delivery.Destination, Event: d.event.ID(), EventType: d.event.Object.Type, URL: d.url,
 		Attempt: d.delivery.Attempts + 1, Status: status, Error: errText, Duration: took, Delivered: status >= 200 && status < 300}
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
+		a.GaveUp = false
 		cur, ok := s.tables.Deliveries.Get(tx, d.delivery.Key)
-		if !ok {
-			return nil // the destination was deleted meanwhile, or a reset ran
+		if !ok || cur.Lease != d.delivery.Lease {
+			return nil // the destination was deleted meanwhile, a reset ran, or another server took over
 		}
 		if a.Delivered {
-			_, _, err := s.tables.Deliveries.Delete(tx, cur.Key)
-			return err
+			s.tables.Deliveries.Delete(tx, cur.Key)
+			return nil
 		}
 		cur.Attempts++
 		cur.LastStatus, cur.LastError = status, errText
+		cur.Lease, cur.LeaseUntil = "", time.Time{}
 		cur.NextAttempt = s.now().Add(backoff(cur.Attempts))
-		if cur.NextAttempt.After(d.event.Created.Add(retryWindow)) {
+		if cur.NextAttempt.After(d.event.created().Add(retryWindow)) {
 			a.GaveUp = true
-			_, _, err := s.tables.Deliveries.Delete(tx, cur.Key)
-			return err
+			s.tables.Deliveries.Delete(tx, cur.Key)
+			return nil
 		}
 		return s.tables.Deliveries.Put(tx, cur.Key, cur)
 	})
 	if err != nil {
-		s.cfg.Log.Error("accounts: recording a delivery attempt", "event", d.event.ID, "err", err)
+		s.cfg.Log.Error("accounts: recording a delivery attempt", "event", d.event.ID(), "err", err)
 	}
 	if s.cfg.OnDelivery != nil {
 		s.cfg.OnDelivery(a)
@@ -289,22 +321,29 @@ func signature(secret string, payload []byte, at time.Time) string {
 // notification is the thin event as a destination receives it: no data, the related
 // object's id, type and URL to fetch it by.
 func notification(ev Event) []byte {
+	o := ev.Object
 	n := struct {
-		ID            string         `json:"id"`
-		Object        string         `json:"object"`
-		Type          string         `json:"type"`
-		Livemode      bool           `json:"livemode"`
-		Created       string         `json:"created"`
-		Context       *string        `json:"context"`
-		Reason        any            `json:"reason"`
-		RelatedObject *relatedObject `json:"related_object,omitempty"`
-	}{ID: ev.ID, Object: "v2.core.event", Type: ev.Type, Livemode: ev.Livemode, Created: timestamp(ev.Created)}
-	if r := renderEvent(ev).Reason; !r.IsNull() {
-		n.Reason = r.MustGet()
+		ID            string                  `json:"id"`
+		Object        string                  `json:"object"`
+		Type          string                  `json:"type"`
+		Livemode      bool                    `json:"livemode"`
+		Created       string                  `json:"created"`
+		Context       *string                 `json:"context"`
+		Reason        any                     `json:"reason"`
+		RelatedObject *gen.EventRelatedObject `json:"related_object,omitempty"`
+	}{ID: o.Id, Object: string(o.Object), Type: o.Type, Livemode: o.Livemode, Created: o.Created}
+	if r, err := o.Reason.Get(); err == nil {
+		n.Reason = r
 	}
-	if ev.RelatedID != "" {
-		n.RelatedObject = &relatedObject{ID: ev.RelatedID, Type: ev.RelatedType, URL: ev.RelatedURL}
+	if r, err := o.RelatedObject.Get(); err == nil {
+		n.RelatedObject = &r
 	}
 	raw, _ := json.Marshal(n)
 	return raw
+}
+
+// nullableValue is a nullable member's value ("" when null).
+func nullableValue(n nullable.Nullable[string]) string {
+	v, _ := n.Get()
+	return v
 }

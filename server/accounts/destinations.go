@@ -2,53 +2,39 @@ package accounts
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
-	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // EventDestination is a stored event destination: a webhook endpoint that receives the
 // platform's events of the types it enables, or an Amazon EventBridge destination, which is
-// kept but never delivered to.
+// kept but never delivered to. Its object is as a retrieve that includes the webhook
+// endpoint's URL and signing secret returns it; beside it, the platform it belongs to and
+// its place in the lists.
 type EventDestination struct {
-	ID       string // ed_test_... or ed_...
-	Platform string
-	Livemode bool
-	Seq      uint64
-	Created  time.Time
-	Updated  time.Time
-
-	Name               string
-	Description        string
-	Type               string // webhook_endpoint or amazon_eventbridge
-	EventPayload       string // thin or snapshot
-	EnabledEvents      []string
-	EventsFrom         []string
-	SnapshotAPIVersion string
-	Metadata           map[string]string
-
-	URL    string // webhook_endpoint.url
-	Secret string // webhook_endpoint.signing_secret: whsec_...
-
-	AWSAccountID string
-	AWSRegion    string
-
-	// Disabled says no new events are queued for it; DisabledReason is user or
-	// no_aws_event_source_exists.
-	Disabled       bool
-	DisabledReason string
+	Object   gen.V2CoreEventDestination `json:"object"`
+	Platform string                     `json:"platform"`
+	Seq      uint64                     `json:"seq"`
 }
 
+// ID is the destination's id.
+func (d EventDestination) ID() string { return d.Object.Id }
+
 // Scope is the platform and mode the destination belongs to.
-func (d EventDestination) Scope() string { return AccountScope(d.Platform, d.Livemode) }
+func (d EventDestination) Scope() string { return AccountScope(d.Platform, d.Object.Livemode) }
 
 // delivers says whether new events are queued for the destination.
 func (d EventDestination) delivers() bool {
-	return !d.Disabled && d.Type == string(gen.EventDestinationTypeWebhookEndpoint) && d.URL != ""
+	w, _ := d.Object.WebhookEndpoint.Get()
+	return d.Object.Status == gen.V2CoreEventDestinationStatusEnabled && d.Object.Type == gen.EventDestinationTypeWebhookEndpoint && nullableValue(w.Url) != ""
 }
+
+// destinationObject is the object type of an event destination.
+const destinationObject = "v2.core.event_destination"
 
 // CreateEventDestination creates an event destination of the caller's platform and mode.
 func (s *Server) CreateEventDestination(ctx context.Context, req gen.CreateEventDestinationRequestObject) (gen.CreateEventDestinationResponseObject, error) {
@@ -63,54 +49,105 @@ func (s *Server) CreateEventDestination(ctx context.Context, req gen.CreateEvent
 		return nil, err
 	}
 	c := callerFrom(ctx)
+	var made EventDestination
 	id, err := s.idempotent(ctx, "createEventDestination", req.Params.IdempotencyKey, body, func() (string, error) {
-		now := s.now()
-		d := destinationFromRequest(body)
-		d.ID, d.Platform, d.Livemode = s.randomID(destinationIDPrefix(c.livemode), 24), c.platform.id, c.livemode
-		d.Seq, d.Created, d.Updated = s.destinationSeq.Add(1), now, now
-		if d.Type == string(gen.EventDestinationTypeWebhookEndpoint) {
-			d.Secret = "whsec_" + s.random(32)
+		id, now := s.randomID(destinationIDPrefix(c.livemode), 24), s.now()
+		obj := treeOf(body)
+		delete(obj, "include")
+		obj["id"], obj["created"], obj["updated"], obj["livemode"] = id, timestamp(now), timestamp(now), c.livemode
+		if body.Type == gen.EventDestinationTypeWebhookEndpoint {
+			setPath(obj, "webhook_endpoint.signing_secret", "whsec_"+s.random(32))
 		}
-		return d.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Destinations.Put(tx, d.ID, d) })
+		d := EventDestination{Platform: c.platform.id}
+		if err := fillDestination(&d, obj); err != nil {
+			return "", err
+		}
+		return id, s.db.Update(ctx, func(tx *store.Tx) error {
+			d.Seq = s.next(tx, seqDestinations)
+			if err := s.tables.Destinations.Put(tx, d.ID(), d); err != nil {
+				return err
+			}
+			made = d
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.destination(ctx, id)
-	if err != nil {
-		return nil, err
+	if made.ID() != id {
+		if made, err = s.destination(ctx, id); err != nil {
+			return nil, err
+		}
 	}
 	// Creation returns the URL and the signing secret, as the real API does.
 	include := append(slices.Clone(body.Include), gen.EventDestinationIncludeWebhookEndpointUrl, gen.EventDestinationIncludeWebhookEndpointSigningSecret)
-	return gen.CreateEventDestination200JSONResponse{Body: renderDestination(d, include), Headers: gen.CreateEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CreateEventDestination200JSONResponse{Body: renderDestination(made, include), Headers: gen.CreateEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
-// destinationFromRequest is the destination a create request describes (without its id,
-// owner, times and signing secret): the one place the create request's members are read,
-// for the API and for the seed.
-func destinationFromRequest(body gen.CreateEventDestinationRequest) EventDestination {
-	d := EventDestination{
-		Name: body.Name, Description: deref(body.Description), Type: string(body.Type), EventPayload: string(body.EventPayload),
-		EnabledEvents: uniqueStrings(body.EnabledEvents), SnapshotAPIVersion: deref(body.SnapshotApiVersion),
-		Metadata: map[string]string{},
-	}
-	for _, from := range body.EventsFrom {
-		if !slices.Contains(d.EventsFrom, string(from)) {
-			d.EventsFrom = append(d.EventsFrom, string(from))
+// fillDestination sets d.Object from its tree obj (a create request's members with the
+// destination's id, created and livemode, an update applied to the object, or a seeded
+// object), with what follows from the rest: the object type, its enabled event types and sources each once, an EventBridge destination's event source
+// (which no AWS account ever associates: it stays pending and the destination disabled),
+// and its status.
+func fillDestination(d *EventDestination, obj map[string]any) error {
+	obj["object"] = destinationObject
+	for _, k := range []string{"description", "name"} {
+		if obj[k] == nil {
+			obj[k] = ""
 		}
 	}
-	for k, v := range deref(body.Metadata) {
-		d.Metadata[k] = v
+	for _, k := range []string{"enabled_events", "events_from"} {
+		if l, ok := obj[k].([]any); ok {
+			obj[k] = slices.Compact(uniqueValues(l))
+		}
 	}
-	if w := body.WebhookEndpoint; w != nil {
-		d.URL = w.Url
+	if l, _ := obj["events_from"].([]any); len(l) == 0 {
+		obj["events_from"] = nil
 	}
-	if a := body.AmazonEventbridge; a != nil {
-		// No event source exists until one is associated in AWS, which never happens here.
-		d.AWSAccountID, d.AWSRegion = a.AwsAccountId, a.AwsRegion
-		d.Disabled, d.DisabledReason = true, string(gen.EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists)
+	if obj["enabled_events"] == nil {
+		obj["enabled_events"] = []any{}
 	}
-	return d
+	if _, ok := obj["metadata"].(map[string]any); !ok {
+		obj["metadata"] = map[string]any{}
+	}
+	for _, k := range []string{"snapshot_api_version", "webhook_endpoint", "amazon_eventbridge", "status_details"} {
+		if _, ok := obj[k]; !ok {
+			obj[k] = nil
+		}
+	}
+	if eb, ok := obj["amazon_eventbridge"].(map[string]any); ok {
+		if region, ok := take(eb, "aws_region"); ok { // as created
+			eb["aws_event_source_arn"] = fmt.Sprintf("arn:aws:events:%v::event-source/aws.partner/stripe.com/%v", region, obj["id"])
+			eb["aws_event_source_status"] = string(gen.AmazonEventbridgeAwsEventSourceStatusPending)
+			setStatus(obj, false, gen.EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists)
+		}
+	}
+	if obj["status"] == nil {
+		obj["status"] = string(gen.V2CoreEventDestinationStatusEnabled)
+	}
+	o, err := objectOf[gen.V2CoreEventDestination](obj)
+	d.Object = o
+	return err
+}
+
+// setStatus enables a destination's object (the tree obj), or disables it for reason.
+func setStatus(obj map[string]any, enabled bool, reason gen.EventDestinationStatusDetailsDisabledReason) {
+	if enabled {
+		obj["status"], obj["status_details"] = string(gen.V2CoreEventDestinationStatusEnabled), nil
+		return
+	}
+	obj["status"], obj["status_details"] = string(gen.V2CoreEventDestinationStatusDisabled), map[string]any{"disabled": map[string]any{"reason": string(reason)}}
+}
+
+// uniqueValues is l with each value once, in the order first given.
+func uniqueValues(l []any) []any {
+	out := make([]any, 0, len(l))
+	for _, v := range l {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // checkDestination refuses what the spec cannot say: a type without its configuration (or
@@ -166,21 +203,11 @@ func destinationIDPrefix(livemode bool) string {
 	return "ed_test_"
 }
 
-func uniqueStrings(in []string) []string {
-	out := make([]string, 0, len(in))
-	for _, v := range in {
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // destination finds an event destination of the caller's platform and mode.
 func (s *Server) destination(ctx context.Context, id string) (EventDestination, error) {
 	var d EventDestination
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		d, found = s.tables.Destinations.Get(tx, id)
 		return nil
 	}); err != nil {
@@ -192,19 +219,24 @@ func (s *Server) destination(ctx context.Context, id string) (EventDestination, 
 	return d, nil
 }
 
-// changeDestination applies change to a destination of the caller in one transaction.
-func (s *Server) changeDestination(ctx context.Context, id string, change func(tx *store.Tx, d *EventDestination) error) error {
+// changeDestination applies change to a destination of the caller (its object, as the
+// tree obj) in one transaction.
+func (s *Server) changeDestination(ctx context.Context, id string, change func(d EventDestination, obj map[string]any) error) error {
 	scope := callerFrom(ctx).scope()
-	return s.db.Update(func(tx *store.Tx) error {
+	return s.db.Update(ctx, func(tx *store.Tx) error {
 		d, found := s.tables.Destinations.Get(tx, id)
 		if !found || d.Scope() != scope {
 			return errNotFound()
 		}
-		if err := change(tx, &d); err != nil {
+		obj := treeOf(d.Object)
+		if err := change(d, obj); err != nil {
 			return err
 		}
-		d.Updated = s.now()
-		return s.tables.Destinations.Put(tx, d.ID, d)
+		obj["updated"] = timestamp(s.now())
+		if err := fillDestination(&d, obj); err != nil {
+			return err
+		}
+		return s.tables.Destinations.Put(tx, d.ID(), d)
 	})
 }
 
@@ -233,39 +265,20 @@ func (s *Server) UpdateEventDestination(ctx context.Context, req gen.UpdateEvent
 		return nil, err
 	}
 	_, err := s.idempotent(ctx, "updateEventDestination", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		return req.Id, s.changeDestination(ctx, req.Id, func(_ *store.Tx, d *EventDestination) error {
-			if body.EnabledEvents != nil {
-				if d.EventPayload == string(gen.EventPayloadThin) {
-					if err := checkEventTypes(body.EnabledEvents); err != nil {
-						return err
-					}
-				}
-				d.EnabledEvents = uniqueStrings(body.EnabledEvents)
-			}
-			if body.Name != nil {
-				d.Name = *body.Name
-			}
-			if body.Description != nil {
-				d.Description = *body.Description
-			}
-			if w := body.WebhookEndpoint; w != nil {
-				if d.Type != string(gen.EventDestinationTypeWebhookEndpoint) {
-					return invalidRequest(http.StatusBadRequest, "parameter_invalid", "webhook_endpoint: the destination is of type %s", d.Type)
-				}
-				d.URL = w.Url
-			}
-			if d.Metadata == nil {
-				d.Metadata = map[string]string{}
-			}
-			for k, v := range deref(body.Metadata) {
-				if v == nil {
-					delete(d.Metadata, k)
-				} else {
-					d.Metadata[k] = *v
+		return req.Id, s.changeDestination(ctx, req.Id, func(d EventDestination, obj map[string]any) error {
+			if body.EnabledEvents != nil && d.Object.EventPayload == gen.EventPayloadThin {
+				if err := checkEventTypes(body.EnabledEvents); err != nil {
+					return err
 				}
 			}
-			if len(d.Metadata) > maxMetadataKeys {
-				return invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: an object keeps at most %d keys; this update would leave %d", maxMetadataKeys, len(d.Metadata))
+			if body.WebhookEndpoint != nil && d.Object.Type != gen.EventDestinationTypeWebhookEndpoint {
+				return invalidRequest(http.StatusBadRequest, "parameter_invalid", "webhook_endpoint: the destination is of type %s", d.Object.Type)
+			}
+			change := treeOf(body)
+			delete(change, "include")
+			mergeTree(obj, change)
+			if md, _ := obj["metadata"].(map[string]any); len(md) > maxMetadataKeys {
+				return invalidRequest(http.StatusBadRequest, "parameter_invalid", "metadata: an object keeps at most %d keys; this update would leave %d", maxMetadataKeys, len(md))
 			}
 			return nil
 		})
@@ -286,23 +299,19 @@ func (s *Server) DeleteEventDestination(ctx context.Context, req gen.DeleteEvent
 		return nil, err
 	}
 	scope := callerFrom(ctx).scope()
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		d, found := s.tables.Destinations.Get(tx, req.Id)
 		if !found || d.Scope() != scope {
 			return errNotFound()
 		}
-		if _, _, err := s.tables.Destinations.Delete(tx, d.ID); err != nil {
-			return err
-		}
+		s.tables.Destinations.Delete(tx, d.ID())
 		var waiting []string
-		s.tables.DeliveryOrder.Scan(tx, d.ID+"|", d.ID+"}", nil, func(_ store.Cursor, dl Delivery) bool {
+		s.tables.Deliveries.Scan(tx, d.ID()+"|", d.ID()+"}", nil, func(_ store.Cursor, dl Delivery) bool {
 			waiting = append(waiting, dl.Key)
 			return true
 		})
 		for _, k := range waiting {
-			if _, _, err := s.tables.Deliveries.Delete(tx, k); err != nil {
-				return err
-			}
+			s.tables.Deliveries.Delete(tx, k)
 		}
 		return nil
 	})
@@ -341,12 +350,8 @@ func (s *Server) setDestinationEnabled(ctx context.Context, id string, key *stri
 		op = "enableEventDestination"
 	}
 	_, err := s.idempotent(ctx, op, key, onAccount{id, nil}, func() (string, error) {
-		return id, s.changeDestination(ctx, id, func(_ *store.Tx, d *EventDestination) error {
-			if enabled {
-				d.Disabled, d.DisabledReason = false, ""
-			} else {
-				d.Disabled, d.DisabledReason = true, string(gen.EventDestinationStatusDetailsDisabledReasonUser)
-			}
+		return id, s.changeDestination(ctx, id, func(_ EventDestination, obj map[string]any) error {
+			setStatus(obj, enabled, gen.EventDestinationStatusDetailsDisabledReasonUser)
 			return nil
 		})
 	})
@@ -364,24 +369,24 @@ func (s *Server) PingEventDestination(ctx context.Context, req gen.PingEventDest
 	scope := callerFrom(ctx).scope()
 	id, err := s.idempotent(ctx, "pingEventDestination", req.Params.IdempotencyKey, onAccount{req.Id, nil}, func() (string, error) {
 		var ev Event
-		err := s.db.Update(func(tx *store.Tx) error {
-			d, found := s.tables.Destinations.Get(tx, req.Id)
+		err := s.update(ctx, func(w *write) error {
+			d, found := s.tables.Destinations.Get(w.Tx, req.Id)
 			if !found || d.Scope() != scope {
 				return errNotFound()
 			}
 			var err error
-			ev, err = s.emit(ctx, tx, eventOf{Type: evDestinationPing, Platform: d.Platform, Livemode: d.Livemode, Only: d.ID,
-				Related: relatedObject{ID: d.ID, Type: "v2.core.event_destination", URL: "/v2/core/event_destinations/" + d.ID}})
+			ev, err = s.emit(ctx, w, eventOf{Type: evDestinationPing, Platform: d.Platform, Livemode: d.Object.Livemode, Only: d.ID(),
+				Related: relatedObject{ID: d.ID(), Type: destinationObject, URL: "/v2/core/event_destinations/" + d.ID()}})
 			return err
 		})
-		return ev.ID, err
+		return ev.ID(), err
 	})
 	if err != nil {
 		return nil, err
 	}
 	var ev Event
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		ev, found = s.tables.Events.Get(tx, id)
 		return nil
 	}); err != nil {
@@ -390,7 +395,7 @@ func (s *Server) PingEventDestination(ctx context.Context, req gen.PingEventDest
 	if !found {
 		return nil, errNotFound()
 	}
-	return gen.PingEventDestination200JSONResponse{Body: renderEvent(ev), Headers: gen.PingEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.PingEventDestination200JSONResponse{Body: ev.Object, Headers: gen.PingEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // ListEventDestinations lists the caller's event destinations, newest first.
@@ -410,7 +415,7 @@ func (s *Server) ListEventDestinations(ctx context.Context, req gen.ListEventDes
 				return true
 			})
 		}, func(tx *store.Tx, scope string, at store.Cursor, each func(store.Cursor) bool) {
-			s.tables.NewestDestinations.ScanBackward(tx, scope+"|", scope+"}", at, func(c store.Cursor, _ EventDestination) bool { return each(c) })
+			s.tables.NewestDestinations.ScanReverse(tx, scope+"|", scope+"}", atOrBefore(at), func(c store.Cursor, _ EventDestination) bool { return each(c) })
 		}, &out.NextPageUrl, &out.PreviousPageUrl)
 	if err != nil {
 		return nil, err
@@ -421,59 +426,18 @@ func (s *Server) ListEventDestinations(ctx context.Context, req gen.ListEventDes
 	return gen.ListEventDestinations200JSONResponse{Body: out, Headers: gen.ListEventDestinations200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
-// renderDestination is the wire form of a destination; the webhook endpoint's URL and secret
-// are shown only when included.
+// renderDestination is the destination as an answer shows it: the webhook endpoint's URL
+// and secret only when included.
 func renderDestination(d EventDestination, include []gen.EventDestinationInclude) gen.V2CoreEventDestination {
-	out := gen.V2CoreEventDestination{
-		Id: d.ID, Object: gen.V2CoreEventDestinationObjectV2CoreEventDestination, Created: timestamp(d.Created), Updated: timestamp(d.Updated),
-		Description: d.Description, EnabledEvents: slices.Clone(d.EnabledEvents), EventPayload: gen.EventPayload(d.EventPayload),
-		Livemode: d.Livemode, Metadata: gen.Metadata(d.Metadata), Name: d.Name, Type: gen.EventDestinationType(d.Type),
-		Status: gen.V2CoreEventDestinationStatusEnabled,
-	}
-	if out.EnabledEvents == nil {
-		out.EnabledEvents = []string{}
-	}
-	if out.Metadata == nil {
-		out.Metadata = gen.Metadata{}
-	}
-	out.EventsFrom.SetNull()
-	if len(d.EventsFrom) > 0 {
-		from := make([]gen.EventsFrom, 0, len(d.EventsFrom))
-		for _, f := range d.EventsFrom {
-			from = append(from, gen.EventsFrom(f))
+	out := d.Object
+	if w, err := out.WebhookEndpoint.Get(); err == nil {
+		if !slices.Contains(include, gen.EventDestinationIncludeWebhookEndpointSigningSecret) {
+			w.SigningSecret.SetNull()
 		}
-		out.EventsFrom.Set(from)
-	}
-	out.SnapshotApiVersion = optionalString(d.SnapshotAPIVersion)
-	out.StatusDetails.SetNull()
-	if d.Disabled {
-		out.Status = gen.V2CoreEventDestinationStatusDisabled
-		var details gen.EventDestinationStatusDetails
-		details.Disabled.Set(struct {
-			Reason gen.EventDestinationStatusDetailsDisabledReason `json:"reason"`
-		}{Reason: gen.EventDestinationStatusDetailsDisabledReason(d.DisabledReason)})
-		out.StatusDetails.Set(details)
-	}
-	out.WebhookEndpoint.SetNull()
-	if d.Type == string(gen.EventDestinationTypeWebhookEndpoint) {
-		var w gen.WebhookEndpoint
-		w.SigningSecret.SetNull()
-		w.Url.SetNull()
-		if slices.Contains(include, gen.EventDestinationIncludeWebhookEndpointSigningSecret) {
-			w.SigningSecret.Set(d.Secret)
-		}
-		if slices.Contains(include, gen.EventDestinationIncludeWebhookEndpointUrl) {
-			w.Url.Set(d.URL)
+		if !slices.Contains(include, gen.EventDestinationIncludeWebhookEndpointUrl) {
+			w.Url.SetNull()
 		}
 		out.WebhookEndpoint.Set(w)
-	}
-	out.AmazonEventbridge.SetNull()
-	if d.Type == string(gen.EventDestinationTypeAmazonEventbridge) {
-		out.AmazonEventbridge.Set(gen.AmazonEventbridge{
-			AwsAccountId:         d.AWSAccountID,
-			AwsEventSourceArn:    "arn:aws:events:" + d.AWSRegion + "::event-source/aws.partner/stripe.com/" + d.ID,
-			AwsEventSourceStatus: gen.AmazonEventbridgeAwsEventSourceStatusPending,
-		})
 	}
 	return out
 }

@@ -25,14 +25,24 @@ func treeOf(v any) map[string]any {
 	return out
 }
 
-// fromTree fills a generated response type from a JSON tree.
-func fromTree[T any](tree any) T {
+// objectOf is the generated type a JSON tree makes (an object the tree describes).
+func objectOf[T any](tree any) (T, error) {
 	var out T
 	raw, err := json.Marshal(tree)
 	if err == nil {
-		_ = json.Unmarshal(raw, &out)
+		err = json.Unmarshal(raw, &out)
 	}
-	return out
+	return out, err
+}
+
+// convert fills out, an object type, from in, a request type whose members are out's: a
+// JSON round trip, so that a member both types have is copied without code of its own.
+func convert(in, out any) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
 }
 
 // mergeTree applies an update's tree to dst, as v2 updates do: a member sent as null is
@@ -108,6 +118,24 @@ func setPath(tree map[string]any, path string, v any) {
 		node = next
 	}
 	node[parts[len(parts)-1]] = v
+}
+
+// deletePath removes the member at a dotted path of tree, and the objects on the way that
+// it leaves empty.
+func deletePath(tree map[string]any, path string) {
+	head, rest, nested := strings.Cut(path, ".")
+	if !nested {
+		delete(tree, head)
+		return
+	}
+	sub, ok := tree[head].(map[string]any)
+	if !ok {
+		return
+	}
+	deletePath(sub, rest)
+	if len(sub) == 0 {
+		delete(tree, head)
+	}
 }
 
 // take removes and returns a member of a tree.

@@ -1,9 +1,7 @@
 package accounts
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -11,29 +9,37 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// Event is a stored thin event: what happened to which object, caused by which request.
+// Event is a stored thin event: its object (what happened to which object, caused by
+// which request), and beside it the platform it belongs to and its place in the order
+// events happened, which lists and deliveries follow.
 type Event struct {
-	ID       string // evt_test_... or evt_...
-	Platform string
-	Livemode bool
-	Seq      uint64 // emission order within the store: lists and deliveries follow it
-	Type     string
-	Created  time.Time
-
-	// The related object, as the notification names it ("" when none).
-	RelatedID, RelatedType, RelatedURL string
-	// Data is the event type's data member, as JSON ("" for none: rendered as {}).
-	Data string
-	// RequestID and IdempotencyKey are the reason: the API request that caused the event
-	// (both "" for the hosted flow, which is no API request).
-	RequestID, IdempotencyKey string
+	Object   gen.V2CoreEvent `json:"object"`
+	Platform string          `json:"platform"`
+	Seq      uint64          `json:"seq"`
 }
 
+// ID is the event's id.
+func (e Event) ID() string { return e.Object.Id }
+
 // Scope is the platform and mode the event belongs to.
-func (e Event) Scope() string { return AccountScope(e.Platform, e.Livemode) }
+func (e Event) Scope() string { return AccountScope(e.Platform, e.Object.Livemode) }
+
+// created is when the event happened.
+func (e Event) created() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, e.Object.Created)
+	return t
+}
+
+// related is the id of the object the event is about ("" for none).
+func (e Event) related() string {
+	if r, err := e.Object.RelatedObject.Get(); err == nil {
+		return r.Id
+	}
+	return ""
+}
 
 // eventOf is an event to emit: its type, owner and what it is about.
 type eventOf struct {
@@ -41,8 +47,8 @@ type eventOf struct {
 	Platform string
 	Livemode bool
 	Related  relatedObject
-	// Data is the type's data member (marshalled to JSON), nil for none.
-	Data any
+	// Data is the type's data member, nil for none.
+	Data map[string]any
 	// Only, when set, is the one destination that receives the event (a ping), whatever it
 	// subscribes to.
 	Only string
@@ -56,16 +62,16 @@ type relatedObject struct {
 }
 
 // accountEvent is an event of type typ about account a.
-func accountEvent(a Account, typ string, data any) eventOf {
-	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode, Data: data,
-		Related: relatedObject{ID: a.ID, Type: "v2.core.account", URL: "/v2/core/accounts/" + a.ID}}
+func accountEvent(a Account, typ string, data map[string]any) eventOf {
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode(), Data: data,
+		Related: relatedObject{ID: a.ID(), Type: accountObject, URL: "/v2/core/accounts/" + a.ID()}}
 }
 
 // personEvent is an event of type typ (v2.core.account_person.created, .updated, .deleted)
 // about person id of account a; writePerson emits it.
 func personEvent(a Account, id, typ string) eventOf {
-	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode, Data: map[string]string{"account_id": a.ID},
-		Related: relatedObject{ID: id, Type: "v2.core.account_person", URL: "/v2/core/accounts/" + a.ID + "/persons/" + id}}
+	return eventOf{Type: typ, Platform: a.Platform, Livemode: a.Livemode(), Data: map[string]any{"account_id": a.ID()},
+		Related: relatedObject{ID: id, Type: personObject, URL: "/v2/core/accounts/" + a.ID() + "/persons/" + id}}
 }
 
 // The event types this API emits (and which event destinations may subscribe to).
@@ -97,51 +103,78 @@ var eventTypes = []string{
 	evDestinationPing,
 }
 
+// write is a write transaction of the API: the store's, and whether it queued deliveries,
+// which wake the deliverer once the transaction has committed (update).
+type write struct {
+	*store.Tx
+	queued bool
+}
+
+// update runs fn in a write transaction; when fn queued deliveries and the transaction
+// committed, the deliverer looks at once.
+func (s *Server) update(ctx context.Context, fn func(w *write) error) error {
+	var w write
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
+		w = write{Tx: tx}
+		return fn(&w)
+	})
+	if err == nil && w.queued {
+		s.deliveries.wake()
+	}
+	return err
+}
+
 // emit records an event inside the transaction of the change it reports, and queues it for
 // every enabled webhook destination of its platform and mode that subscribes to its type (or
 // for e.Only alone). Delivery happens later, outside any request (deliver.go): emitting never
 // waits for a destination. A change made in a transaction that fails emits nothing.
-func (s *Server) emit(ctx context.Context, tx *store.Tx, e eventOf) (Event, error) {
-	ev := Event{
-		ID: s.randomID(eventIDPrefix(e.Livemode), 24), Platform: e.Platform, Livemode: e.Livemode,
-		Seq: s.eventSeq.Add(1), Type: e.Type, Created: s.now(),
-		RelatedID: e.Related.ID, RelatedType: e.Related.Type, RelatedURL: e.Related.URL,
+func (s *Server) emit(ctx context.Context, w *write, e eventOf) (Event, error) {
+	ev := Event{Platform: e.Platform, Seq: w.Next(seqEvents), Object: gen.V2CoreEvent{
+		Id: s.randomID(eventIDPrefix(e.Livemode), 24), Object: gen.V2CoreEventObjectV2CoreEvent,
+		Created: timestamp(s.now()), Livemode: e.Livemode, Type: e.Type,
+	}}
+	o := &ev.Object
+	o.Changes.SetNull()
+	o.Context.SetNull()
+	data := e.Data
+	if data == nil {
+		data = map[string]any{}
 	}
+	o.Data.Set(data)
+	o.Reason.SetNull()
 	if info := infoFrom(ctx); info != nil && info.api {
-		ev.RequestID, ev.IdempotencyKey = info.id, info.idempotencyKey
+		r := gen.EventReason{Type: gen.EventReasonTypeRequest}
+		r.Request.Id = info.id
+		r.Request.IdempotencyKey = optionalString(info.idempotencyKey)
+		o.Reason.Set(r)
 	}
-	if e.Data != nil {
-		raw, err := json.Marshal(e.Data)
-		if err != nil {
-			return ev, err
-		}
-		ev.Data = string(raw)
+	o.RelatedObject.SetNull()
+	if e.Related.ID != "" {
+		o.RelatedObject.Set(gen.EventRelatedObject{Id: e.Related.ID, Type: e.Related.Type, Url: e.Related.URL})
 	}
-	if err := s.tables.Events.Put(tx, ev.ID, ev); err != nil {
+	if err := s.tables.Events.Put(w.Tx, ev.ID(), ev); err != nil {
 		return ev, err
 	}
 	var targets []string
-	s.tables.NewestDestinations.Scan(tx, ev.Scope()+"|", ev.Scope()+"}", nil, func(_ store.Cursor, d EventDestination) bool {
+	s.tables.NewestDestinations.Scan(w.Tx, ev.Scope()+"|", ev.Scope()+"}", nil, func(_ store.Cursor, d EventDestination) bool {
 		if e.Only != "" {
-			if d.ID == e.Only && d.delivers() {
-				targets = append(targets, d.ID)
+			if d.ID() == e.Only && d.delivers() {
+				targets = append(targets, d.ID())
 			}
 			return true
 		}
-		if d.delivers() && slices.Contains(d.EnabledEvents, ev.Type) {
-			targets = append(targets, d.ID)
+		if d.delivers() && slices.Contains(d.Object.EnabledEvents, e.Type) {
+			targets = append(targets, d.ID())
 		}
 		return true
 	})
 	for _, dest := range targets {
-		d := Delivery{Key: deliveryKey(dest, ev.Seq), Destination: dest, Event: ev.ID, NextAttempt: ev.Created}
-		if err := s.tables.Deliveries.Put(tx, d.Key, d); err != nil {
+		d := Delivery{Key: deliveryKey(dest, ev.Seq), Destination: dest, Event: ev.ID(), NextAttempt: ev.created()}
+		if err := s.tables.Deliveries.Put(w.Tx, d.Key, d); err != nil {
 			return ev, err
 		}
 	}
-	if len(targets) > 0 {
-		s.deliveries.wake()
-	}
+	w.queued = w.queued || len(targets) > 0
 	return ev, nil
 }
 
@@ -154,11 +187,16 @@ func eventIDPrefix(livemode bool) string {
 
 // accountState is what the account's events compare before and after a change.
 type accountState struct {
-	exists       bool
-	record       []byte // the whole record, to tell whether anything changed
-	identity     []byte // country, entity type and the identity details
-	defaults     []byte
-	configs      map[string][]byte // configuration -> its requested capabilities and settings
+	closed bool
+	// record is the account but for what follows from the rest (the applied
+	// configurations, the responsibilities the dashboard implies), with its onboarding:
+	// what the account.updated event watches.
+	record   any
+	identity any
+	// defaults are those the platform set (platformDefaults).
+	defaults any
+	// configs are each configuration's settings and requested capabilities.
+	configs      map[string]any
 	requirements []requirement
 	capabilities map[string]string // configuration|capability path -> status
 }
@@ -166,63 +204,92 @@ type accountState struct {
 // stateOf is what the events of a change compare of account a, whose persons (which meet
 // some of its requirements) are persons.
 func stateOf(a Account, persons []Person) accountState {
-	js := func(v any) []byte { raw, _ := json.Marshal(v); return raw }
-	st := accountState{exists: true, record: js(a),
-		identity: js([]any{a.Country, a.EntityType, dig(a.Details, "identity")}),
-		defaults: js(dig(a.Details, "defaults")),
-		configs:  map[string][]byte{}, capabilities: map[string]string{}}
-	st.requirements = requirementsOf(a, persons)
+	obj := a.tree()
+	st := accountState{closed: a.Closed(), identity: obj["identity"], defaults: platformDefaults(obj),
+		configs: map[string]any{}, capabilities: map[string]string{}}
+	st.requirements = requirementsOf(&a, obj, persons)
 	held := heldBack(st.requirements)
-	for name, caps := range a.Configurations {
-		st.configs[name] = js([]any{caps, dig(a.Details, "configuration."+name)})
-		for path, requested := range caps {
-			if requested {
-				status := string(gen.AccountCapabilityStatusActive)
-				if held[name] {
-					status = string(gen.AccountCapabilityStatusRestricted)
-				}
-				st.capabilities[name+"|"+path] = status
-			}
+	cfgs, _ := obj["configuration"].(map[string]any)
+	for name, v := range cfgs {
+		c, _ := v.(map[string]any)
+		c = cloneTree(c)
+		delete(c, "applied")
+		caps, _ := c["capabilities"].(map[string]any)
+		for _, p := range capabilityPaths(caps) {
+			st.capabilities[name+"|"+p] = string(*capabilityStatus(!held[name]).Status)
 		}
+		st.configs[name] = c
 	}
+	record := cloneTree(obj)
+	for _, k := range []string{"requirements", "future_requirements", "applied_configurations"} {
+		delete(record, k)
+	}
+	record["configuration"], record["defaults"] = st.configs, st.defaults
+	onboarded := a.OnboardedConfigurations
+	if len(onboarded) == 0 {
+		onboarded = nil
+	}
+	st.record = []any{record, onboarded, a.Onboarded, a.Concurrency}
 	return st
 }
 
-// emitAccountChanges emits the events of an account's change from before to after (whose
-// persons are persons), in this order: created, closed or updated (the record changed);
-// then each section that changed (identity, defaults, each configuration); the
-// requirements; each capability whose status changed. A person's change leaves the record
-// as it was and may still change the requirements and capabilities.
-func (s *Server) emitAccountChanges(ctx context.Context, tx *store.Tx, before accountState, after Account, persons []Person) error {
-	now := stateOf(after, persons)
+// platformDefaults are the defaults of an object tree that the platform set: without the
+// responsibilities the dashboard implies, and locales only when there are some.
+func platformDefaults(obj map[string]any) map[string]any {
+	d, _ := obj["defaults"].(map[string]any)
+	d = cloneTree(d)
+	if d == nil {
+		return map[string]any{}
+	}
+	if l, _ := d["locales"].([]any); len(l) == 0 {
+		delete(d, "locales")
+	}
+	if r, ok := d["responsibilities"].(map[string]any); ok {
+		dashboard, _ := obj["dashboard"].(string)
+		fees, losses := collectors(dashboard)
+		if r["fees_collector"] == fees {
+			delete(r, "fees_collector")
+		}
+		if r["losses_collector"] == losses {
+			delete(r, "losses_collector")
+		}
+		delete(r, "requirements_collector")
+		if len(r) == 0 {
+			delete(d, "responsibilities")
+		}
+	}
+	return d
+}
+
+// emitAccountChanges emits the events of account a's change from before to now, in this
+// order: closed or updated (the record changed); then each section that changed (identity,
+// defaults, each configuration); the requirements; each capability whose status changed. A
+// person's change leaves the record as it was and may still change the requirements and
+// capabilities.
+func (s *Server) emitAccountChanges(ctx context.Context, w *write, before, now accountState, a Account) error {
 	var events []eventOf
-	add := func(typ string, data any) { events = append(events, accountEvent(after, typ, data)) }
+	add := func(typ string, data map[string]any) { events = append(events, accountEvent(a, typ, data)) }
 	switch {
-	case !before.exists:
-		add(evAccountCreated, nil)
-	case after.Closed:
+	case now.closed:
 		add(evAccountClosed, nil)
-	case !bytes.Equal(before.record, now.record):
+	case !reflect.DeepEqual(before.record, now.record):
 		add(evAccountUpdated, nil)
 	}
-	if before.exists && !after.Closed {
-		if !bytes.Equal(before.identity, now.identity) {
+	if !now.closed {
+		if !reflect.DeepEqual(before.identity, now.identity) {
 			add(evIdentityUpdated, nil)
 		}
-		if !bytes.Equal(before.defaults, now.defaults) {
+		if !reflect.DeepEqual(before.defaults, now.defaults) {
 			add(evDefaultsUpdated, nil)
 		}
-		for _, name := range []string{"customer", "merchant", "recipient"} {
-			if !bytes.Equal(before.configs[name], now.configs[name]) {
+		for _, name := range configurationOrder {
+			if !reflect.DeepEqual(before.configs[name], now.configs[name]) {
 				add(fmt.Sprintf(evConfigurationUpdated, name), nil)
 			}
 		}
 		if !reflect.DeepEqual(before.requirements, now.requirements) {
 			add(evRequirementsUpdated, nil)
 		}
-	}
-	// A new account's capabilities start with it: their first status is part of its creation.
-	if before.exists && !after.Closed {
 		keys := make([]string, 0, len(now.capabilities)+len(before.capabilities))
 		for k := range now.capabilities {
 			keys = append(keys, k)
@@ -236,11 +303,11 @@ func (s *Server) emitAccountChanges(ctx context.Context, tx *store.Tx, before ac
 				continue
 			}
 			name, path, _ := cutCapability(k)
-			add(fmt.Sprintf(evCapabilityStatus, name), map[string]string{"updated_capability": path})
+			add(fmt.Sprintf(evCapabilityStatus, name), map[string]any{"updated_capability": path})
 		}
 	}
 	for _, e := range events {
-		if _, err := s.emit(ctx, tx, e); err != nil {
+		if _, err := s.emit(ctx, w, e); err != nil {
 			return err
 		}
 	}
@@ -263,7 +330,7 @@ func (s *Server) RetrieveEvent(ctx context.Context, req gen.RetrieveEventRequest
 	}
 	var ev Event
 	found := false
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		ev, found = s.tables.Events.Get(tx, req.Id)
 		return nil
 	}); err != nil {
@@ -272,12 +339,12 @@ func (s *Server) RetrieveEvent(ctx context.Context, req gen.RetrieveEventRequest
 	if !found || ev.Scope() != callerFrom(ctx).scope() || s.eventGone(ev) {
 		return nil, errNotFound()
 	}
-	return gen.RetrieveEvent200JSONResponse{Body: renderEvent(ev), Headers: gen.RetrieveEvent200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.RetrieveEvent200JSONResponse{Body: ev.Object, Headers: gen.RetrieveEvent200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // eventGone says retention has removed the event, or is about to.
 func (s *Server) eventGone(ev Event) bool {
-	return !s.now().Before(ev.Created.Add(s.cfg.EventRetention))
+	return !s.now().Before(ev.created().Add(s.cfg.EventRetention))
 }
 
 // ListEvents lists the caller's events, newest first, narrowed by object_id, types and
@@ -318,11 +385,11 @@ func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject
 			if !each(c) {
 				return false
 			}
-			out.Data = append(out.Data, renderEvent(ev))
+			out.Data = append(out.Data, ev.Object)
 			return true
 		})
 	}, func(tx *store.Tx, scope string, at store.Cursor, each func(store.Cursor) bool) {
-		s.tables.NewestEvents.ScanBackward(tx, scope+"|", scope+"}", at, func(c store.Cursor, ev Event) bool {
+		s.tables.NewestEvents.ScanReverse(tx, scope+"|", scope+"}", atOrBefore(at), func(c store.Cursor, ev Event) bool {
 			if s.eventGone(ev) || !f.matches(ev) {
 				return true
 			}
@@ -346,18 +413,19 @@ type eventFilter struct {
 }
 
 func (f eventFilter) matches(ev Event) bool {
+	created := ev.created()
 	switch {
-	case f.Object != "" && ev.RelatedID != f.Object:
+	case f.Object != "" && ev.related() != f.Object:
 		return false
-	case len(f.Types) > 0 && !slices.Contains(f.Types, ev.Type):
+	case len(f.Types) > 0 && !slices.Contains(f.Types, ev.Object.Type):
 		return false
-	case !f.Gt.IsZero() && !ev.Created.After(f.Gt):
+	case !f.Gt.IsZero() && !created.After(f.Gt):
 		return false
-	case !f.Gte.IsZero() && ev.Created.Before(f.Gte):
+	case !f.Gte.IsZero() && created.Before(f.Gte):
 		return false
-	case !f.Lt.IsZero() && !ev.Created.Before(f.Lt):
+	case !f.Lt.IsZero() && !created.Before(f.Lt):
 		return false
-	case !f.Lte.IsZero() && ev.Created.After(f.Lte):
+	case !f.Lte.IsZero() && created.After(f.Lte):
 		return false
 	}
 	return true
@@ -392,36 +460,9 @@ func parseTime(v string) (time.Time, error) {
 	return time.Unix(n, 0).UTC(), nil
 }
 
-// renderEvent is the wire form of an event.
-func renderEvent(ev Event) gen.V2CoreEvent {
-	out := gen.V2CoreEvent{Id: ev.ID, Object: gen.V2CoreEventObjectV2CoreEvent, Created: timestamp(ev.Created), Livemode: ev.Livemode, Type: ev.Type}
-	out.Changes.SetNull()
-	out.Context.SetNull()
-	data := map[string]any{}
-	if ev.Data != "" {
-		_ = json.Unmarshal([]byte(ev.Data), &data)
-	}
-	out.Data.Set(data)
-	out.Reason.SetNull()
-	if ev.RequestID != "" {
-		r := gen.EventReason{Type: gen.EventReasonTypeRequest}
-		r.Request.Id = ev.RequestID
-		r.Request.IdempotencyKey = optionalString(ev.IdempotencyKey)
-		out.Reason.Set(r)
-	}
-	out.RelatedObject.SetNull()
-	if ev.RelatedID != "" {
-		out.RelatedObject.Set(gen.EventRelatedObject{Id: ev.RelatedID, Type: ev.RelatedType, Url: ev.RelatedURL})
-	}
-	return out
-}
-
 // linkReturned is the event of a link whose hosted flow the account completed.
 func linkReturned(a Account, l AccountLink) eventOf {
-	configs := l.Configurations
-	if configs == nil {
-		configs = []string{}
-	}
-	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Livemode,
-		Data: map[string]any{"account_id": a.ID, "configurations": configs, "use_case": l.UseCase}}
+	configs := l.configurations()
+	return eventOf{Type: evAccountLinkReturned, Platform: a.Platform, Livemode: a.Livemode(),
+		Data: map[string]any{"account_id": a.ID(), "configurations": configs, "use_case": l.useCase()}}
 }

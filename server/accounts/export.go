@@ -5,8 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
@@ -40,18 +39,14 @@ func (s *Server) Export(tx *store.Tx) State {
 		if accounts[i].Seq != accounts[j].Seq {
 			return accounts[i].Seq < accounts[j].Seq
 		}
-		return accounts[i].ID < accounts[j].ID
+		return accounts[i].ID() < accounts[j].ID()
 	})
 	for _, a := range accounts {
-		sa := SeedAccount{ID: a.ID, Onboarded: a.Onboarded, Concurrency: a.Concurrency,
-			Created: timefmt.Exact(a.Created), Sequence: a.Seq, Closed: a.Closed, Body: accountBody(a)}
+		sa := SeedAccount{Onboarded: a.Onboarded, OnboardedConfigurations: a.OnboardedConfigurations, Concurrency: a.Concurrency,
+			Sequence: a.Seq, Body: a.tree()}
 		if a.Platform != DefaultPlatformID {
 			sa.Platform = a.Platform
 		}
-		if a.Livemode {
-			sa.Mode = "live"
-		}
-		sa.OnboardedConfigurations = slices.Clone(a.OnboardedConfigurations)
 		out.Accounts = append(out.Accounts, sa)
 	}
 
@@ -62,8 +57,7 @@ func (s *Server) Export(tx *store.Tx) State {
 	})
 	sort.Slice(persons, func(i, j int) bool { return persons[i].Seq < persons[j].Seq })
 	for _, p := range persons {
-		out.Persons = append(out.Persons, SeedPerson{ID: p.ID, Account: p.Account, Created: timefmt.Exact(p.Created),
-			Updated: timefmt.Exact(p.Updated), Sequence: p.Seq, Body: cloneTree(p.Details)})
+		out.Persons = append(out.Persons, SeedPerson{Sequence: p.Seq, Body: treeOf(p.Object)})
 	}
 
 	var dests []EventDestination
@@ -73,13 +67,9 @@ func (s *Server) Export(tx *store.Tx) State {
 	})
 	sort.Slice(dests, func(i, j int) bool { return dests[i].Seq < dests[j].Seq })
 	for _, d := range dests {
-		sd := SeedDestination{ID: d.ID, SigningSecret: d.Secret, Disabled: d.Disabled && d.DisabledReason == string(gen.EventDestinationStatusDetailsDisabledReasonUser),
-			Created: timefmt.Exact(d.Created), Updated: timefmt.Exact(d.Updated), Sequence: d.Seq, Body: destinationBody(d)}
+		sd := SeedDestination{Sequence: d.Seq, Body: treeOf(d.Object)}
 		if d.Platform != DefaultPlatformID {
 			sd.Platform = d.Platform
-		}
-		if d.Livemode {
-			sd.Mode = "live"
 		}
 		out.Destinations = append(out.Destinations, sd)
 	}
@@ -90,14 +80,15 @@ func (s *Server) Export(tx *store.Tx) State {
 		return true
 	})
 	sort.Slice(links, func(i, j int) bool {
-		if !links[i].Created.Equal(links[j].Created) {
-			return links[i].Created.Before(links[j].Created)
+		if links[i].Object.Created != links[j].Object.Created {
+			return links[i].Object.Created < links[j].Object.Created
 		}
 		return links[i].Token < links[j].Token
 	})
 	for _, l := range links {
-		out.Links = append(out.Links, SeedLink{Token: l.Token, Created: timefmt.Exact(l.Created), ExpiresAt: timefmt.Exact(l.ExpiresAt),
-			Consumed: l.Consumed, Body: linkBody(l)})
+		body := treeOf(l.Object)
+		delete(body, "url") // the request's host's: built again from the token
+		out.Links = append(out.Links, SeedLink{Token: l.Token, Consumed: l.Consumed, Body: body})
 	}
 
 	now := s.now()
@@ -146,126 +137,4 @@ func (s *Server) splitIdempotencyKey(pk string) (platform string, livemode bool,
 		}
 	}
 	return platform, livemode, op, key, ok
-}
-
-// accountBody is the create request that makes a's details: the members a retrieve shows
-// (those kept as sent among them), and each configuration with its settings and the
-// capabilities it requests or withdraws.
-func accountBody(a Account) map[string]any {
-	b := map[string]any{}
-	for k, v := range map[string]string{"display_name": a.DisplayName, "contact_email": a.ContactEmail, "contact_phone": a.ContactPhone, "dashboard": a.Dashboard} {
-		if v != "" {
-			b[k] = v
-		}
-	}
-	if d, ok := a.Details["defaults"].(map[string]any); ok {
-		b["defaults"] = cloneTree(d)
-	}
-	identity, _ := a.Details["identity"].(map[string]any)
-	identity = cloneTree(identity)
-	if identity == nil {
-		identity = map[string]any{}
-	}
-	if a.Country != "" {
-		identity["country"] = a.Country
-	}
-	if a.EntityType != "" {
-		identity["entity_type"] = a.EntityType
-	}
-	if len(identity) > 0 {
-		b["identity"] = identity
-	}
-	if len(a.Metadata) > 0 {
-		md := map[string]any{}
-		for k, v := range a.Metadata {
-			md[k] = v
-		}
-		b["metadata"] = md
-	}
-	if len(a.Configurations) > 0 {
-		cfg := map[string]any{}
-		for name, caps := range a.Configurations {
-			c, _ := dig(a.Details, "configuration."+name).(map[string]any)
-			c = cloneTree(c)
-			if c == nil {
-				c = map[string]any{}
-			}
-			if len(caps) > 0 {
-				c["capabilities"] = capabilityTree(caps)
-			}
-			cfg[name] = c
-		}
-		b["configuration"] = cfg
-	}
-	return b
-}
-
-// capabilityTree undoes capabilityPaths: "stripe_balance.stripe_transfers" -> requested
-// becomes {stripe_balance: {stripe_transfers: {requested: requested}}}.
-func capabilityTree(paths map[string]bool) map[string]any {
-	tree := map[string]any{}
-	for path, requested := range paths {
-		node := tree
-		parts := strings.Split(path, ".")
-		for _, p := range parts[:len(parts)-1] {
-			next, ok := node[p].(map[string]any)
-			if !ok {
-				next = map[string]any{}
-				node[p] = next
-			}
-			node = next
-		}
-		node[parts[len(parts)-1]] = map[string]any{"requested": requested}
-	}
-	return tree
-}
-
-// linkBody is the create request that makes l.
-func linkBody(l AccountLink) map[string]any {
-	configs := make([]any, 0, len(l.Configurations))
-	for _, c := range l.Configurations {
-		configs = append(configs, c)
-	}
-	flow := map[string]any{
-		"configurations": configs,
-		"refresh_url":    l.RefreshURL,
-		"collection_options": map[string]any{
-			"fields": l.CollectFields, "future_requirements": l.FutureRequirements,
-		},
-	}
-	if l.ReturnURL != "" {
-		flow["return_url"] = l.ReturnURL
-	}
-	return map[string]any{"account": l.Account, "use_case": map[string]any{"type": l.UseCase, l.UseCase: flow}}
-}
-
-// destinationBody is a destination as the create request that makes it again.
-func destinationBody(d EventDestination) map[string]any {
-	b := map[string]any{"name": d.Name, "type": d.Type, "event_payload": d.EventPayload}
-	if len(d.EnabledEvents) > 0 {
-		b["enabled_events"] = slices.Clone(d.EnabledEvents)
-	}
-	if d.Description != "" {
-		b["description"] = d.Description
-	}
-	if len(d.EventsFrom) > 0 {
-		b["events_from"] = slices.Clone(d.EventsFrom)
-	}
-	if d.SnapshotAPIVersion != "" {
-		b["snapshot_api_version"] = d.SnapshotAPIVersion
-	}
-	if len(d.Metadata) > 0 {
-		m := map[string]any{}
-		for k, v := range d.Metadata {
-			m[k] = v
-		}
-		b["metadata"] = m
-	}
-	if d.Type == string(gen.EventDestinationTypeWebhookEndpoint) {
-		b["webhook_endpoint"] = map[string]any{"url": d.URL}
-	}
-	if d.Type == string(gen.EventDestinationTypeAmazonEventbridge) {
-		b["amazon_eventbridge"] = map[string]any{"aws_account_id": d.AWSAccountID, "aws_region": d.AWSRegion}
-	}
-	return b
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,7 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // sessionCookie carries the browser session the first visit of a link opens.
@@ -33,23 +34,23 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 		return s.openNotFound()
 	}
 	now := s.now()
-	if l.Consumed || !now.Before(l.ExpiresAt) {
-		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
+	if l.Consumed || !now.Before(l.expiresAt()) {
+		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.flow().RefreshUrl}}, nil
 	}
 	session := LinkSession{ID: s.random(32), Nonce: s.random(22), ExpiresAt: now.Add(s.cfg.SessionLifetime)}
 	var a Account
 	opened, gone := false, false
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		cur, found := s.tables.Links.Get(tx, req.Token)
 		if !found {
 			gone = true
 			return nil
 		}
 		l = cur
-		if cur.Consumed || !now.Before(cur.ExpiresAt) {
+		if cur.Consumed || !now.Before(cur.expiresAt()) {
 			return nil // another visit got here first
 		}
-		if a, found = s.tables.Accounts.Get(tx, cur.Account); !found || a.Closed {
+		if a, found = s.getAccount(tx, cur.account()); !found || a.Closed() {
 			gone = true // a link to an account closed since is no use
 			return nil
 		}
@@ -66,9 +67,9 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 	case gone:
 		return s.openNotFound()
 	case !opened:
-		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.RefreshURL}}, nil
+		return gen.OpenAccountLink302Response{Headers: gen.OpenAccountLink302ResponseHeaders{Location: l.flow().RefreshUrl}}, nil
 	}
-	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, s.personsNow(a.ID), session.Nonce, nil, nil))
+	body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, a.tree(), s.personsNow(ctx, a.ID()), session.Nonce, nil, nil))
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +133,10 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
 	in := formInputOf(req.Body)
-	persons := s.personsNow(a.ID)
-	apply, problems := checkForm(a, persons, in)
+	obj, persons := a.tree(), s.personsNow(ctx, a.ID())
+	apply, problems := checkForm(a, obj, persons, in)
 	if len(problems) > 0 {
-		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, persons, l.Session.Nonce, &in, problems))
+		body, n, err := renderPage("form.html", newFormPage(s.hostedPath(l), l, a, obj, persons, l.Session.Nonce, &in, problems))
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +146,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	// Submissions of one session wait for each other, so that a double submit updates the
 	// account once and the second one is told so (403) instead of meeting the first one's
 	// hold on the account (429).
-	defer linkSubmissions.lock(l.Token)()
+	defer s.submissions.lock(l.Token)()
 	if l, ok, err = s.hostedLink(req.Account, req.Token); err != nil {
 		return nil, err
 	} else if !ok {
@@ -154,7 +155,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	if !sessionAccepts(l, cookie, nonce, now) {
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
 	}
-	release, err := s.holdAccount(ctx, l.Account, s.platforms[l.Platform])
+	release, err := s.holdAccount(ctx, a, s.platforms[l.Platform])
 	if err != nil {
 		var ae *Error
 		if errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests {
@@ -165,9 +166,10 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 	defer release()
 
 	status := http.StatusOK
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.update(ctx, func(w *write) error {
+		tx := w.Tx
 		cur, found := s.tables.Links.Get(tx, req.Token)
-		if !found || cur.Account != req.Account {
+		if !found || cur.account() != req.Account {
 			status = http.StatusNotFound
 			return nil
 		}
@@ -175,20 +177,25 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 			status = http.StatusForbidden
 			return nil
 		}
-		acct, found := s.tables.Accounts.Get(tx, cur.Account)
-		if !found || acct.Closed {
+		before, found := s.getAccount(tx, cur.account())
+		if !found || before.Closed() {
 			status = http.StatusNotFound
 			return nil
 		}
-		before, _ := s.tables.Accounts.Get(tx, cur.Account) // a copy of its own, as every Get's
-		if rep := applyForm(&acct, apply, cur.Configurations); rep != nil {
-			p := Person{ID: s.randomID("person_", 24), Account: acct.ID, Platform: acct.Platform, Livemode: acct.Livemode,
-				Seq: s.seq.Add(1), Created: now, Updated: now, Details: rep}
-			if err := s.writePerson(ctx, tx, nil, &p); err != nil {
+		acct := before
+		acct.OnboardedConfigurations = slices.Clone(before.OnboardedConfigurations)
+		obj := acct.tree()
+		if rep := applyForm(&acct, obj, apply, cur.configurations()); rep != nil {
+			rep["id"], rep["created"], rep["updated"] = s.randomID("person_", 24), timestamp(now), timestamp(now)
+			p := Person{Seq: s.next(tx, seqPersons)}
+			if err := fillPerson(&p, rep, acct); err != nil {
+				return err
+			}
+			if err := s.writePerson(ctx, w, nil, &p); err != nil {
 				return err
 			}
 		}
-		if err := s.writeAccount(ctx, tx, &before, acct); err != nil {
+		if err := s.writeAccount(ctx, w, &before, &acct, obj); err != nil {
 			return err
 		}
 		cur.Session.Submitted = true
@@ -196,7 +203,7 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		if err := s.tables.Links.Put(tx, cur.Token, cur); err != nil {
 			return err
 		}
-		_, err := s.emit(ctx, tx, linkReturned(acct, cur))
+		_, err := s.emit(ctx, w, linkReturned(acct, cur))
 		return err
 	})
 	switch {
@@ -206,8 +213,8 @@ func (s *Server) SubmitAccountLink(ctx context.Context, req gen.SubmitAccountLin
 		return s.submitPage(http.StatusNotFound, pageLinkNotValid)
 	case status == http.StatusForbidden:
 		return s.submitPage(http.StatusForbidden, pageSessionOver)
-	case l.ReturnURL != "":
-		return gen.SubmitAccountLink303Response{Headers: gen.SubmitAccountLink303ResponseHeaders{Location: l.ReturnURL}}, nil
+	case nullableValue(l.flow().ReturnUrl) != "":
+		return gen.SubmitAccountLink303Response{Headers: gen.SubmitAccountLink303ResponseHeaders{Location: nullableValue(l.flow().ReturnUrl)}}, nil
 	}
 	return s.submitPage(http.StatusOK, pageComplete)
 }
@@ -230,11 +237,11 @@ func sessionAccepts(l AccountLink, cookie, nonce string, now time.Time) bool {
 func (s *Server) hostedLink(account, token string) (AccountLink, bool, error) {
 	var l AccountLink
 	found := false
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		l, found = s.tables.Links.Get(tx, token)
 		return nil
 	})
-	return l, found && l.Account == account && !s.linkGone(l), err
+	return l, found && l.account() == account && !s.linkGone(l), err
 }
 
 // linkGone says retention has removed the link, or is about to: it is answered as unknown.
@@ -246,13 +253,13 @@ func (s *Server) hostedLinkAndAccount(account, token string) (AccountLink, Accou
 	var l AccountLink
 	var a Account
 	found := false
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		if l, found = s.tables.Links.Get(tx, token); found {
-			a, found = s.tables.Accounts.Get(tx, l.Account)
+			a, found = s.getAccount(tx, l.account())
 		}
 		return nil
 	})
-	return l, a, found && l.Account == account && !s.linkGone(l), err
+	return l, a, found && l.account() == account && !s.linkGone(l), err
 }
 
 func (s *Server) openNotFound() (gen.OpenAccountLinkResponseObject, error) {
@@ -283,7 +290,7 @@ func (s *Server) submitPage(status int, p messagePage) (gen.SubmitAccountLinkRes
 // hostedPath is the link's page as the browser addresses it: under the public URL's path,
 // which a proxy in front of understudy serves it from.
 func (s *Server) hostedPath(l AccountLink) string {
-	return s.hostedBase + "/r/" + l.Account + "/" + l.Token
+	return s.hostedBase + "/r/" + l.account() + "/" + l.Token
 }
 
 // isHTTPS says whether the browser reaches the page over https, for the cookie's Secure
@@ -293,13 +300,13 @@ func (s *Server) isHTTPS(ctx context.Context) bool {
 	return strings.HasPrefix(s.baseURL(ctx), "https://")
 }
 
-// linkSubmissions serialises the submissions of each link (by token) while one runs.
-var linkSubmissions = keyedMutex{m: map[string]*keyedEntry{}}
-
+// keyedMutex is a lock per key, for the submissions of each link while one runs.
 type keyedMutex struct {
 	mu sync.Mutex
 	m  map[string]*keyedEntry
 }
+
+func newKeyedMutex() *keyedMutex { return &keyedMutex{m: map[string]*keyedEntry{}} }
 
 type keyedEntry struct {
 	mu      sync.Mutex

@@ -115,9 +115,9 @@ func formInputOf(b *gen.HostedForm) formInput {
 // missingFields are the form fields whose requirement the account still lists. While the
 // entity type is not known, the fields of both kinds of entity are listed too (shown, and
 // required by checkForm for the entity type the form chooses).
-func missingFields(a Account, persons []Person) map[string]bool {
+func missingFields(a Account, obj map[string]any, persons []Person) map[string]bool {
 	listed := map[string]bool{}
-	for _, r := range requirementsOf(a, persons) {
+	for _, r := range requirementsOf(&a, obj, persons) {
 		listed[r.Field] = true
 	}
 	out := map[string]bool{}
@@ -132,9 +132,9 @@ func missingFields(a Account, persons []Person) map[string]bool {
 // checkForm validates a submission against what the account still lacks: a field is
 // required only when the account lacks it, but any field given is checked (and applied).
 // It returns the values to apply (normalised; only those given) and the problems by field.
-func checkForm(a Account, persons []Person, in formInput) (apply map[string]string, problems map[string]string) {
-	missing := missingFields(a, persons)
-	kind := a.EntityType
+func checkForm(a Account, obj map[string]any, persons []Person, in formInput) (apply map[string]string, problems map[string]string) {
+	missing := missingFields(a, obj, persons)
+	kind := digString(obj, "identity.entity_type")
 	if v := strings.TrimSpace(in.values[fieldEntityType]); v != "" {
 		kind = v
 	}
@@ -231,33 +231,29 @@ func isASCIILetter(b byte) bool { return ('a' <= b && b <= 'z') || ('A' <= b && 
 // accepts them for what the link was made for, not for every configuration of the account.
 // A representative named in the form is returned as a new person for the caller to store
 // (nil when the form names none).
-func applyForm(a *Account, apply map[string]string, configurations []string) map[string]any {
+func applyForm(a *Account, obj map[string]any, apply map[string]string, configurations []string) map[string]any {
 	var rep map[string]any
 	for name, v := range apply {
 		switch name {
 		case fieldGivenName, fieldSurname:
-			a.Details = mergeTree(a.Details, map[string]any{"identity": map[string]any{"individual": map[string]any{name: v}}})
+			mergeTree(obj, map[string]any{"identity": map[string]any{"individual": map[string]any{name: v}}})
 		case fieldDateOfBirth:
 			d, _ := time.Parse(time.DateOnly, v)
 			dob := map[string]any{"day": float64(d.Day()), "month": float64(d.Month()), "year": float64(d.Year())}
-			a.Details = mergeTree(a.Details, map[string]any{"identity": map[string]any{"individual": map[string]any{"date_of_birth": dob}}})
+			mergeTree(obj, map[string]any{"identity": map[string]any{"individual": map[string]any{"date_of_birth": dob}}})
 		case fieldRepGivenName, fieldRepSurname:
 			if rep == nil {
 				rep = map[string]any{"relationship": map[string]any{"representative": true}}
 			}
 			rep[strings.TrimPrefix(name, "representative_")] = v
-		case fieldDisplayName:
-			a.DisplayName = v
-		case fieldContactEmail:
-			a.ContactEmail = v
-		case fieldCountry:
-			a.Country = v
-		case fieldEntityType:
-			a.EntityType = v
+		case fieldDisplayName, fieldContactEmail:
+			obj[name] = v
+		case fieldCountry, fieldEntityType:
+			mergeTree(obj, map[string]any{"identity": map[string]any{map[string]string{fieldCountry: "country", fieldEntityType: "entity_type"}[name]: v}})
 		}
 	}
 	for _, name := range configurations {
-		if _, applied := a.Configurations[name]; applied && !slices.Contains(a.OnboardedConfigurations, name) {
+		if a.Applied(name) && !slices.Contains(a.OnboardedConfigurations, name) {
 			a.OnboardedConfigurations = append(a.OnboardedConfigurations, name)
 		}
 	}
@@ -268,22 +264,21 @@ func applyForm(a *Account, apply map[string]string, configurations []string) map
 	return rep
 }
 
-func accountValue(a Account, name string) string {
+// accountValue is what the account (its object as the tree obj) holds for a form field.
+func accountValue(obj map[string]any, name string) string {
 	switch name {
-	case fieldDisplayName:
-		return a.DisplayName
-	case fieldContactEmail:
-		return a.ContactEmail
+	case fieldDisplayName, fieldContactEmail:
+		return digString(obj, name)
 	case fieldCountry:
-		return a.Country
+		return digString(obj, "identity.country")
 	case fieldEntityType:
-		return a.EntityType
+		return digString(obj, "identity.entity_type")
 	case fieldGivenName, fieldSurname:
-		return digString(a.Details, "identity.individual."+name)
+		return digString(obj, "identity.individual."+name)
 	case fieldDateOfBirth:
-		y, _ := dig(a.Details, reqDateOfBirth+".year").(float64)
-		m, _ := dig(a.Details, reqDateOfBirth+".month").(float64)
-		d, _ := dig(a.Details, reqDateOfBirth+".day").(float64)
+		y, _ := dig(obj, reqDateOfBirth+".year").(float64)
+		m, _ := dig(obj, reqDateOfBirth+".month").(float64)
+		d, _ := dig(obj, reqDateOfBirth+".day").(float64)
 		if y == 0 {
 			return ""
 		}
@@ -296,40 +291,41 @@ func accountValue(a Account, name string) string {
 // account still lacks (all four when the link collects eventually_due fields or updates the
 // account), prefilled with what is known or, when answering a submission, with what was
 // sent.
-func newFormPage(action string, l AccountLink, a Account, persons []Person, nonce string, in *formInput, problems map[string]string) formPage {
+func newFormPage(action string, l AccountLink, a Account, obj map[string]any, persons []Person, nonce string, in *formInput, problems map[string]string) formPage {
+	kindOf := digString(obj, "identity.entity_type")
 	heading := "Account onboarding"
-	if l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
+	if l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate) {
 		heading = "Account update"
 	}
 	p := formPage{
-		Title:          heading + " (" + strings.Join(l.Configurations, ", ") + ")",
+		Title:          heading + " (" + strings.Join(l.configurations(), ", ") + ")",
 		Heading:        heading,
-		Livemode:       l.Livemode,
-		AccountName:    a.DisplayName,
-		Configurations: l.Configurations,
+		Livemode:       l.Object.Livemode,
+		AccountName:    digString(obj, "display_name"),
+		Configurations: l.configurations(),
 		Action:         action,
 		Nonce:          nonce,
 		HasErrors:      len(problems) > 0,
 		TermsError:     problems[fieldTerms],
 	}
-	missing := missingFields(a, persons)
-	showAll := l.CollectFields == string(gen.CollectionFieldsEventuallyDue) || l.UseCase == string(gen.AccountLinkUseCaseTypeAccountUpdate)
+	missing := missingFields(a, obj, persons)
+	showAll := l.flow().CollectionOptions.Fields == gen.CollectionFieldsEventuallyDue || l.useCase() == string(gen.AccountLinkUseCaseTypeAccountUpdate)
 	for _, f := range formFieldOrder {
 		posted := in != nil && in.posted[f.name]
 		if !missing[f.name] && !showAll && !posted && problems[f.name] == "" {
 			continue
 		}
 		if kind := whoFields[f.name]; kind != "" && !missing[f.name] && problems[f.name] == "" && !posted &&
-			(a.EntityType == "" || (kind == "individual") != (a.EntityType == "individual")) {
+			(kindOf == "" || (kind == "individual") != (kindOf == "individual")) {
 			continue // the other kind of entity's fields, or a representative already named
 		}
-		value := accountValue(a, f.name)
+		value := accountValue(obj, f.name)
 		if posted {
 			// As sent, except bytes that are not UTF-8 (refused by checkField), which
 			// would make the page itself invalid.
 			value = strings.ToValidUTF8(in.values[f.name], "\uFFFD")
 		}
-		required := missing[f.name] && (whoFields[f.name] == "" || a.EntityType != "")
+		required := missing[f.name] && (whoFields[f.name] == "" || kindOf != "")
 		p.Fields = append(p.Fields, newFormField(f.name, value, required, problems[f.name]))
 	}
 	if in != nil {

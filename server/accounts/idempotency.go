@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // idempotent runs do at most once for one Idempotency-Key of one platform, mode and
@@ -29,7 +29,7 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 	now := s.now()
 
 	var replay string
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		rec, ok := s.tables.Idempotency.Get(tx, pk)
 		if ok && now.Before(rec.Expires) {
 			switch {
@@ -50,7 +50,7 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 	}
 
 	ref, runErr := do()
-	err = s.db.Update(func(tx *store.Tx) error {
+	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		if rec, ok := s.tables.Idempotency.Get(tx, pk); !ok || !rec.InFlight || rec.RequestHash != hash {
 			// The in-flight record is gone: a reset (/_understudy/reset) ran meanwhile and
 			// took what this request made with it, or may have. Remembering the result
@@ -59,8 +59,8 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 			return nil
 		}
 		if runErr != nil {
-			_, _, err := s.tables.Idempotency.Delete(tx, pk)
-			return err
+			s.tables.Idempotency.Delete(tx, pk)
+			return nil
 		}
 		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: hash, Ref: ref, Expires: now.Add(s.cfg.IdempotencyWindow)})
 	})

@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"maps"
@@ -70,19 +71,19 @@ func (s *Server) loadPlatforms() error {
 	s.keys = map[string]*platform{}
 	for i, p := range s.cfg.Platforms {
 		if p.ID == "" {
-			return fmt.Errorf("accounts.platforms[%d]: id is required", i)
+			return &SeedError{Collection: SeedPlatforms, Index: i, Field: "id", Err: errors.New("id is required")}
 		}
 		if _, dup := s.platforms[p.ID]; dup {
-			return fmt.Errorf("accounts.platforms[%d]: platform %q is declared twice", i, p.ID)
+			return &SeedError{Collection: SeedPlatforms, Index: i, Field: "id", Err: fmt.Errorf("platform %q is declared twice", p.ID)}
 		}
 		pl := &platform{id: p.ID, accountsV2: p.AccountsV2 == nil || *p.AccountsV2, concurrency: p.AccountConcurrency}
 		s.platforms[p.ID] = pl
 		for _, k := range p.Keys {
 			if !isAPIKey(k) && !strings.HasPrefix(k, "pk_test_") && !strings.HasPrefix(k, "pk_live_") {
-				return fmt.Errorf("accounts.platforms[%d] (%s): key %s is not a secret, restricted or publishable key (sk_test_..., sk_live_..., rk_test_..., rk_live_..., pk_test_..., pk_live_...)", i, p.ID, maskKey(k))
+				return &SeedError{Collection: SeedPlatforms, Index: i, Field: "keys", Err: fmt.Errorf("key %s is not a secret, restricted or publishable key (sk_test_..., sk_live_..., rk_test_..., rk_live_..., pk_test_..., pk_live_...)", maskKey(k))}
 			}
 			if _, dup := s.keys[k]; dup {
-				return fmt.Errorf("accounts.platforms[%d] (%s): key %s belongs to two platforms", i, p.ID, maskKey(k))
+				return &SeedError{Collection: SeedPlatforms, Index: i, Field: "keys", Err: fmt.Errorf("key %s belongs to two platforms", maskKey(k))}
 			}
 			s.keys[k] = pl
 		}

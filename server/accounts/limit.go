@@ -2,8 +2,6 @@ package accounts
 
 import (
 	"sync"
-
-	"github.com/understudy-dev/understudy/internal/store/compat"
 )
 
 // accountSlots counts the updating requests in flight per account, for the per-account
@@ -35,14 +33,9 @@ func (a *accountSlots) release(account string) {
 	}
 }
 
-// limitFor is the concurrency limit of an account of platform p: the account's own (set by
+// limitFor is the concurrency limit of account a of platform p: the account's own (set by
 // the seed), else its platform's, else the server's.
-func (s *Server) limitFor(p *platform, account string) int {
-	var a Account
-	_ = s.db.View(func(tx *store.Tx) error {
-		a, _ = s.tables.Accounts.Get(tx, account)
-		return nil
-	})
+func (s *Server) limitFor(a Account, p *platform) int {
 	if a.Concurrency > 0 {
 		return a.Concurrency
 	}

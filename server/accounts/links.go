@@ -5,11 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
+	"time"
 
-	"github.com/oapi-codegen/nullable"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // CreateAccountLink makes a single-use, expiring link into the hosted flow. Its checks run
@@ -32,17 +31,20 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 			return "", err
 		}
 		for _, cfg := range flow.Configurations {
-			if _, applied := a.Configurations[string(cfg)]; !applied {
+			if !a.Applied(string(cfg)) {
 				return "", invalidRequest(http.StatusBadRequest, "configs_must_match_to_use_account_links", "The configurations in the request must match the applied configurations on the account in order to use v2/core/account_links.")
 			}
 		}
-		release, err := s.holdAccount(ctx, a.ID, c.platform)
+		release, err := s.holdAccount(ctx, a, c.platform)
 		if err != nil {
 			return "", err
 		}
 		defer release()
-		l := s.newLink(a, body.UseCase.Type, flow)
-		if err := s.db.Update(func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) }); err != nil {
+		l, err := s.newLink(a, body, s.randomID(linkTokenPrefix(a.Livemode()), 32), s.now())
+		if err != nil {
+			return "", err
+		}
+		if err := s.db.Update(ctx, func(tx *store.Tx) error { return s.tables.Links.Put(tx, l.Token, l) }); err != nil {
 			return "", err
 		}
 		made = l
@@ -59,7 +61,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 	}
 	if made.Token != token { // a replay: the link the first request made
 		found := false
-		if err := s.db.View(func(tx *store.Tx) error {
+		if err := s.db.View(ctx, func(tx *store.Tx) error {
 			made, found = s.tables.Links.Get(tx, token)
 			return nil
 		}); err != nil {
@@ -74,8 +76,9 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 
 // holdAccount takes one of the account's update slots for the duration of an update, or
 // answers 429 when its limit is reached. UpdateLatency simulates the work.
-func (s *Server) holdAccount(ctx context.Context, account string, p *platform) (release func(), err error) {
-	if !s.slots.acquire(account, s.limitFor(p, account)) {
+func (s *Server) holdAccount(ctx context.Context, a Account, p *platform) (release func(), err error) {
+	account := a.ID()
+	if !s.slots.acquire(account, s.limitFor(a, p)) {
 		return nil, &Error{Status: http.StatusTooManyRequests, Type: "rate_limit", Code: "account_rate_limit_exceeded",
 			Message: "Account cannot exceed a configured concurrency rate limit on updates."}
 	}
@@ -109,63 +112,71 @@ func chosenFlow(uc gen.AccountLinkUseCaseParams) (*gen.AccountLinkFlowParams, er
 	return chosen, nil
 }
 
-func (s *Server) newLink(a Account, useCase gen.AccountLinkUseCaseType, f *gen.AccountLinkFlowParams) AccountLink {
-	now := s.now()
-	prefix := "alu_test_"
-	if a.Livemode {
-		prefix = "alu_"
+// linkTokenPrefix starts the token of a link of an account of that mode.
+func linkTokenPrefix(livemode bool) string {
+	if livemode {
+		return "alu_"
 	}
-	l := AccountLink{
-		Token: s.randomID(prefix, 32), Account: a.ID, Platform: a.Platform, Livemode: a.Livemode,
-		Created: now, ExpiresAt: now.Add(s.cfg.LinkLifetime),
-		UseCase: string(useCase), RefreshURL: f.RefreshUrl, ReturnURL: deref(f.ReturnUrl),
-		CollectFields: string(gen.CollectionFieldsCurrentlyDue), FutureRequirements: string(gen.FutureRequirementsCollectionOmit),
+	return "alu_test_"
+}
+
+// newLink is the link a create request makes for account a, with its token, made at
+// created: its object is the request's account and use case, the chosen flow's options
+// copied by a JSON round trip from the request's type (so that an option the spec adds is
+// kept without code of its own), with what follows from them (the use case not chosen null,
+// each configuration once, the collection options' defaults) and the times it lives.
+func (s *Server) newLink(a Account, body gen.CreateAccountLinkRequest, token string, created time.Time) (AccountLink, error) {
+	chosen, err := chosenFlow(body.UseCase)
+	if err != nil {
+		return AccountLink{}, err
 	}
-	for _, c := range f.Configurations {
-		if !slices.Contains(l.Configurations, string(c)) {
-			l.Configurations = append(l.Configurations, string(c))
+	var f gen.AccountLinkFlow
+	if err := convert(chosen, &f); err != nil {
+		return AccountLink{}, err
+	}
+	f.Configurations = uniqueConfigurations(f.Configurations)
+	if !f.ReturnUrl.IsSpecified() {
+		f.ReturnUrl.SetNull()
+	}
+	if f.CollectionOptions.Fields == "" {
+		f.CollectionOptions.Fields = gen.CollectionFieldsCurrentlyDue
+	}
+	if f.CollectionOptions.FutureRequirements == "" {
+		f.CollectionOptions.FutureRequirements = gen.FutureRequirementsCollectionOmit
+	}
+	l := AccountLink{Token: token, Platform: a.Platform, Object: gen.V2CoreAccountLink{
+		Object: gen.V2CoreAccountLinkObjectV2CoreAccountLink, Account: body.Account, Livemode: a.Livemode(),
+		Created: timestamp(created), ExpiresAt: timestamp(created.Add(s.cfg.LinkLifetime)),
+		UseCase: gen.AccountLinkUseCase{Type: body.UseCase.Type},
+	}}
+	flow, other := &l.Object.UseCase.AccountOnboarding, &l.Object.UseCase.AccountUpdate
+	if body.UseCase.Type == gen.AccountLinkUseCaseTypeAccountUpdate {
+		flow, other = other, flow
+	}
+	flow.Set(f)
+	other.SetNull()
+	return l, nil
+}
+
+// uniqueConfigurations is configs with each once, in the order first given.
+func uniqueConfigurations(configs []gen.ConfigurationType) []gen.ConfigurationType {
+	out := make([]gen.ConfigurationType, 0, len(configs))
+	for _, c := range configs {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
 		}
 	}
-	if o := f.CollectionOptions; o != nil {
-		if o.Fields != nil {
-			l.CollectFields = string(*o.Fields)
-		}
-		if o.FutureRequirements != nil {
-			l.FutureRequirements = string(*o.FutureRequirements)
-		}
-	}
-	return l
+	return out
 }
 
 // linkURL is where the hosted flow of a link is served.
 func (s *Server) linkURL(ctx context.Context, l AccountLink) string {
-	return s.baseURL(ctx) + "/r/" + l.Account + "/" + l.Token
+	return s.baseURL(ctx) + "/r/" + l.account() + "/" + l.Token
 }
 
-// renderLink is l as the API shows it: the chosen use case's options, the other use case
-// null.
+// renderLink is l as the API shows it: its object, with the URL of its hosted flow.
 func (s *Server) renderLink(ctx context.Context, l AccountLink) gen.V2CoreAccountLink {
-	flow := gen.AccountLinkFlow{
-		Configurations: make([]gen.ConfigurationType, 0, len(l.Configurations)),
-		RefreshUrl:     l.RefreshURL,
-		CollectionOptions: gen.CollectionOptions{
-			Fields: gen.CollectionFields(l.CollectFields), FutureRequirements: gen.FutureRequirementsCollection(l.FutureRequirements),
-		},
-		ReturnUrl: optionalString(l.ReturnURL),
-	}
-	for _, c := range l.Configurations {
-		flow.Configurations = append(flow.Configurations, gen.ConfigurationType(c))
-	}
-	out := gen.V2CoreAccountLink{
-		Object: gen.V2CoreAccountLinkObjectV2CoreAccountLink, Account: l.Account,
-		Created: timestamp(l.Created), ExpiresAt: timestamp(l.ExpiresAt), Livemode: l.Livemode, Url: s.linkURL(ctx, l),
-		UseCase: gen.AccountLinkUseCase{Type: gen.AccountLinkUseCaseType(l.UseCase),
-			AccountOnboarding: nullable.NewNullNullable[gen.AccountLinkFlow](), AccountUpdate: nullable.NewNullNullable[gen.AccountLinkFlow]()},
-	}
-	if strings.EqualFold(l.UseCase, string(gen.AccountLinkUseCaseTypeAccountUpdate)) {
-		out.UseCase.AccountUpdate = nullable.NewNullableWithValue(flow)
-	} else {
-		out.UseCase.AccountOnboarding = nullable.NewNullableWithValue(flow)
-	}
+	out := l.Object
+	out.Url = s.linkURL(ctx, l)
 	return out
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // listToken is what a page URL of events or event destinations carries: where the page
@@ -28,6 +28,12 @@ type (
 	scanFn func(tx *store.Tx, scope string, after *store.Cursor, each func(store.Cursor) bool)
 	backFn func(tx *store.Tx, scope string, at store.Cursor, each func(store.Cursor) bool)
 )
+
+// atOrBefore is the position just after the cursor's entry: a reverse scan from it starts
+// at that entry.
+func atOrBefore(c store.Cursor) *store.Cursor {
+	return &store.Cursor{Key: c.Key, PK: c.PK + "\x00"}
+}
 
 // listPage runs one page of a newest-first list of the caller's scope, as ListAccounts
 // pages: limit items (10 by default) after the page token's position, and the relative URLs
@@ -79,7 +85,7 @@ func (s *Server) listPage(ctx context.Context, path string, limitParam *gen.Limi
 	n, more := 0, false
 	var last store.Cursor
 	prevToken := ""
-	if err := s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		if after != nil {
 			seen := 0
 			backward(tx, scope, *after, func(c store.Cursor) bool {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // personObject is the object type of a person, in its responses and in what a delete answers.
@@ -41,10 +41,10 @@ func (s *Server) CreatePerson(ctx context.Context, req gen.CreatePersonRequestOb
 		return nil, err
 	}
 	id, err := s.idempotent(ctx, "createPerson", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		p, err := s.changePerson(ctx, req.Id, "", func(tx *store.Tx, p *Person) (bool, error) {
-			return true, s.applyPersonRequest(tx, callerFrom(ctx), p, token, tree)
+		p, err := s.changePerson(ctx, req.Id, "", func(tx *store.Tx, obj map[string]any) (bool, error) {
+			return true, s.applyPersonRequest(tx, callerFrom(ctx), req.Id, obj, token, tree)
 		})
-		return p.ID, err
+		return p.ID(), err
 	})
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (s *Server) CreatePerson(ctx context.Context, req gen.CreatePersonRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.CreatePerson200JSONResponse{Body: renderPerson(p), Headers: gen.CreatePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CreatePerson200JSONResponse{Body: p.Object, Headers: gen.CreatePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // RetrievePerson reads a person of an account of the caller.
@@ -65,7 +65,7 @@ func (s *Server) RetrievePerson(ctx context.Context, req gen.RetrievePersonReque
 	if err != nil {
 		return nil, err
 	}
-	return gen.RetrievePerson200JSONResponse{Body: renderPerson(p), Headers: gen.RetrievePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.RetrievePerson200JSONResponse{Body: p.Object, Headers: gen.RetrievePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // UpdatePerson changes a person: members sent replace the stored ones, objects are merged
@@ -83,10 +83,10 @@ func (s *Server) UpdatePerson(ctx context.Context, req gen.UpdatePersonRequestOb
 		return nil, err
 	}
 	_, err = s.idempotent(ctx, "updatePerson", req.Params.IdempotencyKey, onAccount{req.Id + "/" + req.PersonId, body}, func() (string, error) {
-		p, err := s.changePerson(ctx, req.Id, req.PersonId, func(tx *store.Tx, p *Person) (bool, error) {
-			return true, s.applyPersonRequest(tx, callerFrom(ctx), p, token, tree)
+		p, err := s.changePerson(ctx, req.Id, req.PersonId, func(tx *store.Tx, obj map[string]any) (bool, error) {
+			return true, s.applyPersonRequest(tx, callerFrom(ctx), req.Id, obj, token, tree)
 		})
-		return p.ID, err
+		return p.ID(), err
 	})
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func (s *Server) UpdatePerson(ctx context.Context, req gen.UpdatePersonRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdatePerson200JSONResponse{Body: renderPerson(p), Headers: gen.UpdatePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.UpdatePerson200JSONResponse{Body: p.Object, Headers: gen.UpdatePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // DeletePerson removes a person from an open account of the caller.
@@ -103,7 +103,7 @@ func (s *Server) DeletePerson(ctx context.Context, req gen.DeletePersonRequestOb
 	if err := requireV2(ctx); err != nil {
 		return nil, err
 	}
-	if _, err := s.changePerson(ctx, req.Id, req.PersonId, func(*store.Tx, *Person) (bool, error) { return false, nil }); err != nil {
+	if _, err := s.changePerson(ctx, req.Id, req.PersonId, func(*store.Tx, map[string]any) (bool, error) { return false, nil }); err != nil {
 		return nil, err
 	}
 	return gen.DeletePerson200JSONResponse{Body: gen.V2DeletedObject{Id: req.PersonId, Object: personObject}, Headers: gen.DeletePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
@@ -133,18 +133,20 @@ func (s *Server) ListPersons(ctx context.Context, req gen.ListPersonsRequestObje
 	data := make([]gen.V2CoreAccountPerson, 0, limit)
 	var last store.Cursor
 	more := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		s.tables.PersonsOf.Scan(tx, req.Id+"|", req.Id+"}", after, func(c store.Cursor, p Person) bool {
 			if len(data) == limit {
 				more = true
 				return false
 			}
-			data = append(data, renderPerson(p))
+			data = append(data, p.Object)
 			last = c
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return nil, err
+	}
 	out := gen.V2CoreAccountPersonList{Data: data}
 	out.NextPageUrl.SetNull()
 	out.PreviousPageUrl.SetNull()
@@ -162,81 +164,91 @@ func (s *Server) person(ctx context.Context, account, id string) (Person, error)
 	}
 	var p Person
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		p, found = s.tables.Persons.Get(tx, id)
 		return nil
-	})
-	if !found || p.Account != account {
+	}); err != nil {
+		return Person{}, err
+	}
+	if !found || p.Object.Account != account {
 		return Person{}, errNotFound()
 	}
 	return p, nil
 }
 
 // changePerson is the one place persons are written: it makes (id "") or finds the person
-// of an open account of the caller, lets change decide, and stores the result (or deletes
-// the person when change does not keep it), in one transaction.
-func (s *Server) changePerson(ctx context.Context, account, id string, change func(*store.Tx, *Person) (keep bool, err error)) (Person, error) {
+// of an open account of the caller, lets change decide on its object (as a tree), and
+// stores the result (or deletes the person when change does not keep it), in one
+// transaction.
+func (s *Server) changePerson(ctx context.Context, account, id string, change func(tx *store.Tx, obj map[string]any) (keep bool, err error)) (Person, error) {
 	c := callerFrom(ctx)
 	var out Person
-	err := s.db.Update(func(tx *store.Tx) error {
-		a, found := s.tables.Accounts.Get(tx, account)
+	err := s.update(ctx, func(w *write) error {
+		tx := w.Tx
+		a, found := s.getAccount(tx, account)
 		switch {
 		case !found || a.Scope() != c.scope():
 			return errNotFound()
-		case a.Closed:
+		case a.Closed():
 			return errAccountClosed()
 		}
 		now := s.now()
-		p := Person{ID: s.randomID("person_", 24), Account: account, Platform: a.Platform, Livemode: a.Livemode,
-			Seq: s.seq.Add(1), Created: now}
 		var before *Person
-		if id != "" {
-			if p, found = s.tables.Persons.Get(tx, id); !found || p.Account != account {
+		var p Person
+		var obj map[string]any
+		if id == "" {
+			p.Seq = s.next(tx, seqPersons)
+			obj = map[string]any{"id": s.randomID("person_", 24), "created": timestamp(now)}
+		} else {
+			old, found := s.tables.Persons.Get(tx, id)
+			if !found || old.Object.Account != account {
 				return errNotFound()
 			}
-			old, _ := s.tables.Persons.Get(tx, id) // a copy of its own, as every Get's
-			before = &old
+			before, p, obj = &old, old, treeOf(old.Object)
 		}
-		p.Updated = now
-		keep, err := change(tx, &p)
+		keep, err := change(tx, obj)
 		if err != nil {
 			return err
 		}
-		out = p
 		if !keep {
-			return s.writePerson(ctx, tx, before, nil)
+			out = *before
+			return s.writePerson(ctx, w, before, nil)
 		}
-		return s.writePerson(ctx, tx, before, &p)
+		obj["updated"] = timestamp(now)
+		if err := fillPerson(&p, obj, a); err != nil {
+			return err
+		}
+		out = p
+		return s.writePerson(ctx, w, before, &p)
 	})
 	return out, err
 }
 
-// applyPersonRequest writes a create or update request into the person: a person token's
-// details first (used once), then the request's own members over them.
-func (s *Server) applyPersonRequest(tx *store.Tx, c caller, p *Person, token any, tree map[string]any) error {
+// fillPerson sets p.Object from its tree obj, with what the server says of every person of
+// account a.
+func fillPerson(p *Person, obj map[string]any, a Account) error {
+	obj["object"], obj["account"], obj["livemode"] = personObject, a.ID(), a.Livemode()
+	if _, ok := obj["metadata"].(map[string]any); !ok {
+		obj["metadata"] = map[string]any{}
+	}
+	o, err := objectOf[gen.V2CoreAccountPerson](obj)
+	p.Object = o
+	return err
+}
+
+// applyPersonRequest writes a create or update request into a person of account (its
+// object as the tree obj): a person token's details first (used once), then the request's
+// own members over them.
+func (s *Server) applyPersonRequest(tx *store.Tx, c caller, account string, obj map[string]any, token any, tree map[string]any) error {
 	if token != nil {
-		details, err := s.useToken(tx, c, "person_token", token, tokenPerson, p.Account)
+		details, err := s.useToken(tx, c, "person_token", token, tokenPerson, account)
 		if err != nil {
 			return err
 		}
-		p.Details = mergeTree(p.Details, details)
+		mergeTree(obj, details)
 	}
-	p.Details = mergeTree(p.Details, tree)
+	mergeTree(obj, tree)
 	return nil
-}
-
-// renderPerson is the wire form of a person: its details as stored, and what the server keeps.
-func renderPerson(p Person) gen.V2CoreAccountPerson {
-	tree := cloneTree(p.Details)
-	if tree == nil {
-		tree = map[string]any{}
-	}
-	if _, ok := tree["metadata"]; !ok {
-		tree["metadata"] = map[string]any{}
-	}
-	tree["id"], tree["object"], tree["account"], tree["livemode"] = p.ID, personObject, p.Account, p.Livemode
-	tree["created"], tree["updated"] = timestamp(p.Created), timestamp(p.Updated)
-	return fromTree[gen.V2CoreAccountPerson](tree)
 }
 
 // personsOf lists the persons of an account, oldest first.
@@ -250,16 +262,11 @@ func (s *Server) personsOf(tx *store.Tx, account string) []Person {
 }
 
 // personsNow lists the persons of an account as they are now.
-func (s *Server) personsNow(account string) []Person {
+func (s *Server) personsNow(ctx context.Context, account string) []Person {
 	var persons []Person
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		persons = s.personsOf(tx, account)
 		return nil
 	})
 	return persons
-}
-
-// renderAccountNow renders an account with its persons as they are now.
-func (s *Server) renderAccountNow(a Account, include []gen.AccountInclude) gen.V2CoreAccount {
-	return renderAccount(a, s.personsNow(a.ID), include)
 }

@@ -1,58 +1,96 @@
 package accounts
 
 import (
-	"fmt"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	gen "github.com/understudy-dev/understudy/gen/accounts"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// Account is a stored v2 account. It belongs to one platform and one mode.
+// Account is a stored v2 account: its object as a retrieve with its configurations and
+// identity included returns it, with what follows from the rest computed when it is
+// written (the applied configurations, the defaults' responsibilities), and what the API
+// keeps of it that its object does not say. What the account's persons decide with it (its
+// requirements, its capabilities' statuses) is derived when an answer shows it, as what
+// depends on other resources is: stored, it would make every account twice as long to read
+// and every person's change a write of its account. A closed account's object keeps only
+// what a closed account shows.
+//
+// The object is kept as its JSON: an answer decodes it (object), a change works on its
+// tree (tree), and the checks most requests make read only its head, decoded with the row
+// (withHead): the whole object decodes in several times the time its head does, which is
+// all that creating a link needs of it.
 type Account struct {
-	ID       string // acct_...
-	Platform string
-	Livemode bool
-	Seq      uint64 // creation order within the store, for newest-first lists
-	Created  time.Time
-
-	DisplayName  string
-	ContactEmail string
-	ContactPhone string
-	Dashboard    string
-	Country      string // ISO 3166-1 alpha-2
-	EntityType   string
-	Metadata     map[string]string
-	// Details holds the members of the account that the server stores as they were sent
-	// and returns as they are, merged member by member on update (mergeTree): "defaults",
-	// "identity" (individual, business_details, attestations; country and entity_type are
-	// the fields above) and "configuration" (each configuration's settings, keyed by its
-	// name; its capabilities are Configurations). JSON-shaped: maps, slices, strings,
-	// float64 numbers and booleans.
-	Details map[string]any
-
-	// Configurations holds the applied configurations (customer, merchant, recipient) and
-	// their requested capabilities, by capability path such as "stripe_balance.stripe_transfers".
-	Configurations map[string]map[string]bool
+	Object json.RawMessage `json:"object"`
+	// Platform is the platform the account belongs to; its mode is the object's livemode.
+	Platform string `json:"platform"`
+	// Seq is the account's place in the newest-first lists of its platform and mode, which
+	// their page tokens carry.
+	Seq uint64 `json:"seq"`
 	// OnboardedConfigurations are the configurations whose onboarding a submitted link
 	// completed (the account accepted their terms): once nothing else is missing, their
 	// requested capabilities are active. Sorted, each once.
-	OnboardedConfigurations []string
-	// Onboarded says every configuration is onboarded: a seeded account that says so, or one
-	// stored before onboarding was recorded per configuration.
-	Onboarded bool
+	OnboardedConfigurations []string `json:"onboardedConfigurations,omitempty"`
+	// Onboarded says every configuration is onboarded: a seeded account that says so.
+	Onboarded bool `json:"onboarded,omitempty"`
 	// Concurrency is the account's own limit of updating requests in flight (seeded; 0: its
 	// platform's limit).
-	Concurrency int
-	// Closed says the account was closed: it is still read and listed (with closed=true),
-	// but no longer changed.
-	Closed bool
+	Concurrency int `json:"concurrency,omitempty"`
+
+	head accountHead
 }
 
+// accountHead is what most requests read of an account's object.
+type accountHead struct {
+	ID                    string   `json:"id"`
+	Livemode              bool     `json:"livemode"`
+	Closed                bool     `json:"closed"`
+	AppliedConfigurations []string `json:"applied_configurations"`
+}
+
+// withHead is a, read from the store, with its object's head decoded.
+func withHead(a Account) Account {
+	_ = json.Unmarshal(a.Object, &a.head) // the store keeps what fillAccount wrote
+	return a
+}
+
+// ID is the account's id.
+func (a Account) ID() string { return a.head.ID }
+
+// Livemode says the account is of live mode.
+func (a Account) Livemode() bool { return a.head.Livemode }
+
+// Closed says the account was closed.
+func (a Account) Closed() bool { return a.head.Closed }
+
 // Scope is the platform and mode an account lives in; accounts of other scopes are invisible.
-func (a Account) Scope() string { return AccountScope(a.Platform, a.Livemode) }
+func (a Account) Scope() string { return AccountScope(a.Platform, a.head.Livemode) }
+
+// Applied says whether a configuration is applied to the account.
+func (a Account) Applied(name string) bool {
+	return slices.Contains(a.head.AppliedConfigurations, name)
+}
+
+// object is the account's object, for an answer.
+func (a Account) object() (gen.V2CoreAccount, error) {
+	var o gen.V2CoreAccount
+	err := json.Unmarshal(a.Object, &o)
+	return o, err
+}
+
+// tree is the account's object as a JSON tree, for a change.
+func (a Account) tree() map[string]any {
+	var obj map[string]any
+	_ = json.Unmarshal(a.Object, &obj)
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	return obj
+}
 
 // AccountScope names a platform's test or live data.
 func AccountScope(platform string, livemode bool) string {
@@ -68,42 +106,67 @@ func (a Account) OnboardedFor(name string) bool {
 }
 
 // AccountLink is a stored account link: a single-use, expiring way into the hosted flow.
+// Its object is as the create answered it, but for its url, which is built from the
+// request's host (renderLink); beside it, the secret in that URL, the platform, and what
+// its visits did.
 type AccountLink struct {
-	Token     string // the secret in the URL: the primary key
-	Account   string
-	Platform  string
-	Livemode  bool
-	Created   time.Time
-	ExpiresAt time.Time
-
-	UseCase            string // account_onboarding or account_update
-	Configurations     []string
-	RefreshURL         string
-	ReturnURL          string // "" when not given
-	CollectFields      string // currently_due or eventually_due
-	FutureRequirements string // include or omit
-
-	// Consumed is set by the first visit; every later visit goes to RefreshURL.
-	Consumed bool
+	Object gen.V2CoreAccountLink `json:"object"`
+	// Token is the secret in the URL: the primary key.
+	Token    string `json:"token"`
+	Platform string `json:"platform"`
+	// Consumed is set by the first visit; every later visit goes to the refresh URL.
+	Consumed bool `json:"consumed,omitempty"`
 	// Session is the browser session the first visit opened; the form must come back with it.
-	Session LinkSession
+	Session LinkSession `json:"session,omitzero"`
+}
+
+// account is the id of the account the link is for.
+func (l AccountLink) account() string { return l.Object.Account }
+
+// expiresAt is when the link can no longer be opened.
+func (l AccountLink) expiresAt() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, l.Object.ExpiresAt)
+	return t
+}
+
+// flow is the options of the link's use case.
+func (l AccountLink) flow() gen.AccountLinkFlow {
+	u := l.Object.UseCase
+	f, err := u.AccountOnboarding.Get()
+	if err != nil {
+		f, _ = u.AccountUpdate.Get()
+	}
+	return f
+}
+
+// useCase is account_onboarding or account_update.
+func (l AccountLink) useCase() string { return string(l.Object.UseCase.Type) }
+
+// configurations are the configurations the link's flow is for.
+func (l AccountLink) configurations() []string {
+	f := l.flow()
+	out := make([]string, len(f.Configurations))
+	for i, c := range f.Configurations {
+		out[i] = string(c)
+	}
+	return out
 }
 
 // usableUntil is the last moment the link serves its flow: its expiry, or the end of the
 // session its first visit opened. Retention counts from there.
 func (l AccountLink) usableUntil() time.Time {
-	if l.Session.ExpiresAt.After(l.ExpiresAt) {
-		return l.Session.ExpiresAt
+	if exp := l.expiresAt(); !l.Session.ExpiresAt.After(exp) {
+		return exp
 	}
-	return l.ExpiresAt
+	return l.Session.ExpiresAt
 }
 
 // LinkSession is what the hosted form must present to be accepted, once.
 type LinkSession struct {
-	ID        string // in a cookie
-	Nonce     string // in the form
-	ExpiresAt time.Time
-	Submitted bool
+	ID        string    `json:"id"`    // in a cookie
+	Nonce     string    `json:"nonce"` // in the form
+	ExpiresAt time.Time `json:"expiresAt"`
+	Submitted bool      `json:"submitted,omitempty"`
 }
 
 // Idempotency records a request made with an Idempotency-Key.
@@ -115,43 +178,41 @@ type Idempotency struct {
 	Expires     time.Time
 }
 
-// Person is a stored person of an account: its representative, an owner, a director or an
-// executive, or someone else the account names.
+// Person is a stored person of an account (its representative, an owner, a director or an
+// executive, or someone else the account names): its object as a retrieve returns it, and
+// its place in its account's list.
 type Person struct {
-	ID       string // person_...
-	Account  string
-	Platform string
-	Livemode bool
-	Seq      uint64 // creation order, for oldest-first lists
-	Created  time.Time
-	Updated  time.Time
-	// Details holds every member of the person as sent (given_name, relationship, address,
-	// metadata, ...), merged member by member on update, JSON-shaped like Account.Details.
-	Details map[string]any
+	Object gen.V2CoreAccountPerson `json:"object"`
+	// Seq orders the account's persons oldest first.
+	Seq uint64 `json:"seq"`
 }
 
-// Scope is the platform and mode the person's account lives in.
-func (p Person) Scope() string { return AccountScope(p.Platform, p.Livemode) }
+// ID is the person's id.
+func (p Person) ID() string { return p.Object.Id }
 
 // Token is a stored account token or person token: details tokenized for one later create
-// or update, until ExpiresAt.
+// or update, until it expires. Its object is an account token's; a person token's has the
+// same members, and its own object type.
 type Token struct {
-	ID       string // accttkn_... or perstkn_...: the primary key
-	Kind     string // tokenAccount or tokenPerson
-	Account  string // the account a person token belongs to; "" for account tokens
-	Platform string
-	Livemode bool
-	Created  time.Time
-	// ExpiresAt is when the token can no longer be used.
-	ExpiresAt time.Time
-	// Used says a create or update took the token's details; it cannot be used again.
-	Used bool
+	Object   gen.V2CoreAccountToken `json:"object"`
+	Platform string                 `json:"platform"`
+	// Account is the account a person token belongs to ("" for account tokens).
+	Account string `json:"account,omitempty"`
 	// Details are the tokenized members, as the token's create request sent them.
-	Details map[string]any
+	Details map[string]any `json:"details,omitempty"`
 }
 
+// ID is the token's id.
+func (t Token) ID() string { return t.Object.Id }
+
 // Scope is the platform and mode the token belongs to.
-func (t Token) Scope() string { return AccountScope(t.Platform, t.Livemode) }
+func (t Token) Scope() string { return AccountScope(t.Platform, t.Object.Livemode) }
+
+// expiresAt is when the token can no longer be used.
+func (t Token) expiresAt() time.Time {
+	e, _ := time.Parse(time.RFC3339Nano, t.Object.ExpiresAt)
+	return e
+}
 
 // madeSwept says the key made what retention removes (a link, by its token; an account or
 // person token, by its id): it is forgotten with what it made, so that a retry makes a new
@@ -172,73 +233,102 @@ func (r Idempotency) madeSwept() bool {
 type tables struct {
 	Accounts *store.Table[Account]
 	// Newest orders accounts newest first within their scope (newestKey).
-	Newest      *store.Ordered[Account]
+	Newest      *store.Index[Account]
 	Links       *store.Table[AccountLink]
 	Idempotency *store.Table[Idempotency]
 	Persons     *store.Table[Person]
 	// PersonsOf orders the persons of each account oldest first (personKey).
-	PersonsOf *store.Ordered[Person]
+	PersonsOf *store.Index[Person]
 	Tokens    *store.Table[Token]
 	// TokensGone orders tokens by their expiry, for retention.
-	TokensGone *store.Numbered[Token]
+	TokensGone *store.Index[Token]
 	// LinksGone orders links by the end of their use (usableUntil), for retention.
-	LinksGone *store.Numbered[AccountLink]
+	LinksGone *store.Index[AccountLink]
 	// IdempotencyGone orders remembered keys by when their window ends; MadeKeys finds the
 	// key that made a link (by its token) or a token (by its id), which goes with it.
-	IdempotencyGone *store.Numbered[Idempotency]
-	MadeKeys        *store.Ordered[Idempotency]
+	IdempotencyGone *store.Index[Idempotency]
+	MadeKeys        *store.Index[Idempotency]
 
 	Events *store.Table[Event]
 	// NewestEvents orders events newest first within their scope; EventsGone by creation,
 	// for retention.
-	NewestEvents *store.Ordered[Event]
-	EventsGone   *store.Numbered[Event]
+	NewestEvents *store.Index[Event]
+	EventsGone   *store.Index[Event]
 	Destinations *store.Table[EventDestination]
 	// NewestDestinations orders destinations newest first within their scope.
-	NewestDestinations *store.Ordered[EventDestination]
+	NewestDestinations *store.Index[EventDestination]
 	// Deliveries are keyed destination|sequence, so that their primary-key order is each
-	// destination's events in the order they happened (DeliveryOrder).
-	Deliveries    *store.Table[Delivery]
-	DeliveryOrder *store.Ordered[Delivery]
+	// destination's events in the order they happened.
+	Deliveries *store.Table[Delivery]
+	// Floors are where the numbering of accounts, persons and event destinations starts:
+	// above every number the seed gave (next).
+	Floors *store.Table[floor]
 }
 
 func newTables(db *store.DB) *tables {
-	t := store.NewTable[Account](db, "accounts")
-	p := store.NewTable[Person](db, "persons")
 	tb := &tables{
-		Accounts:     t,
-		Newest:       t.AddOrdered(func(a Account) (string, bool) { return newestKey(a.Scope(), a.Seq), true }),
-		Links:        store.NewTable[AccountLink](db, "accountLinks"),
-		Idempotency:  store.NewTable[Idempotency](db, "idempotencyKeys"),
-		Persons:      p,
-		PersonsOf:    p.AddOrdered(func(x Person) (string, bool) { return personKey(x.Account, x.Seq), true }),
-		Tokens:       store.NewTable[Token](db, "tokens"),
-		Events:       store.NewTable[Event](db, "events"),
-		Destinations: store.NewTable[EventDestination](db, "eventDestinations"),
-		Deliveries:   store.NewTable[Delivery](db, "eventDeliveries"),
+		Newest: store.OrderedIndex("newest", func(a Account) (string, bool) {
+			if a.head.ID == "" { // read back from a document
+				a = withHead(a)
+			}
+			return newestKey(a.Scope(), a.Seq), true
+		}),
+		PersonsOf:          store.OrderedIndex("personsOf", func(x Person) (string, bool) { return personKey(x.Object.Account, x.Seq), true }),
+		TokensGone:         store.OrderedIndex("gone", func(x Token) (string, bool) { return timeKey(x.expiresAt()), true }),
+		LinksGone:          store.OrderedIndex("gone", func(l AccountLink) (string, bool) { return timeKey(l.usableUntil()), true }),
+		IdempotencyGone:    store.OrderedIndex("gone", func(r Idempotency) (string, bool) { return timeKey(r.Expires), !r.InFlight }),
+		MadeKeys:           store.OrderedIndex("made", func(r Idempotency) (string, bool) { return r.Ref, r.Ref != "" && r.madeSwept() }),
+		NewestEvents:       store.OrderedIndex("newest", func(e Event) (string, bool) { return newestKey(e.Scope(), e.Seq), true }),
+		EventsGone:         store.OrderedIndex("gone", func(e Event) (string, bool) { return timeKey(e.created()), true }),
+		NewestDestinations: store.OrderedIndex("newest", func(d EventDestination) (string, bool) { return newestKey(d.Scope(), d.Seq), true }),
 	}
-	tb.LinksGone = tb.Links.AddNumbered(func(l AccountLink) (string, uint64, bool) { return "", unixNanos(l.usableUntil()), true })
-	tb.IdempotencyGone = tb.Idempotency.AddNumbered(func(r Idempotency) (string, uint64, bool) {
-		return "", unixNanos(r.Expires), !r.InFlight
-	})
-	tb.MadeKeys = tb.Idempotency.AddOrdered(func(r Idempotency) (string, bool) { return r.Ref, r.Ref != "" && r.madeSwept() })
-	tb.TokensGone = tb.Tokens.AddNumbered(func(x Token) (string, uint64, bool) { return "", unixNanos(x.ExpiresAt), true })
-	tb.NewestEvents = tb.Events.AddOrdered(func(e Event) (string, bool) { return newestKey(e.Scope(), e.Seq), true })
-	tb.EventsGone = tb.Events.AddNumbered(func(e Event) (string, uint64, bool) { return "", unixNanos(e.Created), true })
-	tb.NewestDestinations = tb.Destinations.AddOrdered(func(d EventDestination) (string, bool) { return newestKey(d.Scope(), d.Seq), true })
-	tb.DeliveryOrder = tb.Deliveries.AddPKOrder()
+	tb.Accounts = store.NewTable(db, "accounts", tb.Newest)
+	tb.Persons = store.NewTable(db, "persons", tb.PersonsOf)
+	tb.Links = store.NewTable(db, "accountLinks", tb.LinksGone)
+	tb.Idempotency = store.NewTable(db, "idempotencyKeys", tb.IdempotencyGone, tb.MadeKeys)
+	tb.Tokens = store.NewTable(db, "tokens", tb.TokensGone)
+	tb.Events = store.NewTable(db, "events", tb.NewestEvents, tb.EventsGone)
+	tb.Destinations = store.NewTable(db, "eventDestinations", tb.NewestDestinations)
+	tb.Deliveries = store.NewTable[Delivery](db, "eventDeliveries")
+	tb.Floors = store.NewTable[floor](db, "sequenceFloors")
 	return tb
+}
+
+// The sequences that number what lists order: accounts and event destinations newest
+// first, persons oldest first within their account, events newest first (and each
+// destination's deliveries in the order of their events). Events are never seeded: their
+// numbers need no floor.
+const (
+	seqAccounts     = "accounts"
+	seqPersons      = "persons"
+	seqDestinations = "eventDestinations"
+	seqEvents       = "events"
+)
+
+// floor is where a sequence's numbers start: a seed that numbers its entries (as a state
+// export does, so that page tokens keep their places) puts the floor above them.
+type floor struct {
+	Name  string `json:"name"`
+	Floor uint64 `json:"floor"`
+}
+
+// next is the next number of a sequence: above its floor, never given before, also by
+// another server on the same database.
+func (s *Server) next(tx *store.Tx, sequence string) uint64 {
+	f, _ := s.tables.Floors.Get(tx, sequence)
+	return f.Floor + tx.Next(sequence)
 }
 
 // personKey is the PersonsOf index key: an account's persons in creation order.
 func personKey(account string, seq uint64) string {
-	return fmt.Sprintf("%s|%020d", account, seq)
+	return account + "|" + store.Uint(seq)
 }
 
-// unixNanos is t as an index number: times before 1970 (none are stored) count as 0.
-func unixNanos(t time.Time) uint64 { return uint64(max(t.UnixNano(), 0)) }
+// timeKey is t as an index key that sorts in time order: times before 1970 (none are
+// stored) count as 1970.
+func timeKey(t time.Time) string { return store.Uint(uint64(max(t.UnixNano(), 0))) }
 
 // newestKey is the Newest index key: within a scope, a higher sequence sorts first.
 func newestKey(scope string, seq uint64) string {
-	return fmt.Sprintf("%s|%020d", scope, uint64(math.MaxUint64)-seq)
+	return scope + "|" + store.Uint(math.MaxUint64-seq)
 }

@@ -1,7 +1,10 @@
 package accounts
 
 import (
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"context"
+	"time"
+
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // sweepBatch bounds what one write transaction of the sweep removes, so that requests never
@@ -25,25 +28,26 @@ func (s *Server) sweep() error {
 }
 
 func (s *Server) sweepOnce() (int, error) {
+	ctx := context.Background()
 	now := s.now()
 	var keys, links, tokens, events []string
 	// Looked for in a read, so that a sweep with nothing to do writes nothing (with
 	// --data-dir, every write transaction is synced).
-	_ = s.db.View(func(tx *store.Tx) error {
-		s.tables.IdempotencyGone.Scan(tx, "", 0, unixNanos(now)+1, func(r Idempotency) bool {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
+		s.tables.IdempotencyGone.Scan(tx, "", upTo(now), nil, func(_ store.Cursor, r Idempotency) bool {
 			keys = append(keys, r.Key)
 			return len(keys) < sweepBatch
 		})
-		s.tables.LinksGone.Scan(tx, "", 0, unixNanos(now.Add(-s.cfg.LinkRetention))+1, func(l AccountLink) bool {
+		s.tables.LinksGone.Scan(tx, "", upTo(now.Add(-s.cfg.LinkRetention)), nil, func(_ store.Cursor, l AccountLink) bool {
 			links = append(links, l.Token)
 			return len(links) < sweepBatch
 		})
-		s.tables.TokensGone.Scan(tx, "", 0, unixNanos(now.Add(-s.cfg.LinkRetention))+1, func(x Token) bool {
-			tokens = append(tokens, x.ID)
+		s.tables.TokensGone.Scan(tx, "", upTo(now.Add(-s.cfg.LinkRetention)), nil, func(_ store.Cursor, x Token) bool {
+			tokens = append(tokens, x.ID())
 			return len(tokens) < sweepBatch
 		})
-		s.tables.EventsGone.Scan(tx, "", 0, unixNanos(now.Add(-s.cfg.EventRetention))+1, func(e Event) bool {
-			events = append(events, e.ID)
+		s.tables.EventsGone.Scan(tx, "", upTo(now.Add(-s.cfg.EventRetention)), nil, func(_ store.Cursor, e Event) bool {
+			events = append(events, e.ID())
 			return len(events) < sweepBatch
 		})
 		return nil
@@ -52,23 +56,19 @@ func (s *Server) sweepOnce() (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	err := s.db.Update(func(tx *store.Tx) error {
+	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		// What the read found is checked again: a key may have been used anew since.
 		for _, k := range keys {
 			if r, ok := s.tables.Idempotency.Get(tx, k); !ok || r.InFlight || now.Before(r.Expires) {
 				continue
 			}
-			if _, _, err := s.tables.Idempotency.Delete(tx, k); err != nil {
-				return err
-			}
+			s.tables.Idempotency.Delete(tx, k)
 		}
 		for _, token := range links {
 			if l, ok := s.tables.Links.Get(tx, token); !ok || now.Add(-s.cfg.LinkRetention).Before(l.usableUntil()) {
 				continue
 			}
-			if _, _, err := s.tables.Links.Delete(tx, token); err != nil {
-				return err
-			}
+			s.tables.Links.Delete(tx, token)
 			if err := s.forgetKeysOf(tx, token); err != nil {
 				return err
 			}
@@ -77,22 +77,21 @@ func (s *Server) sweepOnce() (int, error) {
 			if x, ok := s.tables.Tokens.Get(tx, id); !ok || !s.tokenGone(x) {
 				continue
 			}
-			if _, _, err := s.tables.Tokens.Delete(tx, id); err != nil {
-				return err
-			}
+			s.tables.Tokens.Delete(tx, id)
 			if err := s.forgetKeysOf(tx, id); err != nil {
 				return err
 			}
 		}
 		for _, id := range events {
-			if _, _, err := s.tables.Events.Delete(tx, id); err != nil {
-				return err
-			}
+			s.tables.Events.Delete(tx, id)
 		}
 		return nil
 	})
 	return n, err
 }
+
+// upTo is the end of a time index's range that holds every time up to t.
+func upTo(t time.Time) string { return store.Uint(uint64(max(t.UnixNano(), 0)) + 1) }
 
 // forgetKeysOf removes the Idempotency-Keys that made ref (a link's token, a token's id).
 func (s *Server) forgetKeysOf(tx *store.Tx, ref string) error {
@@ -102,9 +101,7 @@ func (s *Server) forgetKeysOf(tx *store.Tx, ref string) error {
 		return true
 	})
 	for _, k := range made {
-		if _, _, err := s.tables.Idempotency.Delete(tx, k); err != nil {
-			return err
-		}
+		s.tables.Idempotency.Delete(tx, k)
 	}
 	return nil
 }
@@ -112,5 +109,5 @@ func (s *Server) forgetKeysOf(tx *store.Tx, ref string) error {
 // tokenGone says retention has removed the token, or is about to: LinkRetention after it
 // expired (used or not, it can no longer be used then).
 func (s *Server) tokenGone(x Token) bool {
-	return !s.now().Before(x.ExpiresAt.Add(s.cfg.LinkRetention))
+	return !s.now().Before(x.expiresAt().Add(s.cfg.LinkRetention))
 }

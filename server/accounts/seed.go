@@ -11,49 +11,56 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
-	"github.com/understudy-dev/understudy/internal/timefmt"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // SeedAccount is an account that exists at start and again after every reset: an entry of
-// the seed file's accounts.accounts. Body holds the create request's members as the API's
-// JSON body takes them (display_name, contact_email, identity, dashboard, metadata,
-// configuration); it is checked by the same spec and rules as POST /v2/core/accounts.
-// Created, Sequence, Closed and OnboardedConfigurations are the account's history, as a
-// state export records it.
+// the seed file's accounts.accounts. Its Body is either the create request's members as the
+// API's JSON body takes them (display_name, contact_email, identity, dashboard, metadata,
+// configuration), checked by the same spec and rules as POST /v2/core/accounts, with the
+// account's id, created and closed; or the account's object as a retrieve with every
+// section returns it ("object": "v2.core.account"), checked as the spec describes the
+// object, which a state export writes. Either way what follows from the rest (applied
+// configurations, capability statuses, requirements) is computed as the API computes it.
+// Beside the body are the members the account's object does not say.
 type SeedAccount struct {
-	// ID is the account's id, acct_ followed by letters and digits; when empty one is
-	// derived from the entry, the same at every start and reset.
-	ID string `yaml:"id,omitempty"`
 	// Platform is the platform's id (DefaultPlatformID when empty).
-	Platform string `yaml:"platform,omitempty"`
-	// Mode is test (the default) or live.
-	Mode string `yaml:"mode,omitempty"`
+	Platform string `yaml:"platform,omitempty" json:"platform,omitempty"`
+	// Mode is test (the default) or live; an object's livemode says it too.
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty"`
 	// Onboarded says the account has accepted the terms of service for every configuration,
 	// as the hosted form of a link for all of them does: its requested capabilities are then
 	// active.
-	Onboarded bool `yaml:"onboarded,omitempty"`
+	Onboarded bool `yaml:"onboarded,omitempty" json:"onboarded,omitempty"`
 	// OnboardedConfigurations are the configurations whose terms a submitted link accepted.
-	OnboardedConfigurations []string `yaml:"onboarded_configurations,omitempty"`
+	OnboardedConfigurations []string `yaml:"onboarded_configurations,omitempty" json:"onboarded_configurations,omitempty"`
 	// Concurrency is the account's own limit of updating requests in flight (0: its
 	// platform's limit).
-	Concurrency int `yaml:"concurrency,omitempty"`
-	// Created is when the account was made, an RFC 3339 time (empty: at the start or reset).
-	Created string `yaml:"created,omitempty"`
+	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
 	// Sequence is the account's place in the newest-first order of lists, which their page
 	// tokens carry (0: after every account the seed numbers, in the order of the file).
-	Sequence uint64 `yaml:"sequence,omitempty"`
-	// Closed says the account was closed.
-	Closed bool `yaml:"closed,omitempty"`
-	// Body is the create request.
-	Body map[string]any `yaml:",inline"`
+	Sequence uint64 `yaml:"sequence,omitempty" json:"sequence,omitempty"`
+	// Body is the create request, with id (acct_ followed by letters and digits; when
+	// absent one is derived from the entry, the same at every start and reset), created (an
+	// RFC 3339 time; absent: the start or reset) and closed; or the account's object.
+	Body map[string]any `yaml:",inline" json:"-"`
+}
+
+// UnmarshalJSON reads an entry whose body's members sit beside the named ones.
+func (e *SeedAccount) UnmarshalJSON(data []byte) error {
+	type named SeedAccount
+	return entryJSON(data, (*named)(e), &e.Body)
+}
+
+// MarshalJSON writes the entry as UnmarshalJSON reads it.
+func (e SeedAccount) MarshalJSON() ([]byte, error) {
+	type named SeedAccount
+	return entryMarshalJSON(named(e), e.Body)
 }
 
 // The lists of the seed file's accounts section, as SeedError names them.
@@ -61,6 +68,7 @@ const (
 	SeedAccounts        = "accounts"
 	SeedLinks           = "account_links"
 	SeedIdempotencyKeys = "idempotency_keys"
+	SeedPlatforms       = "platforms"
 )
 
 // SeedError is a seeded account, link or idempotency key that breaks a rule.
@@ -93,11 +101,11 @@ func (e *SeedError) Unwrap() error { return e.Err }
 var seedAccountID = regexp.MustCompile(`^acct_[A-Za-z0-9]{1,250}$`)
 
 // Seed loads the configured accounts into tx, each checked as a create request would be,
-// then their persons, the event destinations, their links and idempotency keys. Seeded accounts without a creation time are
-// created now; those without a sequence are numbered in seed order, after every account
-// that gives one.
+// then their persons, the event destinations, their links and idempotency keys. Seeded
+// accounts without a creation time are created now; those without a sequence are numbered
+// in seed order, after every account that gives one (and so are persons and destinations),
+// and what the API makes later is numbered after all of them.
 func (s *Server) Seed(tx *store.Tx) error {
-	var high uint64
 	sequences := map[uint64]int{}
 	for i, sa := range s.cfg.Accounts {
 		if sa.Sequence == 0 {
@@ -107,27 +115,31 @@ func (s *Server) Seed(tx *store.Tx) error {
 			return &SeedError{Index: i, Field: "sequence", Err: fmt.Errorf("%d is the sequence of accounts[%d] too: each account has its own place in the lists", sa.Sequence, first)}
 		}
 		sequences[sa.Sequence] = i
-		high = max(high, sa.Sequence)
 	}
-	raise(&s.seq, high)
+	accounts := numbering{}
+	for _, sa := range s.cfg.Accounts {
+		accounts.high = max(accounts.high, sa.Sequence)
+	}
 	for i, sa := range s.cfg.Accounts {
-		if err := s.seedAccount(tx, i, sa); err != nil {
+		if err := s.seedAccount(tx, i, sa, &accounts); err != nil {
 			return err
 		}
 	}
+	persons := numbering{}
 	for _, sp := range s.cfg.Persons {
-		raise(&s.seq, sp.Sequence)
+		persons.high = max(persons.high, sp.Sequence)
 	}
 	for i, sp := range s.cfg.Persons {
-		if err := s.seedPerson(tx, i, sp); err != nil {
+		if err := s.seedPerson(tx, i, sp, &persons); err != nil {
 			return err
 		}
 	}
+	destinations := numbering{}
 	for _, sd := range s.cfg.EventDestinations {
-		raise(&s.destinationSeq, sd.Sequence)
+		destinations.high = max(destinations.high, sd.Sequence)
 	}
 	for i, sd := range s.cfg.EventDestinations {
-		if err := s.seedDestination(tx, i, sd); err != nil {
+		if err := s.seedDestination(tx, i, sd, &destinations); err != nil {
 			return err
 		}
 	}
@@ -141,18 +153,28 @@ func (s *Server) Seed(tx *store.Tx) error {
 			return err
 		}
 	}
+	for name, n := range map[string]numbering{seqAccounts: accounts, seqPersons: persons, seqDestinations: destinations} {
+		if err := s.tables.Floors.Put(tx, name, floor{Name: name, Floor: n.floor()}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// raise makes n at least v.
-func raise(n *atomic.Uint64, v uint64) {
-	for {
-		cur := n.Load()
-		if cur >= v || n.CompareAndSwap(cur, v) {
-			return
-		}
+// numbering numbers the seeded entries of a list: an entry that gives its sequence keeps
+// it; the others follow every given one (high), in the order of the file.
+type numbering struct{ high, taken uint64 }
+
+func (n *numbering) take(given uint64) uint64 {
+	if given != 0 {
+		return given
 	}
+	n.taken++
+	return n.high + n.taken
 }
+
+// floor is the last number the seed used: the API numbers after it.
+func (n numbering) floor() uint64 { return n.high + n.taken }
 
 // seedOwner is the platform a seed entry names (the default one when it names none) and
 // whether its mode is live; field names what is wrong when err is not nil.
@@ -175,7 +197,7 @@ func (s *Server) seedOwner(platformID, mode string) (pid string, p *platform, li
 	return pid, p, livemode, "", nil
 }
 
-func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
+func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering) error {
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
@@ -189,72 +211,112 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount) error {
 	if sa.Concurrency < 0 {
 		return fail("concurrency", "%d: want a positive limit (or none for the platform's)", sa.Concurrency)
 	}
-	body, field, err := s.checkSeedBody(sa.Body)
-	if err != nil {
-		return &SeedError{Index: i, Field: field, Err: err}
+	a := Account{Platform: pid, Seq: seq.take(sa.Sequence), Concurrency: sa.Concurrency, Onboarded: sa.Onboarded}
+	body := cloneTree(sa.Body)
+	if body == nil {
+		body = map[string]any{}
 	}
-	for k := range deref(body.Metadata) {
-		if len(k) > 40 {
-			return fail("metadata."+k, "keys must be at most 40 characters (%q is %d)", k, len(k))
+	var obj map[string]any
+	recorded := false // the entry gives its creation time, as an export does
+	isObject := isObjectEntry(body, accountObject)
+	if isObject {
+		var o gen.V2CoreAccount
+		if field, err := s.checkObject("V2CoreAccount", body, &o); err != nil {
+			return &SeedError{Index: i, Field: field, Err: err}
 		}
-	}
-	tree := treeOf(body)
-	delete(tree, "include")
-	var a Account
-	if _, ok := tree["account_token"]; ok {
-		return fail("account_token", "a seeded account cannot use a token: give the token's members instead")
-	}
-	if err := applyAccountTree(&a, tree); err != nil {
-		return fail("metadata", "%v", err)
-	}
-	a.ID = sa.ID
-	if a.ID == "" {
-		a.ID = derivedAccountID(i, pid, livemode, a.DisplayName)
-	} else if !seedAccountID.MatchString(a.ID) {
-		return fail("id", "%q is not an account id: want acct_ followed by letters and digits", a.ID)
-	}
-	if prev, dup := s.tables.Accounts.Get(tx, a.ID); dup {
-		return fail("id", "account %s is declared twice (as %q before)", a.ID, prev.DisplayName)
-	}
-	a.Platform, a.Livemode = pid, livemode
-	a.Seq = sa.Sequence
-	if a.Seq == 0 {
-		a.Seq = s.seq.Add(1)
-	}
-	a.Created = s.now()
-	if sa.Created != "" {
-		if a.Created, err = timefmt.Parse(sa.Created); err != nil {
+		if sa.Mode != "" && o.Livemode != livemode {
+			return fail("livemode", "%t, but the entry's mode is %s", o.Livemode, sa.Mode)
+		}
+		created, err := takeTime(body, "created")
+		if err != nil {
 			return fail("created", "%v", err)
 		}
+		obj, body["created"], recorded = body, created, true
+	} else {
+		id, err := takeString(body, "id")
+		if err != nil {
+			return fail("id", "%v", err)
+		}
+		created, err := takeTime(body, "created")
+		if err != nil {
+			return fail("created", "%v", err)
+		}
+		closed, _ := take(body, "closed")
+		if _, ok := closed.(bool); closed != nil && !ok {
+			return fail("closed", "want true or false, got %v", closed)
+		}
+		req, field, err := s.checkSeedBody(body)
+		if err != nil {
+			return &SeedError{Index: i, Field: field, Err: err}
+		}
+		for k := range deref(req.Metadata) {
+			if len(k) > 40 {
+				return fail("metadata."+k, "keys must be at most 40 characters (%q is %d)", k, len(k))
+			}
+		}
+		tree := treeOf(req)
+		delete(tree, "include")
+		if _, ok := tree["account_token"]; ok {
+			return fail("account_token", "a seeded account cannot use a token: give the token's members instead")
+		}
+		recorded = created != ""
+		if created == "" {
+			created = timestamp(s.now())
+		}
+		obj = map[string]any{"id": id, "created": created, "livemode": livemode}
+		if err := applyAccount(&a, obj, tree); err != nil {
+			return fail("metadata", "%v", err)
+		}
+		if id == "" {
+			obj["id"] = derivedAccountID(i, pid, livemode, digString(obj, "display_name"))
+		}
+		obj["closed"] = closed == true
 	}
-	a.Concurrency = sa.Concurrency
-	a.Onboarded = sa.Onboarded // before the check: it stands for the persons a seed cannot name
-	if sa.Onboarded && len(a.Configurations) > 0 && sa.Created == "" {
+	a.head.ID, _ = obj["id"].(string)
+	if !seedAccountID.MatchString(a.ID()) {
+		return fail("id", "%q is not an account id: want acct_ followed by letters and digits", a.ID())
+	}
+	if _, dup := s.getAccount(tx, a.ID()); dup {
+		return fail("id", "account %s is declared twice", a.ID())
+	}
+	closed := obj["closed"] == true
+	if sa.Onboarded && !recorded && !closed && len(configurationNames(obj)) > 0 {
 		// The hosted form, the only way to accept the terms, collects everything else first.
 		// An account a state export recorded (with its creation time) may have lost some of
 		// it in a later update.
-		for _, r := range requirementsOf(a, nil) {
+		for _, r := range requirementsOf(&a, obj, nil) {
 			if r.Field != termsOfService && !r.Eventual {
 				return fail("onboarded", "an onboarded account needs %s: the hosted form collects it before the terms of service are accepted", r.Field)
 			}
 		}
 	}
-	a.Onboarded = sa.Onboarded
-	for j, name := range sa.OnboardedConfigurations {
-		if _, applied := a.Configurations[name]; !applied {
-			has := "the account has none"
-			if len(a.Configurations) > 0 {
-				has = "it has " + strings.Join(appliedConfigurations(a), ", ")
-			}
-			return fail(fmt.Sprintf("onboarded_configurations.%d", j), "%q is not one of the account's configurations: %s", name, has)
-		}
+	for _, name := range sa.OnboardedConfigurations {
 		if !slices.Contains(a.OnboardedConfigurations, name) {
 			a.OnboardedConfigurations = append(a.OnboardedConfigurations, name)
 		}
 	}
 	slices.Sort(a.OnboardedConfigurations)
-	a.Closed = sa.Closed
-	return s.tables.Accounts.Put(tx, a.ID, a)
+	if closed && !isObject {
+		// A request closed since: computed as it was while open, then closed.
+		obj["closed"] = false
+		if err := fillAccount(&a, obj); err != nil {
+			return fail("", "%v", err)
+		}
+		obj["closed"] = true
+	}
+	if err := fillAccount(&a, obj); err != nil {
+		return fail("", "%v", err)
+	}
+	for j, name := range sa.OnboardedConfigurations {
+		if !a.Applied(name) {
+			has := "the account has none"
+			if applied := a.head.AppliedConfigurations; len(applied) > 0 {
+				has = "it has " + strings.Join(applied, ", ")
+			}
+			return fail(fmt.Sprintf("onboarded_configurations.%d", j), "%q is not one of the account's configurations: %s", name, has)
+		}
+	}
+	return s.tables.Accounts.Put(tx, a.ID(), a)
 }
 
 // derivedAccountID is the id of a seeded account that names none: the same for the same
@@ -278,16 +340,6 @@ func derivedAlphanumerics(seed string, n int) string {
 	return string(out)
 }
 
-// seedValidator checks seeded accounts and links as the requests that create them, built
-// once.
-var seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
-	spec, err := Spec()
-	if err != nil {
-		return nil, err
-	}
-	return validate.New(spec, validate.Options{})
-})
-
 // checkSeedBody checks a seeded create request against the spec, as the API checks the
 // request's body, and decodes it. On error it names the member at fault.
 func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, string, error) {
@@ -299,7 +351,7 @@ func (s *Server) checkSeedBody(body map[string]any) (gen.CreateAccountRequest, s
 // checkHostedPath checks the path of a link's hosted page as the API checks a visit's: on
 // error it names the member at fault (account or token).
 func (s *Server) checkHostedPath(account, token string) (string, error) {
-	v, err := seedValidator()
+	v, err := s.seedValidator()
 	if err != nil {
 		return "", err
 	}
@@ -327,7 +379,7 @@ func (s *Server) checkSeedRequest(opID, path string, pathParams map[string]strin
 	if err != nil {
 		return "", err
 	}
-	v, err := seedValidator()
+	v, err := s.seedValidator()
 	if err != nil {
 		return "", err
 	}

@@ -2,31 +2,45 @@ package accounts
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 )
 
 // SeedLink is an account link that exists at start and again after every reset: an entry
-// of the seed file's accounts.account_links. Body holds the create request's members
-// (account, use_case), checked by the same spec and rules as POST /v2/core/account_links,
-// except that the account, which must be seeded, may have been closed since.
+// of the seed file's accounts.account_links. Its Body is either the create request's
+// members (account, use_case), checked by the same spec and rules as
+// POST /v2/core/account_links, except that the account, which must be seeded, may have been
+// closed since, with created and expires_at; or the link's object ("object":
+// "v2.core.account_link"), which a state export writes without its url (which the
+// request's host makes, from the token). Beside it are its token and whether it was
+// visited.
 type SeedLink struct {
 	// Token is the secret in the link's URL: alu_test_ (test mode) or alu_ (live mode),
 	// as the account's mode is, then letters and digits. When empty one is derived from the
 	// entry, the same at every start and reset.
-	Token string `yaml:"token,omitempty"`
-	// Created and ExpiresAt are RFC 3339 times (empty: the start or reset, and the link
-	// lifetime after Created).
-	Created   string `yaml:"created,omitempty"`
-	ExpiresAt string `yaml:"expires_at,omitempty"`
+	Token string `yaml:"token,omitempty" json:"token,omitempty"`
 	// Consumed says the link was visited: every later visit goes to its refresh_url.
-	Consumed bool `yaml:"consumed,omitempty"`
-	// Body is the create request.
-	Body map[string]any `yaml:",inline"`
+	Consumed bool `yaml:"consumed,omitempty" json:"consumed,omitempty"`
+	// Body is the create request, with created and expires_at (RFC 3339 times; absent: the
+	// start or reset, and the link lifetime after created); or the link's object.
+	Body map[string]any `yaml:",inline" json:"-"`
+}
+
+// UnmarshalJSON reads an entry whose body's members sit beside the named ones.
+func (e *SeedLink) UnmarshalJSON(data []byte) error {
+	type named SeedLink
+	return entryJSON(data, (*named)(e), &e.Body)
+}
+
+// MarshalJSON writes the entry as UnmarshalJSON reads it.
+func (e SeedLink) MarshalJSON() ([]byte, error) {
+	type named SeedLink
+	return entryMarshalJSON(named(e), e.Body)
 }
 
 // SeedIdempotencyKey is an Idempotency-Key that a successful request used, as a state
@@ -56,58 +70,98 @@ func (s *Server) seedLink(tx *store.Tx, i int, sl SeedLink) error {
 	fail := func(field, format string, args ...any) error {
 		return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: fmt.Errorf(format, args...)}
 	}
-	var body gen.CreateAccountLinkRequest
-	if field, err := s.checkSeedRequest("createAccountLink", "/v2/core/account_links", nil, sl.Body, &body); err != nil {
-		return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: err}
+	body := cloneTree(sl.Body)
+	if body == nil {
+		body = map[string]any{}
 	}
-	flow, err := chosenFlow(body.UseCase)
+	var req gen.CreateAccountLinkRequest
+	var created, expires string
+	isObject := isObjectEntry(body, string(gen.V2CoreAccountLinkObjectV2CoreAccountLink))
+	if isObject {
+		if _, ok := body["url"]; !ok {
+			body["url"] = "" // the request's host makes it, from the token
+		}
+		var o gen.V2CoreAccountLink
+		if field, err := s.checkObject("V2CoreAccountLink", body, &o); err != nil {
+			return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: err}
+		}
+		// The request the object answers: its account and use case, the use case not
+		// chosen (null) left out.
+		uc, _ := body["use_case"].(map[string]any)
+		for k, v := range uc {
+			if v == nil {
+				delete(uc, k)
+			}
+		}
+		if err := json.Unmarshal(mustJSON(map[string]any{"account": o.Account, "use_case": uc}), &req); err != nil {
+			return fail("use_case", "%v", err)
+		}
+		created, expires = o.Created, o.ExpiresAt
+	} else {
+		var err error
+		if created, err = takeTime(body, "created"); err != nil {
+			return fail("created", "%v", err)
+		}
+		if expires, err = takeTime(body, "expires_at"); err != nil {
+			return fail("expires_at", "%v", err)
+		}
+		if field, err := s.checkSeedRequest("createAccountLink", "/v2/core/account_links", nil, body, &req); err != nil {
+			return &SeedError{Collection: SeedLinks, Index: i, Field: field, Err: err}
+		}
+	}
+	flow, err := chosenFlow(req.UseCase)
 	if err != nil {
 		return &SeedError{Collection: SeedLinks, Index: i, Field: "use_case", Err: err}
 	}
-	a, ok := s.tables.Accounts.Get(tx, body.Account)
+	a, ok := s.getAccount(tx, req.Account)
 	if !ok {
-		return fail("account", "no account %s: declare it under accounts.accounts", body.Account)
+		return fail("account", "no account %s: declare it under accounts.accounts", req.Account)
+	}
+	if isObject && body["livemode"] != a.Livemode() {
+		return fail("livemode", "%v, but account %s is of %s mode", body["livemode"], a.ID(), modeName(a.Livemode()))
 	}
 	for _, cfg := range flow.Configurations {
-		if _, applied := a.Configurations[string(cfg)]; !applied {
-			return fail("use_case", "configuration %s is not applied to account %s (configs_must_match_to_use_account_links)", cfg, a.ID)
+		if !a.Applied(string(cfg)) {
+			return fail("use_case", "configuration %s is not applied to account %s (configs_must_match_to_use_account_links)", cfg, a.ID())
 		}
 	}
-	l := s.newLink(a, body.UseCase.Type, flow)
-	l.Token = sl.Token
-	if l.Token == "" {
-		l.Token = "alu_test_" + derivedAlphanumerics(fmt.Sprintf("seed-link|%d|%s", i, a.ID), 32)
-		if a.Livemode {
-			l.Token = "alu_" + l.Token[len("alu_test_"):]
-		}
+	token := sl.Token
+	if token == "" {
+		token = linkTokenPrefix(a.Livemode()) + derivedAlphanumerics(fmt.Sprintf("seed-link|%d|%s", i, a.ID()), 32)
 	}
-	if strings.HasPrefix(l.Token, "alu_test_") == a.Livemode {
+	if strings.HasPrefix(token, "alu_test_") == a.Livemode() {
 		mode := "alu_test_ (the account is in test mode)"
-		if a.Livemode {
+		if a.Livemode() {
 			mode = "alu_ but not alu_test_ (the account is in live mode)"
 		}
-		return fail("token", "%s is not a link token of the account's mode: want %s followed by letters and digits", LoggedPath(l.Token), mode)
+		return fail("token", "%s is not a link token of the account's mode: want %s followed by letters and digits", LoggedPath(token), mode)
 	}
 	// The link's hosted page must be one the API serves.
-	if field, err := s.checkHostedPath(a.ID, l.Token); err != nil {
-		return fail(field, "the link's page /r/%s/%s could not be opened: %v", a.ID, LoggedPath(l.Token), err)
+	if field, err := s.checkHostedPath(a.ID(), token); err != nil {
+		return fail(field, "the link's page /r/%s/%s could not be opened: %v", a.ID(), LoggedPath(token), err)
 	}
-	if _, dup := s.tables.Links.Get(tx, l.Token); dup {
-		return fail("token", "link %s is declared twice", LoggedPath(l.Token))
+	if _, dup := s.tables.Links.Get(tx, token); dup {
+		return fail("token", "link %s is declared twice", LoggedPath(token))
 	}
-	if sl.Created != "" {
-		if l.Created, err = timefmt.Parse(sl.Created); err != nil {
-			return fail("created", "%v", err)
-		}
+	at := s.now()
+	if created != "" {
+		at, _ = timefmt.Parse(created)
 	}
-	l.ExpiresAt = l.Created.Add(s.cfg.LinkLifetime)
-	if sl.ExpiresAt != "" {
-		if l.ExpiresAt, err = timefmt.Parse(sl.ExpiresAt); err != nil {
-			return fail("expires_at", "%v", err)
-		}
+	l, err := s.newLink(a, req, token, at)
+	if err != nil {
+		return fail("", "%v", err)
+	}
+	if expires != "" {
+		l.Object.ExpiresAt = expires
 	}
 	l.Consumed = sl.Consumed
 	return s.tables.Links.Put(tx, l.Token, l)
+}
+
+// mustJSON is v as JSON (of values JSON can carry).
+func mustJSON(v any) []byte {
+	raw, _ := json.Marshal(v)
+	return raw
 }
 
 func (s *Server) seedIdempotencyKey(tx *store.Tx, i int, k SeedIdempotencyKey) error {
@@ -131,7 +185,7 @@ func (s *Server) seedIdempotencyKey(tx *store.Tx, i int, k SeedIdempotencyKey) e
 	if b, err := hex.DecodeString(k.RequestHash); err != nil || len(b) != 32 {
 		return fail("request_hash", "want the request's SHA-256, as 64 hexadecimal digits")
 	}
-	_, isAccount := s.tables.Accounts.Get(tx, k.Ref)
+	_, isAccount := s.getAccount(tx, k.Ref)
 	_, isLink := s.tables.Links.Get(tx, k.Ref)
 	_, isPerson := s.tables.Persons.Get(tx, k.Ref)
 	if !isAccount && !isLink && !isPerson {

@@ -30,14 +30,15 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
 	"github.com/understudy-dev/understudy/server/routes"
 	"github.com/understudy-dev/understudy/server/validate"
@@ -124,11 +125,15 @@ type Server struct {
 	platforms map[string]*platform // by id
 	keys      map[string]*platform // declared keys
 	slots     *accountSlots
-	seq       atomic.Uint64
-	// eventSeq and destinationSeq number events and event destinations, as seq numbers
-	// accounts.
-	eventSeq, destinationSeq atomic.Uint64
-	deliveries               *deliverer
+	// submissions serialises the submissions of each link's hosted form (by token).
+	submissions *keyedMutex
+	deliveries  *deliverer
+	// seedValidator checks seeded entries as the requests that would make them, built at
+	// the first seed.
+	seedValidator func() (*validate.Validator, error)
+	// objectSchemas are the objects' schemas, which checking requests does not keep, for
+	// seed entries that are objects: read from the spec at the first such entry.
+	objectSchemas func() (openapi3.Schemas, error)
 	// hostedBase is the path PublicURL puts before /r/ (as "/base", or ""): what the
 	// browser sees, for the hosted form's action and its cookie's path.
 	hostedBase string
@@ -166,7 +171,15 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), slots: newAccountSlots(), deliveries: newDeliverer()}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), slots: newAccountSlots(), submissions: newKeyedMutex(), deliveries: newDeliverer()}
+	s.objectSchemas = sync.OnceValues(objectSchemasOf)
+	s.seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
+		spec, err := Spec()
+		if err != nil {
+			return nil, err
+		}
+		return validate.New(spec, validate.Options{})
+	})
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil {
@@ -213,6 +226,14 @@ func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 // timestamp formats times as the v2 API does: RFC 3339, UTC, milliseconds.
 func timestamp(t time.Time) string { return timefmt.Millis(t, "Z") }
 
+// optionalString is s as a nullable member: null when empty.
+func optionalString(s string) nullable.Nullable[string] {
+	if s == "" {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(s)
+}
+
 // sleep waits for d or until ctx is done.
 func sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
@@ -226,34 +247,10 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// Restore picks up where a durable store left off before a restart: account numbering
-// continues after the highest stored number (as do events' and event destinations'), and idempotency keys whose request was still
-// running when the process stopped are forgotten, since that request was never answered and
-// its retry must be able to run.
+// Restore picks up where a durable store left off before a restart: idempotency keys whose
+// request was still running when the process stopped are forgotten, since that request was
+// never answered and its retry must be able to run.
 func (s *Server) Restore(tx *store.Tx) error {
-	var high uint64
-	s.tables.Accounts.Each(tx, func(_ string, a Account) bool {
-		high = max(high, a.Seq)
-		return true
-	})
-	// Persons are numbered by the same counter.
-	s.tables.Persons.Each(tx, func(_ string, p Person) bool {
-		high = max(high, p.Seq)
-		return true
-	})
-	s.seq.Store(high)
-	high = 0
-	s.tables.Events.Each(tx, func(_ string, e Event) bool {
-		high = max(high, e.Seq)
-		return true
-	})
-	s.eventSeq.Store(high)
-	high = 0
-	s.tables.Destinations.Each(tx, func(_ string, d EventDestination) bool {
-		high = max(high, d.Seq)
-		return true
-	})
-	s.destinationSeq.Store(high)
 	var running []string
 	s.tables.Idempotency.Each(tx, func(pk string, r Idempotency) bool {
 		if r.InFlight {
@@ -262,9 +259,7 @@ func (s *Server) Restore(tx *store.Tx) error {
 		return true
 	})
 	for _, pk := range running {
-		if _, _, err := s.tables.Idempotency.Delete(tx, pk); err != nil {
-			return err
-		}
+		s.tables.Idempotency.Delete(tx, pk)
 	}
-	return nil
+	return tx.Err()
 }

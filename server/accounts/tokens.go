@@ -6,13 +6,13 @@ import (
 	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
-// Token kinds.
+// Token kinds: their object types.
 const (
-	tokenAccount = "account"
-	tokenPerson  = "person"
+	tokenAccount = string(gen.V2CoreAccountTokenObjectV2CoreAccountToken)
+	tokenPerson  = string(gen.V2CoreAccountPersonTokenObjectV2CoreAccountPersonToken)
 )
 
 // tokenLifetime is how long an account or person token can be used. The vendor documents
@@ -33,7 +33,7 @@ func (s *Server) CreateAccountToken(ctx context.Context, req gen.CreateAccountTo
 	if err != nil {
 		return nil, err
 	}
-	return gen.CreateAccountToken200JSONResponse{Body: renderAccountToken(t), Headers: gen.CreateAccountToken200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.CreateAccountToken200JSONResponse{Body: t.Object, Headers: gen.CreateAccountToken200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // RetrieveAccountToken reads an account token of the caller's platform and mode.
@@ -45,7 +45,7 @@ func (s *Server) RetrieveAccountToken(ctx context.Context, req gen.RetrieveAccou
 	if err != nil {
 		return nil, err
 	}
-	return gen.RetrieveAccountToken200JSONResponse{Body: renderAccountToken(t), Headers: gen.RetrieveAccountToken200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.RetrieveAccountToken200JSONResponse{Body: t.Object, Headers: gen.RetrieveAccountToken200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // CreatePersonToken tokenizes a person's details for one later create or update of a
@@ -101,9 +101,10 @@ func (s *Server) createToken(ctx context.Context, op string, key *string, body a
 	}
 	id, err := s.idempotent(ctx, op, key, body, func() (string, error) {
 		now := s.now()
-		t := Token{ID: s.randomID(prefix, 24), Kind: kind, Account: account, Platform: c.platform.id, Livemode: c.livemode,
-			Created: now, ExpiresAt: now.Add(tokenLifetime), Details: details}
-		return t.ID, s.db.Update(func(tx *store.Tx) error { return s.tables.Tokens.Put(tx, t.ID, t) })
+		t := Token{Account: account, Platform: c.platform.id, Details: details, Object: gen.V2CoreAccountToken{
+			Id: s.randomID(prefix, 24), Object: gen.V2CoreAccountTokenObject(kind), Livemode: c.livemode,
+			Created: timestamp(now), ExpiresAt: timestamp(now.Add(tokenLifetime))}}
+		return t.ID(), s.db.Update(ctx, func(tx *store.Tx) error { return s.tables.Tokens.Put(tx, t.ID(), t) })
 	})
 	if err != nil {
 		return Token{}, err
@@ -116,11 +117,11 @@ func (s *Server) createToken(ctx context.Context, op string, key *string, body a
 func (s *Server) token(ctx context.Context, id, kind, account string) (Token, error) {
 	var t Token
 	found := false
-	_ = s.db.View(func(tx *store.Tx) error {
+	_ = s.db.View(ctx, func(tx *store.Tx) error {
 		t, found = s.tables.Tokens.Get(tx, id)
 		return nil
 	})
-	if !found || t.Scope() != callerFrom(ctx).scope() || t.Kind != kind || t.Account != account || s.tokenGone(t) {
+	if !found || t.Scope() != callerFrom(ctx).scope() || string(t.Object.Object) != kind || t.Account != account || s.tokenGone(t) {
 		return Token{}, errNotFound()
 	}
 	return t, nil
@@ -132,15 +133,15 @@ func (s *Server) useToken(tx *store.Tx, c caller, param string, id any, kind, ac
 	tid, _ := id.(string)
 	t, found := s.tables.Tokens.Get(tx, tid)
 	switch {
-	case !found || t.Scope() != c.scope() || t.Kind != kind || t.Account != account || s.tokenGone(t):
+	case !found || t.Scope() != c.scope() || string(t.Object.Object) != kind || t.Account != account || s.tokenGone(t):
 		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: no such token: %q", param, tid)
-	case t.Used:
+	case t.Object.Used:
 		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: the token %s was already used; tokens can be used once", param, tid)
-	case !s.now().Before(t.ExpiresAt):
-		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: the token %s expired at %s", param, tid, timestamp(t.ExpiresAt))
+	case !s.now().Before(t.expiresAt()):
+		return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: the token %s expired at %s", param, tid, t.Object.ExpiresAt)
 	}
-	t.Used = true
-	if err := s.tables.Tokens.Put(tx, t.ID, t); err != nil {
+	t.Object.Used = true
+	if err := s.tables.Tokens.Put(tx, t.ID(), t); err != nil {
 		return nil, err
 	}
 	return cloneTree(t.Details), nil
@@ -148,7 +149,7 @@ func (s *Server) useToken(tx *store.Tx, c caller, param string, id any, kind, ac
 
 // applyAccountToken applies an account token's details to the account (nothing when the
 // request names no token); the request's own members are applied after, over them.
-func (s *Server) applyAccountToken(tx *store.Tx, c caller, id any, a *Account) error {
+func (s *Server) applyAccountToken(tx *store.Tx, c caller, id any, a *Account, obj map[string]any) error {
 	if id == nil {
 		return nil
 	}
@@ -156,15 +157,11 @@ func (s *Server) applyAccountToken(tx *store.Tx, c caller, id any, a *Account) e
 	if err != nil {
 		return err
 	}
-	return applyAccountTree(a, details)
+	return applyAccount(a, obj, details)
 }
 
-func renderAccountToken(t Token) gen.V2CoreAccountToken {
-	return gen.V2CoreAccountToken{Id: t.ID, Object: gen.V2CoreAccountTokenObjectV2CoreAccountToken, Created: timestamp(t.Created),
-		ExpiresAt: timestamp(t.ExpiresAt), Livemode: t.Livemode, Used: t.Used}
-}
-
+// renderPersonToken is a person token's object: a token's members, as a person token.
 func renderPersonToken(t Token) gen.V2CoreAccountPersonToken {
-	return gen.V2CoreAccountPersonToken{Id: t.ID, Object: gen.V2CoreAccountPersonTokenObjectV2CoreAccountPersonToken, Created: timestamp(t.Created),
-		ExpiresAt: timestamp(t.ExpiresAt), Livemode: t.Livemode, Used: t.Used}
+	o, _ := objectOf[gen.V2CoreAccountPersonToken](t.Object)
+	return o
 }

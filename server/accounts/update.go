@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // maxMetadataKeys is how many metadata keys an account keeps at most (the Metadata schema's
@@ -33,17 +33,17 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	delete(tree, "include")
 	token, _ := take(tree, "account_token")
 	id, err := s.idempotent(ctx, "updateAccount", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		return req.Id, s.changeAccount(ctx, req.Id, func(tx *store.Tx, a *Account) error {
+		return req.Id, s.changeAccount(ctx, req.Id, func(tx *store.Tx, a *Account, obj map[string]any) error {
 			if _, ok := tree["configuration"]; ok && a.Onboarded {
 				// Onboarded covers every configuration, which from now on includes the new
 				// ones: name the onboarded ones instead, so that a configuration added later
 				// must be onboarded through a link of its own.
-				a.OnboardedConfigurations, a.Onboarded = appliedConfigurations(*a), false
+				a.OnboardedConfigurations, a.Onboarded = configurationNames(obj), false
 			}
-			if err := s.applyAccountToken(tx, callerFrom(ctx), token, a); err != nil {
+			if err := s.applyAccountToken(tx, callerFrom(ctx), token, a, obj); err != nil {
 				return err
 			}
-			return applyAccountTree(a, tree)
+			return applyAccount(a, obj, tree)
 		})
 	})
 	if err != nil {
@@ -53,7 +53,11 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdateAccount200JSONResponse{Body: s.renderAccountNow(a, body.Include), Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	out, err := s.answer(ctx, a, body.Include)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UpdateAccount200JSONResponse{Body: out, Headers: gen.UpdateAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // CloseAccount closes an open account whose configurations the request names, all of them
@@ -67,12 +71,12 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 		body = *req.Body
 	}
 	id, err := s.idempotent(ctx, "closeAccount", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
-		return req.Id, s.changeAccount(ctx, req.Id, func(_ *store.Tx, a *Account) error {
-			applied := appliedConfigurations(*a)
+		return req.Id, s.changeAccount(ctx, req.Id, func(_ *store.Tx, a *Account, obj map[string]any) error {
+			applied := configurationNames(obj)
 			if !sameConfigurations(applied, body.AppliedConfigurations) {
 				return errConfigsMustMatchToClose(applied)
 			}
-			a.Closed = true
+			obj["closed"] = true
 			return nil
 		})
 	})
@@ -83,7 +87,11 @@ func (s *Server) CloseAccount(ctx context.Context, req gen.CloseAccountRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return gen.CloseAccount200JSONResponse{Body: s.renderAccountNow(a, nil), Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	out, err := s.answer(ctx, a, nil)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CloseAccount200JSONResponse{Body: out, Headers: gen.CloseAccount200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // onAccount is what an Idempotency-Key of an operation on one account is bound to: the
@@ -96,40 +104,43 @@ type onAccount struct {
 // openAccount finds an open account of the caller's platform and mode.
 func (s *Server) openAccount(ctx context.Context, id string) (Account, error) {
 	a, err := s.account(ctx, id)
-	if err == nil && a.Closed {
+	if err == nil && a.Closed() {
 		err = errAccountClosed()
 	}
 	return a, err
 }
 
-// changeAccount applies change to an open account of the caller while holding one of the
-// account's concurrency slots (429 beyond its limit). The record is read again inside the
-// write, so that a change made meanwhile (another update, a submitted hosted form, a close)
-// is kept, and an account closed meanwhile is refused.
-func (s *Server) changeAccount(ctx context.Context, id string, change func(*store.Tx, *Account) error) error {
+// changeAccount applies change to an open account of the caller (and to its object, as the
+// tree obj) while holding one of the account's concurrency slots (429 beyond its limit).
+// The account is read again inside the write, so that a change made meanwhile (another
+// update, a submitted hosted form, a close) is kept, and an account closed meanwhile is
+// refused.
+func (s *Server) changeAccount(ctx context.Context, id string, change func(tx *store.Tx, a *Account, obj map[string]any) error) error {
 	a, err := s.openAccount(ctx, id)
 	if err != nil {
 		return err
 	}
 	c := callerFrom(ctx)
-	release, err := s.holdAccount(ctx, a.ID, c.platform)
+	release, err := s.holdAccount(ctx, a, c.platform)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return s.db.Update(func(tx *store.Tx) error {
-		cur, found := s.tables.Accounts.Get(tx, a.ID)
+	return s.update(ctx, func(w *write) error {
+		before, found := s.getAccount(w.Tx, a.ID())
 		switch {
-		case !found || cur.Scope() != c.scope():
+		case !found || before.Scope() != c.scope():
 			return errNotFound()
-		case cur.Closed:
+		case before.Closed():
 			return errAccountClosed()
 		}
-		before, _ := s.tables.Accounts.Get(tx, a.ID) // a copy of its own, as every Get's
-		if err := change(tx, &cur); err != nil {
+		cur := before
+		cur.OnboardedConfigurations = slices.Clone(before.OnboardedConfigurations)
+		obj := before.tree()
+		if err := change(w.Tx, &cur, obj); err != nil {
 			return err
 		}
-		return s.writeAccount(ctx, tx, &before, cur)
+		return s.writeAccount(ctx, w, &before, &cur, obj)
 	})
 }
 

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // SetInterconnectCircuit sets a compute interconnect's circuit up or down.

@@ -11,19 +11,23 @@ var (
 	metroName    = regexp.MustCompile(`^[a-z]{3}$`)
 )
 
-// Check reports what is wrong with a location declared in the seed.
+// Check reports what is wrong with a location declared in the seed: a *SeedError naming
+// the member (its collection is SeedLocations).
 func (l Location) Check() error {
+	bad := func(field, format string, args ...any) error {
+		return &SeedError{Collection: SeedLocations, Field: field, Err: fmt.Errorf(format, args...)}
+	}
 	switch {
 	case !locationName.MatchString(l.Name):
-		return fmt.Errorf("name %q is not a valid resource name", l.Name)
+		return bad("name", "name %q is not a valid resource name", l.Name)
 	case !metroName.MatchString(l.Metro):
-		return fmt.Errorf("location %s: metro %q must be three lowercase letters", l.Name, l.Metro)
+		return bad("metro", "location %s: metro %q must be three lowercase letters", l.Name, l.Metro)
 	case l.Zone != "zone1" && l.Zone != "zone2":
-		return fmt.Errorf("location %s: availabilityZone %q must be zone1 or zone2", l.Name, l.Zone)
+		return bad("availabilityZone", "location %s: availabilityZone %q must be zone1 or zone2", l.Name, l.Zone)
 	case l.PeeringDBFacilityID == "":
-		return fmt.Errorf("location %s: peeringdbFacilityId is required (it names the facility)", l.Name)
+		return bad("peeringdbFacilityId", "location %s: peeringdbFacilityId is required (it names the facility)", l.Name)
 	case len(l.Regions) == 0:
-		return fmt.Errorf("location %s: regions must name at least one region", l.Name)
+		return bad("regions", "location %s: regions must name at least one region", l.Name)
 	}
 	return nil
 }

@@ -78,6 +78,8 @@ const (
 	SeedGroups          = "interconnectAttachmentGroups"
 	SeedICGroups        = "interconnectGroups"
 	SeedOperations      = "operations"
+	// SeedLocations are the interconnect locations the seed adds to the catalog.
+	SeedLocations = "interconnectLocations"
 )
 
 // SeedError is a seeded resource that breaks a rule of the API.

@@ -26,7 +26,8 @@ const FileName = "understudy.db"
 var (
 	metaBucket = []byte("_understudy")
 	formatKey  = []byte("format")
-	format     = []byte("1")
+	// format 2: rows are the APIs' objects (format 1 kept earlier records).
+	format = []byte("2")
 )
 
 // lockWait is how long Open waits for another process to release the file before giving up.
@@ -93,7 +94,7 @@ func (b *Backend) checkFormat() error {
 			return nil
 		}
 		if v := meta.Get(formatKey); string(v) != string(format) {
-			return fmt.Errorf("%s has data format %q; this understudy reads %q", b.path, v, format)
+			return fmt.Errorf("%s has data format %q, written by another version of understudy; this one reads %q: start that version and export its state (GET /_understudy/state) to load here with --seed, or move the file away", b.path, v, format)
 		}
 		return nil
 	})

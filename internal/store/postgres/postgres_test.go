@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/store/postgres"
 	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
@@ -317,4 +319,34 @@ func TestConflictsRunAlone(t *testing.T) {
 		t.Errorf("%d runs beyond one per transaction, %d conflicts: a transaction that ran alone conflicted again", extra, conflicts)
 	}
 	t.Logf("%d transactions, %d ran again alone", writers*each, conflicts)
+}
+
+// TestDocumentsView: the documents view shows each row's document as JSON, as
+// docs/postgres.md reads it with psql.
+func TestDocumentsView(t *testing.T) {
+	url := pgtest.URL(t)
+	type assignment struct {
+		Properties struct {
+			PrincipalID string `json:"principalId"`
+		} `json:"properties"`
+	}
+	var tab *store.Table[assignment]
+	db, _ := open(t, url, func(db *store.DB) { tab = store.NewTable[assignment](db, "roleAssignments") })
+	var a assignment
+	a.Properties.PrincipalID = "22222222-2222-4222-8222-222222222222"
+	if err := db.Update(ctx, func(tx *store.Tx) error { return tab.Put(tx, "a1", a) }); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var pk, principal string
+	if err := conn.QueryRow(ctx, `SELECT pk, doc->'properties'->>'principalId' FROM documents WHERE "table" = 'roleAssignments'`).Scan(&pk, &principal); err != nil {
+		t.Fatal(err)
+	}
+	if pk != "a1" || principal != a.Properties.PrincipalID {
+		t.Errorf("documents view: %q %q", pk, principal)
+	}
 }

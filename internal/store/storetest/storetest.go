@@ -43,8 +43,10 @@ type fixture struct {
 	byEmail *store.Index[rec]
 	byGroup *store.Index[rec]
 	count   *store.Index[rec]
-	open    Opener
-	durable bool
+	// unsorted is a table whose engine need not keep its keys in order.
+	unsorted *store.Table[rec]
+	open     Opener
+	durable  bool
 }
 
 func newFixture(open Opener, durable bool) fixture {
@@ -54,6 +56,7 @@ func newFixture(open Opener, durable bool) fixture {
 		f.byGroup = store.OrderedIndex("group", func(r rec) (string, bool) { return r.Group, r.Group != "" })
 		f.count = store.CountedIndex("groupCount", func(r rec) (string, bool) { return r.Group, r.Group != "" })
 		f.t = store.NewTable(db, "recs", f.byEmail, f.byGroup, f.count)
+		f.unsorted = store.NewUnsortedTable[rec](db, "unsorted")
 	})
 	return f
 }
@@ -296,10 +299,27 @@ func testPKScan(t *testing.T, f fixture) {
 	for _, id := range []string{"p|b", "p|a", "q|a", "p|c", "o|z"} {
 		f.put(t, rec{ID: id})
 	}
+	testPKScanOf(t, f, f.t)
+	err := f.db.Update(ctx, func(tx *store.Tx) error {
+		for _, id := range []string{"p|b", "p|a", "q|a", "p|c", "o|z"} {
+			if err := f.unsorted.Put(tx, id, rec{ID: id}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testPKScanOf(t, f, f.unsorted)
+}
+
+func testPKScanOf(t *testing.T, f fixture, table *store.Table[rec]) {
+	t.Helper()
 	f.view(t, func(tx *store.Tx) {
 		var got []string
 		var last store.Cursor
-		f.t.Scan(tx, "p|", "p}", nil, func(c store.Cursor, r rec) bool {
+		table.Scan(tx, "p|", "p}", nil, func(c store.Cursor, r rec) bool {
 			got, last = append(got, r.ID), c
 			return len(got) < 2
 		})
@@ -307,16 +327,16 @@ func testPKScan(t *testing.T, f fixture) {
 			t.Fatalf("scan p| = %v, last %+v", got, last)
 		}
 		got = nil
-		f.t.Scan(tx, "p|", "p}", &last, func(_ store.Cursor, r rec) bool { got = append(got, r.ID); return true })
+		table.Scan(tx, "p|", "p}", &last, func(_ store.Cursor, r rec) bool { got = append(got, r.ID); return true })
 		if fmt.Sprint(got) != "[p|c]" {
 			t.Fatalf("scan after p|b = %v", got)
 		}
 		got = nil
-		f.t.Each(tx, func(pk string, r rec) bool { got = append(got, pk); return true })
+		table.Each(tx, func(pk string, r rec) bool { got = append(got, pk); return true })
 		if fmt.Sprint(got) != "[o|z p|a p|b p|c q|a]" {
 			t.Fatalf("each = %v", got)
 		}
-		if n := f.t.Len(tx); n != 5 {
+		if n := table.Len(tx); n != 5 {
 			t.Fatalf("len = %d", n)
 		}
 	})
