@@ -22,6 +22,9 @@ var bodyTargets = []struct {
 		map[string]string{"Authorization": "Bearer sk_test_x", "Service-Version": "2026-05-27.dahlia"}, v2Envelope},
 	{"compute", http.MethodPost, "/compute/v1/projects/my-project-123/global/forwardingRules/fr-1/setLabels",
 		map[string]string{"Authorization": "Bearer t"}, googleEnvelope},
+	// A merge patch, whose nulls are read before validation (patchNulls).
+	{"compute patch", http.MethodPatch, "/compute/v1/projects/my-project-123/global/forwardingRules/fr-1",
+		map[string]string{"Authorization": "Bearer t"}, googleEnvelope},
 }
 
 func do(t *testing.T, method, url string, headers map[string]string, body io.Reader, contentLength int64) (int, []byte) {

@@ -34,8 +34,14 @@ func patchNulls(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		data, err := io.ReadAll(req.Body)
 		req.Body.Close()
+		if err != nil {
+			// Validation reads the same bytes and then the same error (a body over the
+			// limit is 413 there), and answers it.
+			req.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), failingReader{err}))
+			return next(c)
+		}
 		req.Body = io.NopCloser(bytes.NewReader(data))
-		if err != nil || !bytes.Contains(data, []byte("null")) {
+		if !bytes.Contains(data, []byte("null")) {
 			return next(c)
 		}
 		var members map[string]json.RawMessage
@@ -62,6 +68,11 @@ func patchNulls(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 
 // nullMembers are the members the patch request's body gave as null, sorted (patchNulls).
 func nullMembers(ctx context.Context) []string {
