@@ -1,8 +1,8 @@
 package server
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"slices"
 
 	"go.yaml.in/yaml/v3"

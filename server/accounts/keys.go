@@ -1,8 +1,8 @@
 package accounts
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
