@@ -22,6 +22,9 @@ var bodyTargets = []struct {
 		map[string]string{"Authorization": "Bearer sk_test_x", "Service-Version": "2026-05-27.dahlia"}, v2Envelope},
 	{"compute", http.MethodPost, "/compute/v1/projects/my-project-123/global/forwardingRules/fr-1/setLabels",
 		map[string]string{"Authorization": "Bearer t"}, googleEnvelope},
+	// A merge patch, whose nulls are read before validation (patchNulls).
+	{"compute patch", http.MethodPatch, "/compute/v1/projects/my-project-123/global/forwardingRules/fr-1",
+		map[string]string{"Authorization": "Bearer t"}, googleEnvelope},
 }
 
 func do(t *testing.T, method, url string, headers map[string]string, body io.Reader, contentLength int64) (int, []byte) {
@@ -123,7 +126,8 @@ func TestUnknownRoutesAndMethodsUseTheirAPIsEnvelope(t *testing.T) {
 		// An ARM operation's words under another API's prefix are that API's path.
 		{"ARM words under accounts", "GET", "/v2/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 404, v2Envelope},
 		{"ARM words under compute", "GET", "/compute/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", 404, googleEnvelope},
-		{"compute's batch endpoint", "POST", "/batch/compute/v1", 404, googleEnvelope},
+		{"compute's batch endpoint without a batch", "POST", "/batch/compute/v1", 400, googleEnvelope},
+		{"a batch endpoint not served", "POST", "/batch/compute/beta", 404, googleEnvelope},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

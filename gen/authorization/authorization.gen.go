@@ -596,7 +596,12 @@ type ClientInterface interface {
 	//
 	// Creates the assignment when none with that name exists (201) and updates its mutable
 	// fields (`description`, `condition`, `conditionVersion`, `principalType`,
-	// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+	// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+	// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+	// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+	// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
 	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -611,7 +616,12 @@ type ClientInterface interface {
 	//
 	// Creates the assignment when none with that name exists (201) and updates its mutable
 	// fields (`description`, `condition`, `conditionVersion`, `principalType`,
-	// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+	// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+	// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+	// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+	// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
 	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -802,7 +812,12 @@ func (c *Client) RoleAssignmentsGet(ctx context.Context, scope Scope, roleAssign
 //
 // Creates the assignment when none with that name exists (201) and updates its mutable
 // fields (`description`, `condition`, `conditionVersion`, `principalType`,
-// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
 // `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -827,7 +842,12 @@ func (c *Client) RoleAssignmentsCreateWithBody(ctx context.Context, scope Scope,
 //
 // Creates the assignment when none with that name exists (201) and updates its mutable
 // fields (`description`, `condition`, `conditionVersion`, `principalType`,
-// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
 // `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -1857,7 +1877,12 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates the assignment when none with that name exists (201) and updates its mutable
 	// fields (`description`, `condition`, `conditionVersion`, `principalType`,
-	// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+	// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+	// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+	// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+	// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
 	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -1872,7 +1897,12 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates the assignment when none with that name exists (201) and updates its mutable
 	// fields (`description`, `condition`, `conditionVersion`, `principalType`,
-	// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+	// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+	// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+	// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+	// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
 	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -2592,7 +2622,12 @@ func (c *ClientWithResponses) RoleAssignmentsGetWithResponse(ctx context.Context
 //
 // Creates the assignment when none with that name exists (201) and updates its mutable
 // fields (`description`, `condition`, `conditionVersion`, `principalType`,
-// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
 // `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -2613,7 +2648,12 @@ func (c *ClientWithResponses) RoleAssignmentsCreateWithBodyWithResponse(ctx cont
 //
 // Creates the assignment when none with that name exists (201) and updates its mutable
 // fields (`description`, `condition`, `conditionVersion`, `principalType`,
-// `delegatedManagedIdentityResourceId`) otherwise (200). The principal, role definition
+// `delegatedManagedIdentityResourceId`) otherwise: 200 in the api-versions whose REST
+// specification defines 200 for this PUT (2020-03-01-preview, 2020-08-01-preview,
+// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview), 201 in those that define only 201
+// (2015-07-01, 2017-10-01-preview, 2018-01-01-preview, 2018-09-01-preview,
+// 2020-04-01-preview), whose SDKs raise on any other status. Each response's
+// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
 // `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
@@ -4444,107 +4484,110 @@ func (sh *strictHandler) RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope S
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Pc9s4ku9XQfHNlqVX1B8rdmzLtfWeMpnJ5XZmMhcnO1U3TC0hsiVhTQEKANqjTem7X6EBkiBF2ZLs",
-	"7M7ubdVUjSWBABpoNH7d/WvmS5CI5Upw4FoF4y8B/EaXqwzw7/cig4lSbM6XwLX5RuXLJZXrYBxMiASa",
-	"giS0bECoJpRIUCKXCZC5FPkqCIM7muVgHmZpMA4GKp+qRLKVZoKrAb0anc9Gs4veefLyRe9sejHtXV5c",
-	"XfVG5/R8dnUxTV5MR4OiyzemRzXQoLScD1ZS3LEUpBr8GXgqZH+S64WQ7G/UdD2QtcmrwXQ4O3uRnJ/1",
-	"4OLyond2+XLUu7yanvboy/MXM3qVzC7OLoIw4HQJwTjYs/VKihVIzex6JRKohvSVWZ+Xs8vpdDo9613B",
-	"aNo7m74479EXNO0Nk+F0SM/pZToyHbhH3vFgHIyGo5e909Pe6PTD6XA8NP/1h8PhfwdhkEK5ZsE4eA80",
-	"JTRJQCkyE5LoBZApyzLG50QDXeLEGE/YimZvzaInMErg9Ax6l+fpRe/s5eiqN02nSe/s/Cwdnp9epVeX",
-	"F/5DH9YrswgfFcggDMxKvoYZ48yMjx3us/jVI2pAkzS9GNGL3osXl+e9s0uY9abp2ag3ezl8OZvSy1MK",
-	"ZgIqETjwsylJEAb5Kj10U9wjD2/KJgzUWmlYvqaaers/0Q9v5fFK8mpd35eMKv2jSNmMPT6q3/aQoevP",
-	"+eNvwkDbj/scv2CzCdGeVFpRtycfjA7nLNM9xsl7a1pMH9sG5Ouonjv3e7aun3trAuk0gxujwCoY/xoM",
-	"gk/NY/tnBveEZllpIlVIprkmqQBFuNDmN3FP1iInWpAlvQVC+ZokC8rnoPpmWJBLppSRKxj/+iWgiXZ/",
-	"B/93YOwxDko1nZQ/fAoDLnTz8+t6m80ne8p/sotglz8oN/iV2Ze33GzfPtvurX6wMfu+opIuQYPE1Zqs",
-	"2J9BKqcB9SUyWjD5+S25sw36xIzpXTFqTEbD0/Pe8KI3PA3N3xe902FveNpbSbhjcI/fXZovvO8ibr+8",
-	"ajQcDXvDFy3fnbV8d9nscDTcHnk0sg8Xf597vztZ0mpxarLgHPcR5tFhfq6UZIy9+st1cG/f0WRBKFf3",
-	"IBW5Z3pB9ILqiLsdOlFELegKrlFVhV6AJEwRCbNcQUo6Z8MhiX8S72HOlAYJ6c/u9H4vcp7G3X7Eg7AA",
-	"HdaEuekEYcCMSnzOQa69A7piPTe2uZrgc84kpMFYyxzMBbKAJVrjJeM/AJ/rRTA+LVVWacn4vLRFlX2y",
-	"it+mjWZYImZ4x8q6MlqZ72jGUvLm49vX/ZokeyIIlHFF9aISUW5P7UFJ6W+FpKPzl+Fektev8za5jUA1",
-	"uSvFrcu5p8XcIWdtIs8p5Y2FEm2iIcoIiYI7kDQjZlJEwRztC6q4yDXKnQFNDaZSGVWLccTjOiz5oli6",
-	"iUPS9nUTjnyR800ctnfR1ta75b6Y5VIrmsBm8MUIurFfbWIiZMTjquWPLJFCiZnu/0g5nYORaLAs/yy6",
-	"N7MmHXtWy4fJLcDKSM2kQfZZxHHYaxI7O191GZsTbuDnSkNKqMK1Uuac4Mp2QyIkiQcx6Sj0ChSJ/zD6",
-	"Pg5xulQRygksV3pdLPqYxI9d6v1+P+6WWFcDp1wTKYRu2o9nBI4tGmvx6b5qOjy7fFxPP6AsrafQSslS",
-	"lNvsrOoVksPnHJRW19428JSwORcSUjJdk5ybxdR5uu7vMKS6GHjH9F+ebU93Y0RXK8GVBT7fSSkkYl/B",
-	"tXMR6WqVscRu21+VveTL/fkSQPVIilijZuy++40prYIwWIJSdA7uxDYML6GZATtrAti8jwtZCfGNhFkw",
-	"Dv7PoPJsB/ZXNcAZv3cyWInqqz7hazKjLMslhIRx1LfJ+x8JzpsAv4NMrMAfElfi2zpEbzM7t4ynxqKy",
-	"FLhmek2msDBfUYfw0KzyfGnQnEP4k2otgzCwJzB9654PwuBPsDaIr7FNod2XSZqiYaXZWz4T23OqfnfC",
-	"MT4TckkLE1/HuKy1DyNX4zE3GTH9KyS6gosPrkhrD94h2eoTBXwNmrKsRTBuBQotXuGgzAFJsbUq7jRr",
-	"rwx02ZaV7r9yjakzDUu1lw42dqcSkkpJ1+azPSBbY5MlTRaMQ88cAeNzENMwJNCf90ncdpzilkU1ao/r",
-	"sT3CT3a9cAnVYUK5HWkRpjzP2/Is8iXllTSuZeucNZVz0O3KNGOQpebmKb0NQjWZ0TzTIblfACe3XNzv",
-	"ULDKoP9q172a8add6ldakXYvpsVmNPWstIV7L2xjqraDthlWTkDbkivQ5hw499Gdk3uWpQmVqQrJkvHc",
-	"Xutc6J5r1nJOCg9yawTjyJpLqRjAKqf1UeOaTm3vcUNzau7sroFMI+LNc//ufed4q3f7A4HfkixPISUz",
-	"KZYkduPEBw/0+iFRXnsiNEf01uCgUTcPasYb0O9B5dmOA5XQLAN5oogXdbAhXoRB2+rA4Tf9A+O37d19",
-	"fP9DYXtNQ7Kic7j2cErpZDJOBAf8vY9Yi6bveLYusNaWyGV4qD7mOw4EuJZrM3+LIIznShCfwP6GzTtJ",
-	"bevrH0c7k9bjWI+smrmiZaqCebtvxzIqe01i0zi21owLTebsDngLbnjjQu83IO9YAuXoQRh8LySwOS9a",
-	"vAbToBVEbEf/m2akActaQEMLrI0HX1B/NocG8J3Ts5dO8J3+vIci0bXvUHR1u3t1W5fuIa2pL97P1XNb",
-	"YeOHermpWu4EUpPsnq5V6aY9uIb7LF5Dp1lauAyuZW0V2nS9LroFxj/XIoDbuzIV6RpvJGJj3T0hezYK",
-	"X/g628r1HJvREPYgyX5gaqf9fOcMmJGpcUrU8xhOOkXnWlgPJaNKP9li1o+Hsn0zVfa7l7lsWI3jTebO",
-	"TXtk3ubCKhv3yTteessk9rJiMXrMcTMGFRMqIeLFFK9t/Ato2hM8W5MlLKfmjurEaMPikMRlBs98KDNH",
-	"3i+v1hj4KfNQcZcsqfH+CO7glCa3OBcqofDgbVSjkVwUPC3zJlsOz+TV5FtSNikA1/9/72IbvzrrcKOF",
-	"pHMYKPv/SZKIHJOjmZi6y0INjDNPGQepxubgfyI3qDnffc5ppshJJubqBC2JFy24PL0atWhaOaMHI/5l",
-	"K5JRPs/NuXEh3muCyx6P+sNa1Cm08Q5tvjM75K5TezNSr0OmqkvSm+7py7bJVpm5tlmWymNxhGuNw9fv",
-	"wEfPn5f0bQ6E5tJMXLMlHjrrXgZjg4OhZ77dZ4QUMpibMRoxg0If2uJNb9PCzJRPExs8TKuYRREsa6yn",
-	"jXW1TMMbYBs/eJ+Loesr+fgItTz3g7t2oog1LoSltVv/oMjyVpL8EfBYa7xpy6W3TboRcCcsHZN40BY6",
-	"PjAZ+mWeY8w64vGxjxoXm/K1dQLIFGbCGEy/u36/H/eJwyUSdC65jRMfO6Y1h4eFVksywSMg0IqBDjCt",
-	"B/z3Osoeu2APm4HXtHvkGMPhEROao/1Qdf0k29G4n1tyNP6R23Vx17P8rX5Dpd72kn0cAhItBOkwrVou",
-	"ZO/yNL1J6O7rjRypkk/zQpoHvEgfPrMHUk287oEc6Ul467CnJ/GIcjwEoVuW6fcNndsmuzdk9g7M0yBz",
-	"65ZvzfeXheXqoWuSZeJeIaC6NyfHwKqEcgNQrXmCtL8H5WVnplVVOeRGt4Rq0okHMSa44A7k+r48uuXK",
-	"PY4BtgLnR+E4SpJcabG0M+14PIMWXgTC0u6zgj1n+46Zw7EY8QFwhgpS7htDnuGeiMznKLVevkVwmKdV",
-	"nLMtdntsVM7nMu08qMY2l0kT5DvF1yTn7HMORdrPZkhDcr+g2mgnMVdPQlUT/J6fjnZq5dZ943GpYsyT",
-	"f4s7jp9bcx5PQBhfS6UPgCF/Z61uu3JuauG2HSfQKOMSeY423UqWoGlKNe3vYvlO9GMHuvPxw7e7JTnU",
-	"/SxdsC3v0/fJdve6j7tSz2JvtimmrdtdW7djJG+SUx8XP6vG3WcR2lisB63EZqfmFXpmHA5Icsn0+sb0",
-	"YXVF0FwvRi1Q62+5hN7kdU/pdQbkncFaZNQfErZcZSxhmswycd/30yOa3oJCz2sKVIIkWtwCH6PwNlVD",
-	"mIq4+RgLlsYkyShb2vP3n798sMAZL22dSzTpXGiSLCC5hbQbEsgUYGe+RQGiANKIz1gGZElX9i7HkYkW",
-	"3kNFAKZ82PpsRgqLvZ1ciB18YPlRZsE4WGi9UuPBIBNzxvseeSUTCc3MBi0FH9jVHBTPQ8EYxxFyBfIv",
-	"bLkCqQSnbp2rz0DWIpfEtCLUhr0s/aPYR7tT+FXBdcBAWIJzdqSZamZbN6j324kisMwzWgQ2KCeT9z+6",
-	"vX7/avItmfz8drwVGCZTSwdpOgdaRJx624LQbcFAUpksWEKzgtFWuUVNLOpCLVPAy4wATRbYJuJLuiap",
-	"sPE03H0v2WesnhVCGcfgvsAETt3so35KMOIRt3jQ4IUloURLgHGTtEXiQRySiphmS0VUxDvHkdlCQqfi",
-	"zipiLUjS1OBVrpW73ZfdsN42bFSuWERcUrX7ZMJrFCSbRow41YgLbBzBPDIFPLpl6KeaBcFJOBIbTZeM",
-	"I9l5lesCcqRMQqKFXEd8Qe/ALOB6BaRzv2BIw63HueNaLComy9xYRaqTRRdnYuUwAIYli4jHBe7+IDpd",
-	"G/+udttaArNvBp7hThqzG7tkXWxpkhW3Qq0oVzs4lB3E85bztT/lMbaTNlrFtIJsRlwguhY3iq/dcso7",
-	"kBFXq8ysPrUzcHuBt8Ojnn3cJzcZVQsoVMLtoQ3ORxydREnvSYcqpHMkGUPxUtFF5PaH0fdxD1RCV5Bi",
-	"ozlwkCyx/8fr2XsEl/Q74+SU8QwOkCoS16Y1Jq+seY/y4fBFgqYW/wS7Y5ST+P95EOqPMU79/Xc3H8xq",
-	"QFJdxXj+oSoRKvW7U7GssU+kgqrQ6Kg1DeXBP1ERL/e82ydIRlERz53ZR5aL47eQ+EtkGSlRMP4SIY8m",
-	"CsKoYNLg35bBg386AhL+XWdcRcGmCPppprO64SW16wMPUKdtf7fMazcIg4I5XiOab8JArIDTFQvGwYv+",
-	"sP/CYD6qF3ivHBggMo/s5Cj5NtA4vt2QWN06USQKMqawBsSHy6ib1D0YBeb+UoTpsXWXI16WzKA3hdrl",
-	"g+3qCgitc2/dGEyllB58n8TfzFimQcaEWovmDDrpxFSjQZ/w9JWxa8ZwuIIUgx8WjM+J9dmxaAcZXNN1",
-	"MTuzVQa2JfYw4LURFozh5h11QliKgTy786UOYsFZPbSh/vIDU3qiLUU2qFeY/LrlcxXuIIHP5MTSCE7i",
-	"kMRoW813nlNW/6FyzvD77cXAcHhhBf8qGLf025hyy3OqmMm1SViP82QHNdftxi5m7ulw1MLN/dTg5o6G",
-	"wz2YufuxZndG7VoItO2hMGzmKC/tY5WTt4w3i6jL8jAzpgcjTtTWGMZY0DnWQjWUJfi02dKQthlUTQZe",
-	"jdLGPH1wlLgZN9/stAtGFVQb6ltIkc8XKDRLrduzhRhtdsUApyPj2N19Dtsb0K/Wrj7jYA3zC4rlVmqg",
-	"bR+KJ7YCo3uzvLce3EdLn66kb0C3bOQU8QxBIs3zaehWFc8mPFyr92RiNUJ6rWr8y07noERWY+T1NTh5",
-	"HqT26Xno9DBtcznWdxX3vHBThMLAkr3vEOW6S42ZJt6QmKxE38DcmXqB1A4f5YdbToP9Zss5KbsJ3eUl",
-	"tHGaqQHWmD3EvJS5KFRFe63IpSHxOJwoRZ0Pek30vfCPdsR9ojou1ZzdQbWEfYcbYq/eD6/F75GaXKFr",
-	"xI0Rf6gdsl4s2afy+Vqq+S0C1YRWy3jtdsGWE9lFZ8ri85RoIfrklRBaaUlXZgtBGpysyTvz54mqwYaI",
-	"277aYMO4gC3TojrLft8nHhgek7iqd4wj3imquXx+cDfEVo1KyBi/LTBh9cmPTcZtxrJlWW/KMqFjraX5",
-	"06WanrXMd28L2sYS3mFG23jCz3jhP0JD9oyqtxNHGFS7aV/RijYr4ndaUqezlFgYOK7d+FQX0Y4y1lCZ",
-	"uwrJ/9FB1U43HpvVwtI785jXxEvkW2TM0s2JTUp4kQL7tekG7bPHp4l4+8SELGIgk7ImuBAF64E/cpWv",
-	"VkJqSP/LIN/YWAGjYookYgkRZxwzsurahSNIXOR5Y3MXkIRKaS6J+Bt1y1YfjI8cVyEsz5vhKYm/0WIV",
-	"EzGzsVHne3dJzjXLSqNinP1dUMjbtOYJf9jvqPYgrHEPvdUOW9faVlCWj1uzu92sUYhbNH9OryJsc2PF",
-	"in7OkbanGc9d3B9jwliuQAnaS5Fb6qi5o8rt21WNWG1k8GA55aPzm2iyFGg6mDK3+Lp2erzaAtKpBWxv",
-	"uZhel2FsG4j6jS3zJTkdDofda18FbwFWxgvfKYwWq5oYZRqEcf1iZLOHpm+z6sMhMpncx1JCxjXMQVoR",
-	"H7FIZQ3pkU5g66Vz9Nt6fn/v5flf9zKcg1/O8ukg16qVA9+CDnwWfI0A/yzgYMsZnhmwv4UKGhb8nwAZ",
-	"2OhB/Q0QG4sTMtDQFkLQueSq5O7asvzSr+qMhkNblD8anlmKtHWr7qkiXHDMmT587b22Ix+6cs9kmMrY",
-	"Qb0c6dHYgV+HcKSC7wK93vKaVXSr7jEZ2a7tQO0fDc9aI8TlphCVJ4vmU086M3YLS9JXNf/p2kteFZU+",
-	"DxyeHVGsSgX9N6ScDc+aRck/CW1f/uKrIttXE9+A/rcatqjhs0avnqAdX8m0tryu51CDHAarfBdnB5qa",
-	"W9RYcqheemQLBu07J4xRPbXA3LKdFAaAlrmm0wwijtXoinRibzCsCSoqU2of3CRrbgKmdMOIx4/XcsRd",
-	"62XdMwXW2vdJjRsWNoOSETczdyEyJCigWIzPrZAJ5ZYdQrlByui11bfgI0r9k9DodWsNady9jjglCoxY",
-	"tpsi84gxrE7BUmgmpsppdhuvjrqKePsLDZx8LtTo0qh7Xa33kmmII47b62W/gc+ETGzAjyki+D7OoFUd",
-	"9z4YUPqVSNeHwe3VAxzd38FbHr8O+j8YCx9rNbdqTzd1LrWWOWz+dYEJHmlHtDWowtE2HQA5/VfCX47l",
-	"+PRL0KqMwcqOxPrUG/FAN2AfJoElkdQy/+05f3KPmZIq018Q8hNxB7IKG4YYcbNvupMpSJ8Q0LFZhnq6",
-	"6Xv8sTsm7al1wqmU4l5FXAuMt9hK+4Qq6DGugCum2R10d6bgMfzVmoTHvJDp8pZxVwXaRlGgaWpv9BqV",
-	"wlsIZMmV0dOI4zpcuwyzXKqiRLeR0rcZH0JdkEnwpPbmQ7to5gI5Gw4j3hLo3JPa8G9Kw/GUhgeiWf9E",
-	"r47d41WvX/GtrZ+OTLX/Q6khW6TXXOFZb00WPT0D/3cJCz1OKtkVFLL+vmpUX9wxxdyaVElyS3S1Djxz",
-	"8aLrZrCIqYiji04m/tt0agF2ojTLMkdSa4Xy1fT/gyr/zSRda8yVwHxMdbuZofaxmmWE6u9EgtpTv3dH",
-	"h5BN7f16SFzo2ZkrZXCoHUg8cm4ejAg19tLWj9fG8a5lXy0xeLSlNq8FqJ+EdQTjyu3dk8b0bwrTURSm",
-	"f7QFfTLZaY/Yj6+R8bapRUwqYZXRBNzhZe6N7SrE2A9WFEbcf6lFlbf10HefTNybzkbDU8I4mQq9wLpC",
-	"VdCB7SvhkfV08/pPKuL2vSfm/DuejaY6V91+BcBja3Cta2vjUg8WM0a8qGZE80wax+wXphc3dIldF0GX",
-	"gurTlMjWHUyB0BJHNw59EU+aggsppdsBnIjvVXjuIjjk6ACObxHs/r+TNpj1fIGcVlR3RBrvU9hKFp1m",
-	"YqqqjaVL5JzZV/k88s8EVFU1B74KaAfv6AkdohTtUPZVJqbu35d5osl8LNhz+juAB0UtZxl0+DpxjCOu",
-	"dr+qETWpqGf8ta3cDnfRFua0+ayUYDGfX9NoG5OOX0FI01SCwvf0xvhvYMicx90gDPKyUnA8GJyOLvrD",
-	"/rB/Or4cXg7Rwjsx2m28LY4Lia2x4KlDXdtJ5PoLLp1r1wzrbNNOMFjb6oRYmFzjbM+wepN0WkI43Wun",
-	"DmG5cdVk3Q4Kbl9f6U2u5ryF+3NzaVE6iMSdgsLafFudG8jn120+bf4nAAD//w==",
+	"7H0Lbxs5su5fKfSdhaWL1sOKHTsyFvcqk5mcnJ2Z5MTJDnBGwTbVTUlct0iFZNvRBvrvByyyu9kP2ZLs",
+	"7M7uWSBApBabj2KxWPXxK/prEIvVWnDKtQrGXwP6hazWKcXP70VKJ0qxBV9Rrs0Tla1WRG6CcTABSUlC",
+	"JZCiABANBCRVIpMxhYUU2ToIg1uSZtS8zJJgHAxUNlOxZGvNBFcD8mJ0Ph/NL3rn8fNnvbPZxax3efHi",
+	"RW90Ts7nLy5m8bPZaJBX+drUqAaaKi0Xg7UUtyyhUg3+THkiZH+S6aWQ7G/EVD2Qlc6rwWw4P3sWn5/1",
+	"6MXlRe/s8vmod/lidtojz8+fzcmLeH5xdhGEAScrGoyDPUuvpVhTqZmVVywp0TR5aeTzfH45m81mZ70X",
+	"dDTrnc2enffIM5L0hvFwNiTn5DIZmQrcK295MA5Gw9Hz3ulpb3T64XQ4Hpp//eFw+N9BGCS0kFkwDt5T",
+	"kgCJY6oUzIUEvaQwY2nK+AI0JSvsGOMxW5P0jRF6TEcxPT2jvcvz5KJ39nz0ojdLZnHv7PwsGZ6fvkhe",
+	"XF74L33YrI0QPioqgzAwknxF54wz0z5WuI/wy1fUgMRJcjEiF71nzy7Pe2eXdN6bJWej3vz58Pl8Ri5P",
+	"CTUdULHAhp9MSYIwyNbJoZPiXrl/UrZhoDZK09Urook3+xN9/1QeryQvN9V5SYnSP4uEzdnDrfplD2m6",
+	"+p7f/jYMtP26z/ILttsQ7UmpFVV78sHocMZS3WMc3lvTYupoGpBvo3pu3e9ZurrurQkks5ReGwVWwfi3",
+	"YBB8qi/bPzN6ByRNCxOpQphlGhJBFXChzW/iDjYiAy1gRW4oEL6BeEn4gqq+aZbKFVPKjCsY//Y1ILF2",
+	"n4P/OzD2GBslmkyKHz6FARe6/v1Vtcz2k13lv1ghWPEHxQS/NPPyhpvp22faPekHWzPvayLJimoqUVqT",
+	"NfszlcppQFVERgsm797ArS3QB9Omt8WoMYyGp+e94UVveBqazxe902FveNpbS3rL6B0+uzQPvGdTbh++",
+	"qBUcDXvDZy3PzlqeXdYrHA2bLY9G9uX887n3uxtLUgqnMhbs4z6DebCZd6WSjLFWX1wH1/YDiZdAuLqj",
+	"UsEd00vQS6Kn3M3QiQK1JGt6haoq9JJKYAoknWeKJtA5Gw4h+kW8pwumNJU0eedW748i40nU7U95EOZO",
+	"hzVhrjtBGDCjEp8zKjfeAl2znmvbbE30c8YkTYKxlhk1G8iSrtAarxj/ifKFXgbj00JllZaMLwpbVNon",
+	"q/ht2miaBTHHPVZWldGO+ZakLIHXH9+86ldGsqcHgWNcE70shyibXbt3pORLPtLR+fNwr5FXt/O2cZsB",
+	"VcZdKm51nHtazB3jrHTkKUd5bV2JtqGhlxGCordUkhRMp0DRBdoXVHGRaRx3SklifCqVErUcT3lUdUu+",
+	"KpZsoxDaHtfdka9ysY3C9iraynq73FcjLrUmMd0OvpqBbu2jbQRCTnlUlvyZxVIoMdf9nwknC2pGNFgV",
+	"H/PqTa+hY9dq8TLcULo2o2bSePbplGOzVxA5O19WGZkVbtzPtaYJEIWyUmadoGS7IQgJ0SCCjsKoQEH0",
+	"h9GPUYjdJQoIB7pa600u9DFED23q/X4/6ha+rqaccA1SCF23H0/oOLZorPVP91XT4dnlw3r6AcfSugrt",
+	"KFmC4zYzq3r5yOnnjCqtrrxp4AmwBReSJjDbQMaNMHWWbPo7DKnOG97R/ednze5uzdDVWnBlHZ8fpBQS",
+	"fV/BtQsRyXqdsthO21+V3eSL+fka0PKVBH2NirH74QtTWgVhsKJKkQV1K7ZmeIGkxtnZAMXifRRkOYjv",
+	"JJ0H4+D/DMrIdmB/VQPs8Xs3BjuiqtQnfANzwtJM0hAYR32bvP8ZsN9A+S1NxZr6TaIkvq+66G1m54bx",
+	"xFhUllCumd7AjC7NI+I8PDSrPFsZb855+JNSlkEY2BWYvHHvB2HwJ7oxHl9tmkI7L5MkQcNK0jd8Lpp9",
+	"Kn93g2N8LuSK5Ca+6uOy1jrMuGqvuc6I2V9prEt38V6JtNbgLZJGnTjAV1QTlrYMjNsBhdZf4VSZBZJg",
+	"aZXvadZeGdelOVayv+RqXWeartReOlibnXKQREqyMd/tAmm0DSsSLxmnPbMETMwBpmAItL/oQ9S2nKIW",
+	"oRq1R3k0W/jFygtFqA4blJuRlsEU67k5nmW2IrwcjSvZ2mdN5ILqdmWaM5omZucpog0gGuYkS3UId0vK",
+	"4YaLux0KVhr036zcyx5/2qV+hRVpj2JabEZdzwpbuLdga121FbT1sAwC2kSuqDbrwIWPbp3csTSJiUxU",
+	"CCvGM7utc6F7rljLOskjyEYLJpA1m1LegFVOG6NGFZ1qznFNcyrh7K6GTCHw+rl/9X5w3Kjd/gD0S5xm",
+	"CU1gLsUKItdOdHBDr+4byitvCPUWPRkc1Or2Xs14TfV7qrJ0x4KKSZpSeaLAQx0sxItuUFMdOP2if2L8",
+	"pr26j+9/ym2vKQhrsqBXnp9SBJmMg+AUf++jr0WStzzd5L5WY8gFPFRt8y2nQLmWG9N/60GYyBXQP6H7",
+	"GzZvJbXJ11+Otiety7GKrJq+omUqwbzdu2OByl5BZApH1ppxoWHBbilv8RteO+j9mspbFtOi9SAMfhSS",
+	"sgXPS7yipkCrE9FE/+tmpOaWtTgNLW5tNPiK+rM9FMB3Qc9eOsF3xvOeF4mhfYdgqNvdq9rq6O7Tmqrw",
+	"3pXvNWDj+2q5LkvudKQm6R3ZqCJMu1eG+wivptMsyUMGV7IihTZdrw7dOsbvKghgc1ZmItngjgQW6+4J",
+	"2bMofB7rNJXrKSajNtiDRvYTUzvt51tnwMyYaqtEPY3hJDMMroWNUFKi9KMtZnV5KFs3U0W9e5nLmtU4",
+	"3mTunLQH+m02rKJwH97yIlqGyDsVizBijuoYVARE0inPu3hl8S9Kkp7g6QZWdDUze1QnQhsWhRAVJ3jm",
+	"S3Fy5P3ycoPAT3EOFXVhRUz0BziDMxLfYF+IpHkEb1GN2uGi4ElxbtIIeCYvJ99DUSR3uP7/e4dt/Oas",
+	"w7UWkizoQNn/J3EsMjwcTcXMbRZqYIJ5wjiVamwW/ie4Rs354XNGUgUnqVioE7QkHlpwefpi1KJpRY/u",
+	"RfyLUpASvsjMunEQ7xWg2KNRf1hBnUKLd2jzzMyQ207tzki8CpkqN0mvu6fP2zpbnsy19bJQHutHuNLY",
+	"fHUPfHD9eYe+9YbQXJqOa7bCRWfDy2Bs/GDaM0/3aSGhKV2YNmqYQa4PbXjTmyQ3M8XbYMHDpMQscrCs",
+	"Jk+LdbV0w2ug6T943/Omq5J8uIXKOfe9s3aiwBoXYEll1z8IWW4ckj/gPFYKb9vO0ts6XQPcgSVjiAZt",
+	"0PGBh6FfFxli1lMeHfuqCbEJ39ggAGZ0LozB9Kvr9/tRH5xfIqnOJLc48bFtWnN4GLRakAkecALtMDAA",
+	"JlXAf6+l7LEL9rAZuE27V44xHB4xod7aT2XVj7Idtf255YzGX3K7Nu7qKX9r3FCqt91kH3YBQQsBHaZV",
+	"y4bsbZ6mNkm7+0YjR6rk46KQ+gLPjw+fOAIpO16NQI6MJDw57BlJPKAc97nQLWL6fbvObZ3d22X2Fszj",
+	"XObWKW/099el5ephaJKm4k6hQ3VnVo5xq2LCjYNqzRNN+ntQXnaetKryDLlWLRANnWgQ4QEXvaVyc1cs",
+	"3UJyD/sADeD8KD+OQJwpLVa2px2PZ9DCi0C3tPukzp6zfcf04Vgf8R7nDBWkmDeGPMM9PTKfo9S6+ebg",
+	"ME9KnLMNuz0WlfO5TDsXqrHNxaEJ8p2iK8g4+5zR/NjPnpCGcLck2mgnmK0nJqru/J6fjnZqZWO/8bhU",
+	"EZ6Tf48zjt9bzzwe4WF8K5U+wA35O2t125ZzXYHbdqxAo4wr5Dna41ZYUU0Sokl/F8t3oh9a0J2PH77f",
+	"PZJDw88iBGtEn35MtrvWfcKV6in2tkkxbZ3uityOGXmdnPrw8NOy3X2E0MZiPUgS252al+uZCThonEmm",
+	"N9emDqsrgmR6OWpxtf6WSdqbvOopvUkpvDW+Foz6Q2CrdcpipmGeiru+fzyiyQ1VGHnNKJFUghY3lI9x",
+	"8PaoBpiacvM1EiyJIE4JW9n195+/frCOM27aOpNo0rnQEC9pfEOTbgg0VRQr8y0KBUVpMuVzllJYkbXd",
+	"y7Fl0MJ7KQdgipdtzGZGYX1vNy70HXzH8qNMg3Gw1HqtxoNBKhaM9z3ySipikpoJWgk+sNIc5O/TnDGO",
+	"LWSKyr+w1ZpKJThxci6/U9iITIIpBcTCXpb+kc+jnSl8lHMdEAiLsc+ONFP2rLGDer+dKKCrLCU5sEE4",
+	"TN7/7Ob6/cvJ9zB592bcAIZhZukg9eBAiykn3rSg67ZkVBIZL1lM0pzRVoZFdV/UQS0zipsZUBIvscyU",
+	"r8gGEmHxNJx977DPWD07CGUCg7vcJ3DqZl/1jwSnfMqtP2j8hRUQ0JLScZ20BdEgCqEkptlUETXlnePI",
+	"bCGQmbi1ilgBSeoavM60crv7qhtWy4a1zBXrERdU7T5MeIWCZI8Rp5xo9AssjmBemVFcugX0U/YCsBOO",
+	"xEaSFeNIdl5nOnc5EiZprIXcTPmS3FIjwM2aQuduyZCGW8W5owoWFcEqM1aR6HjZxZ7YcRgHhsXLKY9y",
+	"v/uD6HQt/l3OtrUEZt6Me4Yzacxu5A7rIkuTLLkVak242sGh7KA/bzlf+1MeI9tpo1VMK5rOwQHRFdwo",
+	"unLilLdUTrlap0b6xPbAzQXuDg9G9lEfrlOiljRXCTeHFpyfcgwSJbmDDlFI54hThsNLRBc9tz+Mfox6",
+	"VMVkTRMstKCcShbb/3F79l5Bkf5ggpwCz+CUJgqiSrfG8NKa92k2HD6L0dTiR2pnjHCI/p/nQv0xwq6/",
+	"/+H6g5EGjcutGNc/LVOECv3ulCxrrBOpoCo0OmpNQ7HwT9SUF3Pe7QOSUdSUZ87sI8vF8Vsg+jq1jJRp",
+	"MP46RR7NNAinOZMGP1sGD350BCT8XGVcTYNtDvppptOq4YXK9oELqNM2vw3z2g3CIGeOV4jm2zAQa8rJ",
+	"mgXj4Fl/2H9mfD6il7ivHAgQmVd2cpR8G2gC324IVrdOFEyDlCnMAfHdZdRN4l6cBmb/UsD02IbLU16k",
+	"zGA0hdrlO9vlFhDa4N6GMXiUUkTwfYi+m7NUUxkBsRbNGXToRESjQZ/w5KWxa8ZwuIQU4z8sGV+Ajdkx",
+	"aQcZXLNN3jszVcZti+1iwG0jzBnD9T3qBFiCQJ6d+UIHMeGsCm2ov/zElJ5oS5ENqhkmvzVirjwcBPoZ",
+	"TiyN4CQKIULbap55QVn1hzI4w+dNYSAcnlvBvwrGLf02ItzynEpmcqUTNuI82UHNdbOxi5l7Ohy1cHM/",
+	"1bi5o+FwD2bufqzZnahdC4G2HQrDYo7y0t5W0XnLeLMedZEeZtr03IgT1WjDGAuywFyomrIEn7YNDWnr",
+	"QVlk4OUobc3bB6PEddx8u9MuGFVQbV7fUopsscRBs8SGPQ2P0Z6uGMfpSBy7u89ie031y43LzzhYw/yE",
+	"Ytk4Gmibh/yNBjC6N8u78eI+Wvp4JX1NdctEztCfASTSPJ2GNrJ4tuHhWr0nE6sG6bWq8a87g4PCsxoj",
+	"r6/GyfNcap+eh0EP0/Ysx8au4o7nYYpQCCzZ/Q69XLepMVPEaxIPKzE2MHumXiK1w/fyw0bQYJ80gpOi",
+	"mtBtXkKboJkYxxpPD/FcymwUqqS9luTSEDwOJ46iyge9An0n/KU95T5RHUW1YLe0FGHf+Q2Rl++H2+KP",
+	"SE0uvWv0G6f8vnLIerFknzLma8nmtx6oBlKK8crNgk0nskJnyvrnCWgh+vBSCK20JGszhVQaP1nDW/Px",
+	"RFXchim3dbW5DePcbZnl2Vn2eR88Z3gMUZnvGE15J8/m8vnB3RBL1TIhI3ya+4TlNx+bjNqMZYtYr4s0",
+	"oWOtpfnojpqeNM13bwvaxhLeYUbbeMJPuOE/QEP2jKo3E0cYVDtp39CK1jPid1pSp7MErBs4ruz4ROdo",
+	"R4E1lOau9OT/6FzVTjcaG2lh6p15zSviHeRbz5gl2xN7KOEhBfaxqQbts8enmfL2jgmZYyCTIic4Hwrm",
+	"A3/kKluvhdQ0+S/j+UbGChgVUxCLFZ1yxvFEVl05OAKi/Jw3MnsBxERKs0lE36kbtv5gYuSohLC8aIYn",
+	"EH2nxToCMbfYqIu9u5BxzdLCqJhgf5cr5E1afYXfH3eUcxBWuIeetMNWWdsMyuJ1a3abxWqJuHnxp4wq",
+	"wrYwVqzJ5wxpe5rxzOH+iAljugIBtJcis9RRs0cV07crG7GcyODedMoH+zfRsBJoOpgyu/imsnq83ALo",
+	"VADbGy5mVwWMbYGoL2yVreB0OBx2r3wVvKF0baLwnYPRYl0ZRnEMwrh+NrKnh6ZuI/XhEJlM7msxQsY1",
+	"XVBph/iARSpySI8MAls3naNv6/n93cvzv+4ynIMvZ/l0UGjVyoFv8Q58FnyFAP8kzkEjGJ4bZ7/hFdQs",
+	"+D+BZ2DRg+oNEFvrJ6RU0zYIQWeSq4K7a9Pyi7iqMxoObVL+aHhmKdI2rLojCrjgeGZ6/7b3yrZ8qOSe",
+	"yDAV2EE1HelB7MDPQzhSwXc5vZ54jRSd1D0mI9s1Haj9o+FZK0JcTAqoLF7W33rUmrFTWJC+yv7PNt7h",
+	"VZ7pc8/i2YFilSro35ByNjyrJyX/IrS9/MVXRbavJr6m+t9q2KKGT4pePUI7vpFpbbmu51CDHAbrbBdn",
+	"h9Y1N8+x5LS89MgmDNo7J4xRPbWOuWU7KQSAVpkms5ROOWajK+hEXmOYE5RnplS+uE5WwgQ80g2nPHo4",
+	"lyPq2ijrjik6htFwmB9oetCIgjuEze47KDRv2sNCpuDdxw94ULjjjqxH34fVxfuobE+Fcsm5tic26Wc0",
+	"PJ3yzhHXfUHLbV+uh5Wrvbqhk8n1qz8pkIQp07J3kZXSRGfK3YGVLx4T90Zfer5oI0hRJ4zIC3FbNBNz",
+	"mhE1tNxad80bJKIPFfpeWMeNp9wol0MxkUOCmsf4wuphTLgl8BBughkMrKur5CMq5i9CIzCiNU2i7tWU",
+	"E1DUaJ6tJj8cRpixkxNJ6meHRTe7tdu9Xkx5+50TXTs+hwa7k+69vJ87yTSNphxXoEdQoHwuZGwxWaZA",
+	"8H3idbu63ZU9VOmXItkcFhGt76FR/w4u4vw2AdrB4cqxG1sjPXhbpbtrmdHtv67viEvacaGN45czdzvO",
+	"gBfWJMVyyKms2h6zDzetdBAGTTOdP6xYUPuwvHOvaahxWx8NT/+V/HXHir2CupztLiSsnbbGezQchkBS",
+	"JYBwH/K0ZXfMoLFNj3XI7NowcZsjVD/WOzswJN2H1WIJTRUWSjv/xG21JeskTw6JxS2VJYQdIvprb12U",
+	"CZU+OaVjT7yqR58/4o/dMbTTPIATKcWdmnItEPuztz7ERNEe44pyxTS7pd2ddBCEYlsJIXhGaaq8Ydxl",
+	"JLfRZUiSWNegQuvxBIHeToHkTznK4cqxHeRK5eniNXqJPX0E4gBPwePKLZxWaGanPBsOp7wFdN+TZvNv",
+	"es3x9Jp7kNV/omuM97h2+BveIPzpSNrHP5Sm1CBgZwrXeuvB5ePZIH8XiPJhgtMugNJiT6qWCXTLFHMy",
+	"KQkblnRtwSTmsMurOnDJ1JQjXAQT/2anymEPKM3S1BEmW2OWsvv/QZR/S07XGnMl8Gyw3N1MU/tYzQIt",
+	"/TsR8vbU791IJTL7vV8PwSifnEVVAJXtjsQD6+ZedLI2l/Yug0o73rbsqyUCmQ21eSWo+kXYiDcqIZg9",
+	"KXX/ptMdRaf7R1vQRxPv9sAhfY2MmqYWfVJJ1ymJqVu8zP31ABUiDonZrVPuX7BScgg877sPE3frnsPi",
+	"ZkIvMcdV5dR0++cJkIF3/epPasrtHTxm/fsoWbdfOuCRNbg2hrcY6b2JtVOeZ9aieYbaMvuV6eU1WWHV",
+	"ObqU087qI7I5MDMKpPCja4s+B85m1GFnSROpmvK9LkFwUBUcjVT5FsHO/1tpUbunQ6xavbojjpQ/ha3E",
+	"5VkqZqqcWLJC/qO9VuqBP1lRZngdeC3VDg7cIyrEUbS7si9TMXN/6+iRJvMhVOv0d+Ae5HnFBeiQ9L8F",
+	"jnHE1u5n2KIm5bm1v7WlfuIs2iSxtpiVACaW+vm1tjB0/GxWkiSSKrwzOsK/xyIzHnWDMMiKrNXxYHA6",
+	"uugP+8P+6fhyeDlEC++G0W7jbaJmCDbfhyfO62oSGqqXrbrQrg7rNClQiEq3BiHWTa7kD8wxkxg6LRBO",
+	"98qpQ1hMXNlZN4OC26tUvc5Vgrdwf544ydNYkUSW06nrNye6hnyu5/bT9n8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
+	"github.com/understudy-dev/understudy/internal/wirebytes"
 )
 
 // Defines values for Alt.
@@ -238,6 +239,21 @@ func (e ForwardingRulePscConnectionStatus) Valid() bool {
 	case ForwardingRulePscConnectionStatusREJECTED:
 		return true
 	case ForwardingRulePscConnectionStatusSTATUSUNSPECIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ForwardingRuleAggregatedListKind.
+const (
+	ForwardingRuleAggregatedListKindComputeForwardingRuleAggregatedList ForwardingRuleAggregatedListKind = "compute#forwardingRuleAggregatedList"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRuleAggregatedListKind enum.
+func (e ForwardingRuleAggregatedListKind) Valid() bool {
+	switch e {
+	case ForwardingRuleAggregatedListKindComputeForwardingRuleAggregatedList:
 		return true
 	default:
 		return false
@@ -1921,10 +1937,10 @@ type ForwardingRule struct {
 	// ExternalManagedBackendBucketMigrationTestingPercentage Share (0-100) of backend bucket requests served by the global external Application Load Balancer; only with `externalManagedBackendBucketMigrationState: TEST_BY_PERCENTAGE` (else 400 `invalid`).
 	ExternalManagedBackendBucketMigrationTestingPercentage *float32 `json:"externalManagedBackendBucketMigrationTestingPercentage,omitempty"`
 
-	// Fingerprint Fingerprint of the whole resource (standard padded base64 of 8 bytes), a hash of its contents: it changes whenever a member of the rule (labels included) changes, and only then.
+	// Fingerprint Fingerprint of the whole resource (8 bytes, written in standard padded base64, read in either alphabet), a hash of its contents: it changes whenever a member of the rule (labels included) changes, and only then.
 	//
 	// Example: uFJneYVugTU=
-	Fingerprint []byte `json:"fingerprint,omitempty"`
+	Fingerprint wirebytes.Bytes `json:"fingerprint,omitempty"`
 
 	// Id Server-generated unique identifier (uint64, as a decimal string).
 	//
@@ -1945,12 +1961,12 @@ type ForwardingRule struct {
 	// Example: compute#forwardingRule
 	Kind *string `json:"kind,omitempty"`
 
-	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes); changes after every
+	// LabelFingerprint Fingerprint of the current label set (8 bytes, written in standard padded base64, read in either alphabet); changes after every
 	// `setLabels`. A rule without labels starts at `42WmSpB8rSM=`.
 	//
 	//
 	// Example: 42WmSpB8rSM=
-	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+	LabelFingerprint wirebytes.Bytes `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -2041,15 +2057,43 @@ type ForwardingRuleNetworkTier string
 // ForwardingRulePscConnectionStatus Status of a PSC connection; absent (understudy models no PSC producers), ignored when sent.
 type ForwardingRulePscConnectionStatus string
 
+// ForwardingRuleAggregatedList One page of forwarding rules of every scope, by scope.
+type ForwardingRuleAggregatedList struct {
+	// Id Identifier of the list, `projects/<project>/aggregated/forwardingRules`.
+	Id string `json:"id"`
+
+	// Items The rules on this page by scope (`global`, `regions/<region>`).
+	Items map[string]ForwardingRulesScopedList `json:"items,omitempty"`
+
+	// Kind Type of the resource; always `compute#forwardingRuleAggregatedList`.
+	Kind ForwardingRuleAggregatedListKind `json:"kind"`
+
+	// NextPageToken Set when more results remain; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL of the list.
+	SelfLink string `json:"selfLink"`
+
+	// Unreachables Scopes that could not be reached; understudy has none.
+	Unreachables []string `json:"unreachables,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// ForwardingRuleAggregatedListKind Type of the resource; always `compute#forwardingRuleAggregatedList`.
+type ForwardingRuleAggregatedListKind string
+
 // ForwardingRuleAttachedExtension Reference to an extension resource that is attached to this ForwardingRule.
 type ForwardingRuleAttachedExtension struct {
 	// Reference The resource name.
 	Reference *string `json:"reference,omitempty"`
 }
 
-// ForwardingRuleList One page of global forwarding rules.
+// ForwardingRuleList One page of forwarding rules, global or of a region.
 type ForwardingRuleList struct {
-	// Id Identifier of the list, `projects/<project>/global/forwardingRules`.
+	// Id Identifier of the list, `projects/<project>/global/forwardingRules` (or `.../regions/<region>/forwardingRules`).
 	//
 	// Example: projects/my-project-123/global/forwardingRules
 	Id string `json:"id"`
@@ -2084,6 +2128,16 @@ type ForwardingRuleServiceDirectoryRegistration struct {
 
 	// ServiceDirectoryRegion [Optional] Service Directory region to register this global forwarding rule under. Default to "us-central1".
 	ServiceDirectoryRegion *string `json:"serviceDirectoryRegion,omitempty"`
+}
+
+// ForwardingRulesScopedList The rules of one scope on a page, or a warning when there are none.
+type ForwardingRulesScopedList struct {
+	// ForwardingRules The scope's rules on this page.
+	ForwardingRules []ForwardingRule `json:"forwardingRules,omitempty"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
 }
 
 // GetHealthOperationMetadata Metadata for GetHealth operations.
@@ -2139,12 +2193,12 @@ type GetVersionOperationMetadataSbomInfo struct {
 
 // GlobalSetLabelsRequest Body of `globalForwardingRules.setLabels`.
 type GlobalSetLabelsRequest struct {
-	// LabelFingerprint The current `labelFingerprint` of the rule (standard padded base64), as returned by
+	// LabelFingerprint The current `labelFingerprint` of the rule (base64, standard or URL-safe), as returned by
 	// `globalForwardingRules.get`. Missing, empty or stale: 412 `conditionNotMet`.
 	//
 	//
 	// Example: 42WmSpB8rSM=
-	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+	LabelFingerprint wirebytes.Bytes `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -2162,7 +2216,7 @@ type GlobalSetPolicyRequest struct {
 	Bindings []Binding `json:"bindings,omitempty"`
 
 	// Etag Deprecated flat form of `policy.etag`, used when `policy` has none.
-	Etag []byte `json:"etag,omitempty"`
+	Etag wirebytes.Bytes `json:"etag,omitempty"`
 
 	// Policy An IAM policy, as stored on a resource.
 	Policy *Policy `json:"policy,omitempty"`
@@ -2305,12 +2359,12 @@ type Interconnect struct {
 	// Example: compute#interconnect
 	Kind *string `json:"kind,omitempty"`
 
-	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes). An
+	// LabelFingerprint Fingerprint of the current label set (8 bytes, written in standard padded base64, read in either alphabet). An
 	// interconnect without labels has `42WmSpB8rSM=`.
 	//
 	//
 	// Example: 42WmSpB8rSM=
-	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+	LabelFingerprint wirebytes.Bytes `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -2549,12 +2603,12 @@ type InterconnectAttachment struct {
 	// L2Forwarding L2 Interconnect Attachment related configuration.
 	L2Forwarding *InterconnectAttachmentL2Forwarding `json:"l2Forwarding,omitempty"`
 
-	// LabelFingerprint Fingerprint of the current label set (standard padded base64 of 8 bytes). An
+	// LabelFingerprint Fingerprint of the current label set (8 bytes, written in standard padded base64, read in either alphabet). An
 	// attachment without labels has `42WmSpB8rSM=`.
 	//
 	//
 	// Example: 42WmSpB8rSM=
-	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+	LabelFingerprint wirebytes.Bytes `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -4159,8 +4213,8 @@ type Policy struct {
 	// Bindings Role bindings.
 	Bindings []Binding `json:"bindings,omitempty"`
 
-	// Etag Identifies this version of the policy (standard padded base64).
-	Etag []byte `json:"etag,omitempty"`
+	// Etag Identifies this version of the policy (written in standard padded base64, read in either alphabet).
+	Etag wirebytes.Bytes `json:"etag,omitempty"`
 
 	// Version Policy format version, 0, 1 or 3.
 	Version *int32 `json:"version,omitempty"`
@@ -4193,7 +4247,7 @@ type QuotaExceededInfoRolloutStatus string
 // RegionSetLabelsRequest Body of `interconnectAttachments.setLabels`.
 type RegionSetLabelsRequest struct {
 	// LabelFingerprint The resource's current `labelFingerprint`; missing, empty or stale is 412 `conditionNotMet`.
-	LabelFingerprint []byte `json:"labelFingerprint,omitempty"`
+	LabelFingerprint wirebytes.Bytes `json:"labelFingerprint,omitempty"`
 
 	// Labels Labels as key-value pairs: at most 64; keys 1-63 characters starting with a lowercase
 	// letter or an international character; keys and values only lowercase letters, digits, `_` and `-` (international
@@ -4380,6 +4434,55 @@ type Unauthorized = GoogleErrorResponse
 
 // UnexpectedError The error envelope of every non-2xx response.
 type UnexpectedError = GoogleErrorResponse
+
+// ForwardingRulesAggregatedListParams defines parameters for ForwardingRulesAggregatedList.
+type ForwardingRulesAggregatedListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// IncludeAllScopes Whether every visible scope is listed, also those of a type where the resource is
+	// never found: for interconnect attachments, the `global` scope (always empty).
+	IncludeAllScopes *IncludeAllScopesQuery `form:"includeAllScopes,omitempty" json:"includeAllScopes,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// ServiceProjectNumber The Shared VPC service project for which the list is made. Accepted and without
+	// effect: understudy has no Shared VPC.
+	ServiceProjectNumber *ServiceProjectNumberQuery `form:"serviceProjectNumber,omitempty" json:"serviceProjectNumber,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
 
 // InterconnectAttachmentsAggregatedListParams defines parameters for InterconnectAttachmentsAggregatedList.
 type InterconnectAttachmentsAggregatedListParams struct {
@@ -5223,6 +5326,58 @@ type GlobalOperationsWaitParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// ForwardingRulesListParams defines parameters for ForwardingRulesList.
+type ForwardingRulesListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`.
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// ForwardingRulesGetParams defines parameters for ForwardingRulesGet.
+type ForwardingRulesGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // InterconnectAttachmentsListParams defines parameters for InterconnectAttachmentsList.
 type InterconnectAttachmentsListParams struct {
 	// Filter Filter expression over the listed resources, as the real service takes it. A
@@ -5625,6 +5780,22 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// ForwardingRulesAggregatedList List forwarding rules of every scope
+	//
+	// Returns one page of the project's forwarding rules across all scopes, grouped in
+	// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+	// ones, which understudy does not model (a region never holds a rule). `global` and
+	// every region of the interconnect location catalog are keys of `items`; a scope
+	// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+	// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+	// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+	// continues across scopes. `filter` applies to the rules as in
+	// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+	// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+	ForwardingRulesAggregatedList(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
 	//
@@ -6537,6 +6708,23 @@ type ClientInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
 	GlobalOperationsWait(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ForwardingRulesList List the regional forwarding rules of a region
+	//
+	// Regional forwarding rules are not modelled: every region answers, as the real
+	// service answers for a region that holds none, an empty list (no `items`). The
+	// parameters are checked as in `globalForwardingRules.list`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+	ForwardingRulesList(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesGet Get a regional forwarding rule
+	//
+	// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+	// real service answers for a rule the region does not hold.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+	ForwardingRulesGet(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// InterconnectAttachmentsList List interconnect attachments
 	//
 	// Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -6740,6 +6928,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWait(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// ForwardingRulesAggregatedList List forwarding rules of every scope
+//
+// Returns one page of the project's forwarding rules across all scopes, grouped in
+// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+// ones, which understudy does not model (a region never holds a rule). `global` and
+// every region of the interconnect location catalog are keys of `items`; a scope
+// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+// continues across scopes. `filter` applies to the rules as in
+// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+func (c *Client) ForwardingRulesAggregatedList(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesAggregatedListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // InterconnectAttachmentsAggregatedList List interconnect attachments of every region
@@ -8253,6 +8467,43 @@ func (c *Client) GlobalOperationsWait(ctx context.Context, project ProjectPath, 
 	return c.Client.Do(req)
 }
 
+// ForwardingRulesList List the regional forwarding rules of a region
+//
+// Regional forwarding rules are not modelled: every region answers, as the real
+// service answers for a region that holds none, an empty list (no `items`). The
+// parameters are checked as in `globalForwardingRules.list`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+func (c *Client) ForwardingRulesList(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesListRequest(c.Server, project, region, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesGet Get a regional forwarding rule
+//
+// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+// real service answers for a rule the region does not hold.
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+func (c *Client) ForwardingRulesGet(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesGetRequest(c.Server, project, region, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // InterconnectAttachmentsList List interconnect attachments
 //
 // Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -8585,6 +8836,163 @@ func (c *Client) RegionOperationsWait(ctx context.Context, project ProjectPath, 
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewForwardingRulesAggregatedListRequest constructs an http.Request for the ForwardingRulesAggregatedList method
+func NewForwardingRulesAggregatedListRequest(server string, project ProjectPath, params *ForwardingRulesAggregatedListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/aggregated/forwardingRules", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeAllScopes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeAllScopes", *params.IncludeAllScopes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ServiceProjectNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "serviceProjectNumber", *params.ServiceProjectNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewInterconnectAttachmentsAggregatedListRequest constructs an http.Request for the InterconnectAttachmentsAggregatedList method
@@ -12920,6 +13328,233 @@ func NewGlobalOperationsWaitRequest(server string, project ProjectPath, operatio
 	return req, nil
 }
 
+// NewForwardingRulesListRequest constructs an http.Request for the ForwardingRulesList method
+func NewForwardingRulesListRequest(server string, project ProjectPath, region RegionPath, params *ForwardingRulesListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewForwardingRulesGetRequest constructs an http.Request for the ForwardingRulesGet method
+func NewForwardingRulesGetRequest(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewInterconnectAttachmentsListRequest constructs an http.Request for the InterconnectAttachmentsList method
 func NewInterconnectAttachmentsListRequest(server string, project ProjectPath, region RegionPath, params *InterconnectAttachmentsListParams) (*http.Request, error) {
 	var err error
@@ -14032,6 +14667,24 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// ForwardingRulesAggregatedListWithResponse List forwarding rules of every scope
+	//
+	// Returns one page of the project's forwarding rules across all scopes, grouped in
+	// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+	// ones, which understudy does not model (a region never holds a rule). `global` and
+	// every region of the interconnect location catalog are keys of `items`; a scope
+	// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+	// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+	// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+	// continues across scopes. `filter` applies to the rules as in
+	// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+	// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+	ForwardingRulesAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesAggregatedListResponse, error)
+
 	// InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
 	//
 	// Returns one page of the project's interconnect attachments across all regions,
@@ -14995,6 +15648,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /compute/v1/projects/{project}/global/operations/{operation}/wait (the `GlobalOperationsWait` operationId).
 	GlobalOperationsWaitWithResponse(ctx context.Context, project ProjectPath, operation OperationPath, params *GlobalOperationsWaitParams, reqEditors ...RequestEditorFn) (*GlobalOperationsWaitResponse, error)
 
+	// ForwardingRulesListWithResponse List the regional forwarding rules of a region
+	//
+	// Regional forwarding rules are not modelled: every region answers, as the real
+	// service answers for a region that holds none, an empty list (no `items`). The
+	// parameters are checked as in `globalForwardingRules.list`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+	ForwardingRulesListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesListResponse, error)
+
+	// ForwardingRulesGetWithResponse Get a regional forwarding rule
+	//
+	// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+	// real service answers for a rule the region does not hold.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+	ForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*ForwardingRulesGetResponse, error)
+
 	// InterconnectAttachmentsListWithResponse List interconnect attachments
 	//
 	// Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -15212,6 +15886,68 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/operations/{operation}/wait (the `RegionOperationsWait` operationId).
 	RegionOperationsWaitWithResponse(ctx context.Context, project ProjectPath, region RegionPath, operation OperationPath, params *RegionOperationsWaitParams, reqEditors ...RequestEditorFn) (*RegionOperationsWaitResponse, error)
+}
+
+type ForwardingRulesAggregatedListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ForwardingRuleAggregatedList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSON200() *ForwardingRuleAggregatedList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesAggregatedListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesAggregatedListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesAggregatedListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesAggregatedListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesAggregatedListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type InterconnectAttachmentsAggregatedListResponse struct {
@@ -18188,6 +18924,137 @@ func (r GlobalOperationsWaitResponse) ContentType() string {
 	return ""
 }
 
+type ForwardingRulesListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ForwardingRuleList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesListResponse) GetJSON200() *ForwardingRuleList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ForwardingRulesGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ForwardingRule
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON200() *ForwardingRule {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ForwardingRulesGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type InterconnectAttachmentsListResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18869,6 +19736,30 @@ func (r RegionOperationsWaitResponse) ContentType() string {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
+}
+
+// ForwardingRulesAggregatedListWithResponse List forwarding rules of every scope
+//
+// Returns one page of the project's forwarding rules across all scopes, grouped in
+// `items` by scope: `global` for the global rules and `regions/<region>` for regional
+// ones, which understudy does not model (a region never holds a rule). `global` and
+// every region of the interconnect location catalog are keys of `items`; a scope
+// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
+// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
+// `orderBy=creationTimestamp desc`); `maxResults` counts rules, and `nextPageToken`
+// continues across scopes. `filter` applies to the rules as in
+// `globalForwardingRules.list`. `includeAllScopes` changes nothing: `global` is always
+// listed. This is what `gcloud compute forwarding-rules list` calls without `--global`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/aggregated/forwardingRules (the `ForwardingRulesAggregatedList` operationId).
+func (c *ClientWithResponses) ForwardingRulesAggregatedListWithResponse(ctx context.Context, project ProjectPath, params *ForwardingRulesAggregatedListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesAggregatedListResponse, error) {
+	rsp, err := c.ForwardingRulesAggregatedList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesAggregatedListResponse(rsp)
 }
 
 // InterconnectAttachmentsAggregatedListWithResponse List interconnect attachments of every region
@@ -20194,6 +21085,39 @@ func (c *ClientWithResponses) GlobalOperationsWaitWithResponse(ctx context.Conte
 	return ParseGlobalOperationsWaitResponse(rsp)
 }
 
+// ForwardingRulesListWithResponse List the regional forwarding rules of a region
+//
+// Regional forwarding rules are not modelled: every region answers, as the real
+// service answers for a region that holds none, an empty list (no `items`). The
+// parameters are checked as in `globalForwardingRules.list`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
+func (c *ClientWithResponses) ForwardingRulesListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesListResponse, error) {
+	rsp, err := c.ForwardingRulesList(ctx, project, region, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesListResponse(rsp)
+}
+
+// ForwardingRulesGetWithResponse Get a regional forwarding rule
+//
+// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
+// real service answers for a rule the region does not hold.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
+func (c *ClientWithResponses) ForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*ForwardingRulesGetResponse, error) {
+	rsp, err := c.ForwardingRulesGet(ctx, project, region, forwardingRule, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesGetResponse(rsp)
+}
+
 // InterconnectAttachmentsListWithResponse List interconnect attachments
 //
 // Returns one page of the project's interconnect attachments (VLAN attachments) in
@@ -20488,6 +21412,53 @@ func (c *ClientWithResponses) RegionOperationsWaitWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseRegionOperationsWaitResponse(rsp)
+}
+
+// ParseForwardingRulesAggregatedListResponse parses an HTTP response from a ForwardingRulesAggregatedListWithResponse call
+func ParseForwardingRulesAggregatedListResponse(rsp *http.Response) (*ForwardingRulesAggregatedListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesAggregatedListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ForwardingRuleAggregatedList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseInterconnectAttachmentsAggregatedListResponse parses an HTTP response from a InterconnectAttachmentsAggregatedListWithResponse call
@@ -22822,6 +23793,107 @@ func ParseGlobalOperationsWaitResponse(rsp *http.Response) (*GlobalOperationsWai
 	return response, nil
 }
 
+// ParseForwardingRulesListResponse parses an HTTP response from a ForwardingRulesListWithResponse call
+func ParseForwardingRulesListResponse(rsp *http.Response) (*ForwardingRulesListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ForwardingRuleList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseForwardingRulesGetResponse parses an HTTP response from a ForwardingRulesGetWithResponse call
+func ParseForwardingRulesGetResponse(rsp *http.Response) (*ForwardingRulesGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ForwardingRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseInterconnectAttachmentsListResponse parses an HTTP response from a InterconnectAttachmentsListWithResponse call
 func ParseInterconnectAttachmentsListResponse(rsp *http.Response) (*InterconnectAttachmentsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23360,6 +24432,9 @@ func ParseRegionOperationsWaitResponse(rsp *http.Response) (*RegionOperationsWai
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ForwardingRulesAggregatedList List forwarding rules of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/forwardingRules)
+	ForwardingRulesAggregatedList(ctx echo.Context, project ProjectPath, params ForwardingRulesAggregatedListParams) error
 	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
 	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
 	InterconnectAttachmentsAggregatedList(ctx echo.Context, project ProjectPath, params InterconnectAttachmentsAggregatedListParams) error
@@ -23489,6 +24564,12 @@ type ServerInterface interface {
 	// GlobalOperationsWait Wait for a global operation
 	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
 	GlobalOperationsWait(ctx echo.Context, project ProjectPath, operation OperationPath, params GlobalOperationsWaitParams) error
+	// ForwardingRulesList List the regional forwarding rules of a region
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules)
+	ForwardingRulesList(ctx echo.Context, project ProjectPath, region RegionPath, params ForwardingRulesListParams) error
+	// ForwardingRulesGet Get a regional forwarding rule
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesGet(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesGetParams) error
 	// InterconnectAttachmentsList List interconnect attachments
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
 	InterconnectAttachmentsList(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsListParams) error
@@ -23524,6 +24605,87 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ForwardingRulesAggregatedList converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesAggregatedList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesAggregatedListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "includeAllScopes" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "includeAllScopes", ctx.QueryParams(), &params.IncludeAllScopes, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter includeAllScopes: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "serviceProjectNumber" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "serviceProjectNumber", ctx.QueryParams(), &params.ServiceProjectNumber, runtime.BindQueryParameterOptions{Type: "string", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter serviceProjectNumber: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesAggregatedList(ctx, project, params)
+	return err
 }
 
 // InterconnectAttachmentsAggregatedList converts echo context to params.
@@ -25591,6 +26753,129 @@ func (w *ServerInterfaceWrapper) GlobalOperationsWait(ctx echo.Context) error {
 	return err
 }
 
+// ForwardingRulesList converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesList(ctx, project, region, params)
+	return err
+}
+
+// ForwardingRulesGet converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesGet(ctx, project, region, forwardingRule, params)
+	return err
+}
+
 // InterconnectAttachmentsList converts echo context to params.
 func (w *ServerInterfaceWrapper) InterconnectAttachmentsList(ctx echo.Context) error {
 	var err error
@@ -26201,6 +27486,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/interconnectAttachments", wrapper.InterconnectAttachmentsAggregatedList, options.OperationMiddlewares["interconnectAttachments.aggregatedList"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/operations", wrapper.GlobalOperationsAggregatedList, options.OperationMiddlewares["globalOperations.aggregatedList"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/aggregated/forwardingRules", wrapper.ForwardingRulesAggregatedList, options.OperationMiddlewares["forwardingRules.aggregatedList"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesList, options.OperationMiddlewares["globalForwardingRules.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules", wrapper.GlobalForwardingRulesInsert, options.OperationMiddlewares["globalForwardingRules.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/forwardingRules/:forwardingRule", wrapper.GlobalForwardingRulesDelete, options.OperationMiddlewares["globalForwardingRules.delete"]...)
@@ -26228,6 +27514,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsDelete, options.OperationMiddlewares["regionOperations.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsGet, options.OperationMiddlewares["regionOperations.get"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation/wait", wrapper.RegionOperationsWait, options.OperationMiddlewares["regionOperations.wait"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules", wrapper.ForwardingRulesList, options.OperationMiddlewares["forwardingRules.list"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules/:forwardingRule", wrapper.ForwardingRulesGet, options.OperationMiddlewares["forwardingRules.get"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsList, options.OperationMiddlewares["interconnectAttachments.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsInsert, options.OperationMiddlewares["interconnectAttachments.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsDelete, options.OperationMiddlewares["interconnectAttachments.delete"]...)
@@ -26272,6 +27560,74 @@ type PreconditionFailedJSONResponse GoogleErrorResponse
 type UnauthorizedJSONResponse GoogleErrorResponse
 
 type UnexpectedErrorJSONResponse GoogleErrorResponse
+
+type ForwardingRulesAggregatedListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  ForwardingRulesAggregatedListParams
+}
+
+type ForwardingRulesAggregatedListResponseObject interface {
+	VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesAggregatedList200JSONResponse ForwardingRuleAggregatedList
+
+func (response ForwardingRulesAggregatedList200JSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesAggregatedList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesAggregatedList400JSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesAggregatedList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesAggregatedList401JSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesAggregatedListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesAggregatedListdefaultJSONResponse) VisitForwardingRulesAggregatedListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type InterconnectAttachmentsAggregatedListRequestObject struct {
 	Project ProjectPath `json:"project"`
@@ -29869,6 +31225,159 @@ func (response GlobalOperationsWaitdefaultJSONResponse) VisitGlobalOperationsWai
 	return err
 }
 
+type ForwardingRulesListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Region  RegionPath  `json:"region"`
+	Params  ForwardingRulesListParams
+}
+
+type ForwardingRulesListResponseObject interface {
+	VisitForwardingRulesListResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesList200JSONResponse ForwardingRuleList
+
+func (response ForwardingRulesList200JSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesList400JSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesList401JSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesListdefaultJSONResponse) VisitForwardingRulesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGetRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	Region         RegionPath         `json:"region"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         ForwardingRulesGetParams
+}
+
+type ForwardingRulesGetResponseObject interface {
+	VisitForwardingRulesGetResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesGet200JSONResponse ForwardingRule
+
+func (response ForwardingRulesGet200JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesGet400JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesGet401JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ForwardingRulesGet404JSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesGetdefaultJSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InterconnectAttachmentsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Region  RegionPath  `json:"region"`
@@ -30705,6 +32214,9 @@ func (response RegionOperationsWaitdefaultJSONResponse) VisitRegionOperationsWai
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// ForwardingRulesAggregatedList List forwarding rules of every scope
+	// (GET /compute/v1/projects/{project}/aggregated/forwardingRules)
+	ForwardingRulesAggregatedList(ctx context.Context, request ForwardingRulesAggregatedListRequestObject) (ForwardingRulesAggregatedListResponseObject, error)
 	// InterconnectAttachmentsAggregatedList List interconnect attachments of every region
 	// (GET /compute/v1/projects/{project}/aggregated/interconnectAttachments)
 	InterconnectAttachmentsAggregatedList(ctx context.Context, request InterconnectAttachmentsAggregatedListRequestObject) (InterconnectAttachmentsAggregatedListResponseObject, error)
@@ -30834,6 +32346,12 @@ type StrictServerInterface interface {
 	// GlobalOperationsWait Wait for a global operation
 	// (POST /compute/v1/projects/{project}/global/operations/{operation}/wait)
 	GlobalOperationsWait(ctx context.Context, request GlobalOperationsWaitRequestObject) (GlobalOperationsWaitResponseObject, error)
+	// ForwardingRulesList List the regional forwarding rules of a region
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules)
+	ForwardingRulesList(ctx context.Context, request ForwardingRulesListRequestObject) (ForwardingRulesListResponseObject, error)
+	// ForwardingRulesGet Get a regional forwarding rule
+	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesGet(ctx context.Context, request ForwardingRulesGetRequestObject) (ForwardingRulesGetResponseObject, error)
 	// InterconnectAttachmentsList List interconnect attachments
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
 	InterconnectAttachmentsList(ctx context.Context, request InterconnectAttachmentsListRequestObject) (InterconnectAttachmentsListResponseObject, error)
@@ -30876,6 +32394,32 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// ForwardingRulesAggregatedList operation middleware
+func (sh *strictHandler) ForwardingRulesAggregatedList(ctx echo.Context, project ProjectPath, params ForwardingRulesAggregatedListParams) error {
+	var request ForwardingRulesAggregatedListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesAggregatedList(ctx.Request().Context(), request.(ForwardingRulesAggregatedListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesAggregatedList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesAggregatedListResponseObject); ok {
+		return validResponse.VisitForwardingRulesAggregatedListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // InterconnectAttachmentsAggregatedList operation middleware
@@ -32418,6 +33962,61 @@ func (sh *strictHandler) GlobalOperationsWait(ctx echo.Context, project ProjectP
 	return nil
 }
 
+// ForwardingRulesList operation middleware
+func (sh *strictHandler) ForwardingRulesList(ctx echo.Context, project ProjectPath, region RegionPath, params ForwardingRulesListParams) error {
+	var request ForwardingRulesListRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesList(ctx.Request().Context(), request.(ForwardingRulesListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesListResponseObject); ok {
+		return validResponse.VisitForwardingRulesListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ForwardingRulesGet operation middleware
+func (sh *strictHandler) ForwardingRulesGet(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesGetParams) error {
+	var request ForwardingRulesGetRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesGet(ctx.Request().Context(), request.(ForwardingRulesGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesGetResponseObject); ok {
+		return validResponse.VisitForwardingRulesGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // InterconnectAttachmentsList operation middleware
 func (sh *strictHandler) InterconnectAttachmentsList(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsListParams) error {
 	var request InterconnectAttachmentsListRequestObject
@@ -32769,687 +34368,702 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37d+I41i+M/yv6cs53VfIMUJCkbsmaNYciVBXTBBgg1dPT9IsVW4CeMjJtmaTSfep/f5e2LpaNDCaX",
-	"6n7mnf6hi/gi67K1ta+f/XvFj1briBGW8Mr575U1jvGKJCSGv1ph8o8Nie/F74BwP6brhEascl4ZEb6O",
-	"GCdoHsUrnFygiIX3yPtvHjEPUY44iW9JUEdjwhJ0c4+SJUG3hAVR/IKjBWEkxgkJkB9S8WUUMURuSXyP",
-	"fByG9Uq1Qr7i1ToklfOKaLJSrVDx1V+hM9UKwytxC4dJpVrh/pKssOji/47JvHJe+V8v0zG9lHf5y1aY",
-	"VL59q1Y+0DAhccGo5E1Evq5jwjmNGIpuSQydDykXHY4JjzaxT3gVYQ43YoJDGC71CUrwF8IRTeqoNWWi",
-	"FzimPGJIdJgjjOaUhAGK5upN2ZZoiSZi1mKSbGJGAnTk8QQnG+5Vp8yjLCEsqeNbTEN8Q0Oa3I9D7FWR",
-	"F+IbEvI6YbfeBcLQR/WJFU78JeHobkkYwuwekZCsCEumLIgIP64izFC0FqsQxQizAGF0i8MNOUfeX0XL",
-	"/z/4/3TTaJz66a/0Ikl//dVDR63usNZ83bhAbLO6ITHXg4exqWtVFCVLEsvvcHGDJzFlC9Eb79xDR0vM",
-	"z+0xnf8XkJJYC8ISMRPy3rkYL8JohdfoC7mvIs9axfM7ciNu8s2NbP64iqIYeeRXD8bpMeKhI8zQqHMy",
-	"ZTFZbEKcWfFkiRO02vBEziGs1N0yCons+HEdTZbqt+jdjRhkFCPKUBBtbkIyZVGMOGWLkKBfN1FCeB21",
-	"DSVw5EerG8oIuqPJEnmt/qWHjuCNgIiNIv49lj0djLwqomzKxESyZEm4nDZGSECCi9yYRD9YlKAV/UoC",
-	"2broupxzvdS8CiSKWDRlon3xelUSCRcbEIdVRLC/RJwmXIxJ/BPdMWR1oY5aisgyRCzoaspED5b4llQ1",
-	"QUEL8nEfy9tRGEiSY/dohUPBQUhgL4EYSkz+m/gJCaYMhnLWaCCPslsc0sCrT1mGRaQkg/6K1nEUFPCL",
-	"OWzvDMtY4a89whbJsnJ+0jh7W60k92vxqKQdyTGi+A7HAWWL0SYkQyyezTOOPl4BFbDNisTUR9Rs8rl5",
-	"G8WbkGR52zyu3ZEb3du1aDrtbOazlWolJr9uaEyCynkSb0hZvid6Noi7AQyli1cjtV6HjsOs890y4gR1",
-	"W1doHYXUv5d8CwdVxEki3k2I4JTZgYpFqVG/toijzdo9Xv2BJxop88NNQFphOPajNeEFDP/HJYH9IQ+f",
-	"W8rpTUgQF6+IcUmmX0U45BFKYODRHGEkiETsmphk54aKHSDaQvNow4JzsfpIsO/YjxgjfoJwkmB/KTix",
-	"2IpLgrxFGN3g0FMfPcLhHb7niKzWyf1xjtDlbLgom+aGm6FxRdI3URQSzNT0pH1qmS59FKtzKGEUDA/B",
-	"UjuogGCe7KIDWty1pyIN1weeaNjZAVMc1H6LGGnWbkPMDhnv0w/18YtbtKK79zXN9+GZhna9DnBCrjD/",
-	"UrDXxbENBxFHSYQ28DhIcX60WuEaJ0L2FTKePK3EKIQ8YjUiZB4pjNlyWRKtozBa3LfxWkln8kTP35/5",
-	"6QPqhLfnhnsXUyaORHlii88LFpQ9+FDrRshCYrGAQ5zDKt1EAbBhjP4+HvTRisQLIhrwl/mTMvPBglNy",
-	"Yyay6KRsNk7OqmKZExKLBv6fo59btX/h2m+/qH8btXezX/7raDqtO28c/9dR9dA3jv/r+G//u+I6n21K",
-	"6EU+Fiv1KDoPVSNFe7m5n9B1P56e1h8zsu0BUV+Oaf+InmYkV/jriPBNmBQdyFf4K11tVkpnEIOI5fNC",
-	"RYyYIOsFqaKG2MKvGg0EBx+ntwQdBWSON2EiLh/X0Y9Cpl1FMRFCvmwhJitMWVUf2VJ/9XEcU9DNPEa+",
-	"JkO8IJPoC2F5IfNVw71bVmZEmd2iOiPea1QrUkkWe4uy5PSkUhWviXGq+yvK5F8NQ+Bi7hckhlkbgPT+",
-	"ALKO9IvZlTeXa803pyfNN68b8F/t9Qk+vWn6Z8Er8npea+KTm1P/LKiJv97gtwVyqmnsaShkAKPiI/Lr",
-	"BuTIIQiZn0ksNIMdnF0Jo7fyQRi9j8OQxELtAAH1HDWqqCkm6hQdAZPloGlkOOxxHb0nYXSHTqtCh2UB",
-	"Fd/AIbqhTMjicFoQdIP9L6BjRZtEfIvGyDxcVRdioTPyzXxuFLIp82biX/HozFNq9xLzJRxDQqSWBgAw",
-	"LKxyBHjqpr9o13xlSNIQoaZBF6XFAYnf3xfM8ziKxdETkPgceeL7QpPmPoGZEcqruCb3l6L/Y9C9/ZgA",
-	"hUzoivAEr9ZItOtN2REjdwRsFjFPjuuoZY4/o19rPRDtVwPdnyk45SI50kJl8NVr11lj2MMOSszxEb0X",
-	"1zG5pdGGKw6WRGhBgHaQeF7wNmlZSMRbYuTRGv+6IRdTJtgeWCU2LCAxTzbBPQpoANo+5fzgeWovXq18",
-	"2jz914/dxF99/oL/+ffwp9N//LVgptZ6KIcqzsOYJMn9MKYs2aN+JRGiLBCCjc2b66jl+2QtBiW2it5u",
-	"ZD4nfnJuz4ZUmgSnl9sHjE9+AuKQstcU2x45EaLYOu3sX+c45MRDEZsyyyqZnUV4pmDC0qb26WHDOPrv",
-	"wkNd3UTdS7kzNF+nHPElXhNEvlKecERX65D6NAnvs2x+dV9byyZqzZNTN/dWD+zk3Zag9zNIZjUpl/3y",
-	"+1n15O23n9VfbulsRBZ7Di5tXxDPyYEyc90MVUi3ihiyg9zwmk9YEuOwWWRXWOw7nPID/EtN/vOzGNZf",
-	"isYFDLcbFAoyX4g2EMOTiOO52N2Cx8f35wjLH6mljotRx7pZRFl6Va1SVRrD1J2YCPVCHHZrEtMIiMMc",
-	"xrxqnyUoiumCimPMiBKwpfwlZgtltltStqijqw1P0A2R1jsaoOvr7qViyckSyw8zGsrrR9BBEt+SWPEf",
-	"nnkgtd0d11HHX0YEhuWZTtTlHjR/d7eZVWPe8E9v3pHam3mT1M7wW7/2Ljh9VTu5eY2b5Mx/E7xrFDAu",
-	"M5fuY3CzoeKOvfiN2jtcm7dqH375/e23mv3n2SF/Nk++bRNNtfK1tohqLkp6pEXuCOetjGDez+g0YOUv",
-	"Mlocl7dKPq2VbgQkOsRxQnE43vg+4Xz/USEJWztf/CW+CYlRE6QtW8hoYFCTIt6GmQfTQ0Vo2ztPlSXm",
-	"iEX2y6rN8kdB7BjgvjNhLH1Jivv3QRHaIW6MlzgmAfo8bBsvlGIXYH28W1LlxADvEOVohYOCo3XKimch",
-	"/Ux+hzZPTs9evX7z9l2jeVKwE7ljSIWy6euz7K6s/Q348O/NavPdNzczfhbbjzVHTluQsQClZiGXj86y",
-	"+HrbVh8wXXnASaeMM/yFzHzMCeJrEoagb7ianvEQOxqbLWRrSRQdXyDM7qcsa0zaJSTuMS2t1yEV1MIR",
-	"nrK8mQkdcUKyGmfedl2xLd/u2fo3sUd9FvOJEzJg4X0xM2MIuGZGQqAc+Uvif5HzTBN0F23CQBzHRyAS",
-	"zWNCqlkmLpaXVKfsc6/VRwleqGeUPwOUKFjfY3SzSZA65uFD0WpFk4QEcp0x43ckFjeAEs0ypr1Y4luC",
-	"eIJj8Ih4l4N+x6sCDUrftdBGvpB1go5ool19N8ChAxTFU3aHqaC8iB2rlzjyzAnt6RZisiKCO5Cgjlpm",
-	"YkD7kd2YYxoKzUl1FMQjEsfifOOGmdOktOfk1lqtfZz5MyV3BSv6KbpDq42/NIfzJiTpWXWOvPetcbct",
-	"N3pWOf5w3et5VcWncRDwKVM8gwSdrwlhQpHnXj2j78j7wJiJeaaKeIRuomSJbim5kyefFiHzu1F8tWC/",
-	"iZczM0HYZlU5/7kCQ6hU5bu/bJP+NyETSNUNokfe40BJyeIvP4JNL34CM5EG0pcQ3iE+orv2ewWWU74S",
-	"kMr5WaNRldd45fzn3ytBtMLQb+k5q1QrK8I5Xoi+dCU3U5Qvzj/J0F9ouaUuBvniHL0YxlEwA+77wpZ6",
-	"pc8fzI4L8hW9OPrbOegC4l+j9jSqr5tG7Tn+2/ELkIYwjKSiGGrl2y9/ho6JRSknmH2MokVIOmKedXCP",
-	"XNMsobeQCRES5Avng9yyYgurwYO4ibSACHZbIXhQzoWSUflWtWhjEHfZNSflSQRoKz1NzNt8s1phsTcr",
-	"LWY7IoF5YLblm0QbDo5SWJJH0t3ElsdfKPmLv8xq4C+lKspfbjh4Qc9eun1//GXWb/gCDuBQcNJ7dEME",
-	"A99wEqCb++JPyT6+3OFM5S9z7tgMFevBwOy+v29JQUKrKjni/vcYPRC7/YqbsnLH7xZtfXeqcgxWzqF2",
-	"7jxkBh+6WM9MQ3+usSqKkfx+m04kKzTs8lFEoX2SObOGvjyRR7H9rVJnj2pJnDsN9V/N8T/93wtpTE2N",
-	"VKsS5qLfSBzBjfqjjsnv3NVv35716EzPSghPzEURGZrFSoFLQ0VZkArXUxaQkAip+kjOq5Cod+05D7Sy",
-	"b9VKO2LzkPrJgaduLiYtS/J5I5QUhXEizbnKVh3B0OXGBH8NCXbui3fPwyyzA+EvpcnrheEcsrc2vao7",
-	"HXnjEbyr5Ke3TqPdB9GfeK53MevvMN8HfH5rzq14rB0CZsm5lxZ9nCDjkfh+S/Fg2es5F+ipOrVj2WTA",
-	"2Y61k5rA/5Dds1eG/d776eAOPcuparqeWcbslyEiL7+ex6CKdhK8uKIcFOzHGSqaJ6VpQHwUEQqHu6U0",
-	"m6EsMVfeucBeRRNk0o+SK5Lk1vGQRp98HSD0gSR44SGwIwcRkSa9NI1Cd+QFR/4mjoF3MgKL0I+SD9GG",
-	"Bc8qkABxmH4BYezc0mffV/i4w7JjEDturzrTk/MMYkf2o7Cu8g3jlM3PqrydWvpd0wrbTTStBVQhyUfx",
-	"IkoSwo7/iElPPeMvHxj+9swL9PQdPFCEdC4jZD6AT1UwVaWT2AcoZZzEyR+ypLsku2ddqvIfPkSiLEqk",
-	"cK3LAaLk2Z9FlHyeJXmi7jxehizkgpA2JLeJ9nJdDvqdP3zL7BfevtsmOrQrW6tl4u13biptLZNrpdaC",
-	"6mDhBIfR4o9eFD0Q/vLr/W863+A7rkSp7ytXn9h4hVKCvL1XTvhzMDIdQbjzEG6epIfwyekb8g43z2ry",
-	"LH6Da29v3vmNoEm+A597xt4+g342yScJ51ffxCuBIiDj1w+3Tz5eJ48JuhP/8yOmtROVVKDCJOtoGBLM",
-	"iQrcTBPDhaJZW0UBnd/X7mKaqORu8lVOGcUhJAxE83nGBI5vojghDnL4Pj15lpWW/XzBtSqomCxw2JzK",
-	"N4yJUWc/YBqS4Jm1b8uH0p3XrkDf33KhLAkOcv6THqSXozllCxKvY8qSXUq2TEaX4TIHa/CP/9SzrCp8",
-	"KNMryhFPcEiq2qtv4sZgba8Z3iTLKKa/PXZVG83yq9pS39TpSCWWNlpQhkYqUKGe9V6q8NbcCuXeeCZ+",
-	"KeOeVOzlDcExhL5+IUxNL/m6hki+TjpdD5zhVweF1yQkFoc6PG+4kOBBeIEpE0QgOoL9BPHNeh3FSWZO",
-	"Be8hTHU67/l7QNNPb0w0CUjQjWomCp+wWxJGa2J/V8Pk7EXI0YFhHg4TD0HIVeoOvLCDuyCgnstU3oip",
-	"pA4VggXL+YsDHicXi1WttDYBTcQxShdAE4HOZBvGQlZIKOEmcjk3B+JNFEaLBWzrOYTvqAhe0Ze11cDv",
-	"FSye7kUL+SnuDr0VjZEArUkM3ELIgvdrwkVrNCErvhe8J/MRMTw1XhzH+F78rfrn/ry6KYFgcBiqCGvu",
-	"1Z0BnOpKdAOZMXou088fNp0DVjT+7ckkXwULJcEVBFRxV0oQZT5d41Aeq7LdzDRuEUJ+psJoIflhwUKZ",
-	"rmmaa11edfuzUad1WalWLluTVub3j6PupFOpVnqDj7PJT8PO7Lo/Hnba3Q/dzqUrSNAxve9lauWB82pN",
-	"xY2QXVESIQxJl1UkkyJxGN7LjYVwmp65Pevm1j4y7Hxdx6LDq/3LU0V84y8R5sjbcBKfY4b/j9q0dT9a",
-	"eYetmRiVe8HkeM23xJ8cur5JSJ2R5C6Kv7SCFWVlaf39JvzSBWOFUe3GAEXlSAeF6xIR5WYTfjFGDpmp",
-	"bafR5yZcul8+r9rRhjlYZ98kf3++4tpZI5rZm8IqiAQMziXb1ubpuyUNYTJDyGTF/peSn5uD4DqJ2tDJ",
-	"kl8FjVe+Kaj2hhw4Rl6wICZHZkmyC6ImUYztSA9SOQSOq5lhA48MQERPOUB71GlNuv2PYs8P+mK3jwa9",
-	"Xrf/cfa+1f6hUq2MJ63J9XjP1q9WEhwvSFJ2kiI1K6UmxUXKcNp32TxykW688ZNNTALk442C9WFK9tii",
-	"Vy0S5VsRsqCPQ2kAVIelykrikAd+vxb3w3uT4cgTIr6pE3UYXuUQofTWXYC8gteUC3bhOuBXJMEBTqQE",
-	"4uabDs6SO+rNa4inMxKQBNOQ19EP5J4r950nMz9x7bdW7V+N2rva7Je/eFWEE7SKeIJen02Zv8Qx9hNA",
-	"eqMBgXGH0R2J23hFwjbmRIg5NOHohoQRW2jZCiDctJII5h8ZrL61nlqM3Ja0IPZJTb4S3IDj8wSDiwJd",
-	"D4ed0Wzcb/3QmbVb40520ked8eB61O7M+oPJ7MPgun8pERp0fsnr02yaYKv2L0gHgVyQv6hfBfmv21Qp",
-	"DpEDJTLU7vR2nWCZx7e5AlYKuG5AMIS5JPQtAklh2NwHjuhJ+oyzidAyxm4xKJWTYKG9+dGKcDSPo1UV",
-	"Iv5kNofSDLjzCwlNXAdiC/FlFCcIbpc87z5seZAPWhjlDM15ms8FM+kOEQ4CMcoqWsdREvlRCPF7QndB",
-	"sVDXlUmUxuB/i/F8Tv0pA0FG8so66kAmj4qwVyQeUO5HcD2I/I10w6X50RcpUpk2wk7ZOo6CjQ8wKuE9",
-	"OvJEHzikp4Xh0Pod3X2EEbUgVVFcVPGE6xFYnuCK5F5gq5BpcPyKikWjbNGOwpD4SRQriCOAVQEpZEJJ",
-	"7NkBl95w1LnqXl95Cu9vDkGPOjMNsutkahri+F7M7N3yHvJnqLI0wAdgXQymZEzMNBzL5CQlq8lsITNd",
-	"xg4ZkDllJNMDzNGGfWHRHatrlAtInTPJDOpYrWusSm/KVvheHOMLektY+sQFwvOEAGVAB7T9Ti5Csoyj",
-	"zWIp5jORdh+vjpTkj1Y4/kKCKfNigoMBC+8N3OeH1AqjUgDnmSsxASA+hbmqsrMh42rBohhkHcKmTOb6",
-	"mbEAx80yle6wJcl3e6OlpC0p2GQ8Sd31AmHO6YJJf7HVDXAkRzLvzPp4hhmfntWbzTf1V+/qzRPX3u8O",
-	"h2ozOftldloSWbmv0DmZw8gvkDdpD71dndGaz6dKtdIZDyvVSrd9Jf7pnc4uOx9a172JkHraE3Ft0hb/",
-	"v74cOmUevb8cYLOSZ6hcPbEhL1Kvieiw3KznyEvijSZCSaIRQ1izHhjaUQ7EJp04k78GXclubwcHhevA",
-	"jFW/ZI+UcqV7R7WxJoxwgG5wiJkPoDBP2dMh93d3drKk3ARLU4aG4zYc+psViVGWr4M0GbEkjkKx7kZK",
-	"Fq8QFqwjyiBpEQLE4XMkkLOQRmAvsued3d2tdD332Zmm6qnEEcGu1Luih4B3ke14aRNJ9rVWvkdKfgJW",
-	"otMh81qmss6Ni0wp16OePoHUoynusfTh+YTeKtQLdZqhozXmXLO6DLnw4wvEE2BJmEvWCTmfYrk0VCy+",
-	"JTKjESNPnogaNsnL9tbbQVjpZrzBnGwf+NsLJUY6V2H5fhTLrEYJcoT5NqYren/vvFFFdwStiEoucEaj",
-	"LRWKNBgYXRJDNRUZOEkSSAk3kCHapbL13ZtNYpJh1QE+lAc44mvi0zk11m4XSaQztoWptD1hbfUISuiK",
-	"VNHoQxudnp6+Qwn5KjuBVjQMKQdvD4fhRPM5Jzm+f9I4eV1rvKqdvJk0Ts6bZ+eN0/qr5kmt8ea80SjT",
-	"1Z1C8EBZhJB1uZ6V8p0wRqKHktddYYYXJHgvye79xv9Ckiu6SE0kDloaq7nmKsSAYSHL6ZeQ0OOJITS9",
-	"p26gab7NGbbIbhhxCVhriT/DUWfYGnWqaNIZT2bvf5oNO6N2pz9pfexIUoLrrV5vNhm1Pnzotu0DT70s",
-	"DrXcU/pSpkHngVdqviaEC1IektgnLAEPwNbcLcVwjhq1ZqNxLPhOdn60j0RDzWtJQ501uheolTpDUE+w",
-	"n/eK/SjIegnDXX6Rzx0T66EjIqTQbQ5k7BbzMMJJypIkvCEYkFLhzYVHn3rcFOfVfl6N/SJU3ECIEWsc",
-	"BGIaMCevz8TTb9HNfSKx3gFkTlwT2rfyFPFzRBPtUAZhCICLcU7XkIe28jQqmOHgWL8nSUqJsyQHM7j5",
-	"8HdGfvq8WUyu/2rPhehWFuLj6G/nKbzCX17+8vvZt+P/2rp48u2vf/2/2Uun3/7qhGGoVmRGXo6kQAqt",
-	"pRBgG0Z/3RBEA8ISsU9jdLQBBBLABsEoID5dSeMIZYscTM6r5tnr0+br5snb0zevG2evmo1X23BCEj5q",
-	"L++ia6U4UbeBQ612TOYkJsxXMNTDzU1I/UsSkoUYzjAmc/pV5r0NL4dWxhvf3NTEFcpQ55+Tzqjf6s26",
-	"w8+vZx8Gox9bo8tu/+NsdN3rzKSlb9BHqyggziOUrjW2oEv61vCLinjUaXaBvO7w81kZkVs8J8Tt4efX",
-	"QqhODYqzz53RuDvoO3mOSwF1HFT6FrDcNQY2stIvXqBuX04NOtKC7vGzyOFfKHMQ5+R+TfLQThcK2Q55",
-	"yi74v7Jh3J7TePi/HNDxe+gvr1mWYkVa+pDRAULpLMGNLgzLAd1YahlTllGClRCoBRjFfAB7RByLyDs7",
-	"+XE1Xr9/G4+v/rqFGGbf/O5sR/Z1n7AuRyptZTiQJxJli7G4TXZY8GBatMYzj+IL5On9XGZz6WeFVqvZ",
-	"wFWr3/rYuRR7rm/u6p+Ou7Nxp/chc/1zq9d12/u1iVqWVXEoRV8vx0g/hGR1Bq7OZbFFPcfsnCNnTwqO",
-	"YDRWCgYL0uIqRtsoq1tdZcbhctBJ6JTd+IZyS1fNoZOJfbuA/YMTpAVudCQE6Wbj9FUROlvOQL2izOAh",
-	"VbcgDY8MSMh/pfggO0HqavwLXde0J7UGKjKJJQcRI5ZWvZ1aonqmmpZBAE8DrCO/UEY8UK/vKHcfN5bx",
-	"0DG/8iZKaFZeubBsi/aukGhLUlpRr+TYd4q/bnH5bbCsY3tXfej+s3M5G09a/cvWSGwJ9W3pF9MX9c/Z",
-	"4HNnNOpedsaz3IuuHcSi1iaJVjghl4z/K2Lkya0gNEF8CchKEEkYIbxJIiMiIYwu+2P0W8QkCGGU1FE/",
-	"YjXxkZw6wlEQgUl1w4nSVygJA/cRKPRZ0EcdPvTUOq6+oFUgoozi5whLhfjIe9vwJIqSrE8URneyJlFN",
-	"/r2ki6UqVyQWG4zeqFl7/erV6Stzttp8Aasvi5ZronF3mScNrUlzOuzZ2Wnt7OzURchrtxHwei3GNqe3",
-	"RPVOSCZmBrjTIgg4TxixiNXkFtLIfoeIJeWDD9bcb8vgcEDodFtMFNWppyyUSgel1B8sJme6UiYsIdut",
-	"C4Qlxt2RFW4lJF0Ip4GHpZ+ExEJtsg3mkNOYsQ23253hBI7Adm8whh/9TudyPGtNJp2+EKIFK+j0L6Xj",
-	"fNT5e6ctn3d7y/cOXoXI72K4ylgLQ88Qjhl5njQKRrm3M5yE8x5lXwqVLOlYCVCmdwrq6pAP/EiTZTc4",
-	"6DNadgRtlwJTXIdYKk3ikva6l+gDbPdL8M9F8f0IPPgq5N7dJcEdzPPK5a9eyJ5Q/CkEkyx7H+/o7o6Y",
-	"ORBGXbFMQpvUnbYjFmzPYoErgJ8/REfamvm+U6z6ebBJ1psEibX7BbRd04n5Jgzv0a8bHIKJM9ttaWhz",
-	"GNJK0ULGDerCxpcautRt7BnSonZGl/x+7JtvbsrIauljNp2+4MbRd5QX4LbN9zKMQ0FYuh33cIDv7Ih8",
-	"JLVw7XAtQLSAPHyNx1xw8K/3xw/y/m97TQ4LBxgZ84yQo1jq78mNhvIybp+sN9aYfgriAPUHSjK3/ZPR",
-	"o9yxUANVgkWsljv2gW/33WWL66Y2N7XwYhtUkWcSoKQIp/6UUlxBMru3VZTqgEx4p5FL7y4HinBe6oXE",
-	"NirLOphjFg5TUO/EXFGuUyMexNddu/rpbEhinT1bsil+zK2i2NUuXIeimo1VFKco3bIUzwVaYw5At5gj",
-	"b52WzMgXxxC3Cs6Jw8UQ31hanU3e4ZipaORdS2SiY39Uz8ucSA2J/rNcIbBDW938Ze+223mIH8aOLuGv",
-	"G8U1Qa+zBZKCCpVi8rckGQ2mttCVAzTEuGrDJfoohpRa28GfDnsl0407GoboJoWqlRqX+5jO8hWoqrvG",
-	"Lp643SHzsITllbGYzgkA5WCXWFLmc8Yz/tiPZSjBJf//rH2bvyC3BCrDN6xeUF7Au1Vv0KUqpZVEaGpX",
-	"2JhWSp6rH0nyieAwWZptom1oB9LwlbEORjEyrVp1LrapYgmP6LjfnUlBhb38lLbxrThyosx4P2V6c8DI",
-	"1UgpkwZsZ9xnFkA9KtKIxd61H0Xj3gDJIPKMSvu51e213nd73clPs3FvMFOKarcv/qpUCx8YXE9mgw97",
-	"HhI/r/s/9Ac/9nc8dahSLBd718DlE47hfuq0epNP+sPyr58q1dz1637xnUP19zWmcRsnZBEV1SiQzyBf",
-	"PWR3d9QZtrqjWbs16XwcjH6atUfdSbfd6s0+tLq9a3Da5x/pXHVGHzv9yeyq1e1POv1Wv+16bNhr9fud",
-	"yz1P2cN13B13RrNRZzgYTTqXMxkhV2ZSNkyuz/2oILh7YuLpgQWY5x0LapZqNuq0xoP+TFlfZOdaw+Fo",
-	"8BncG1sPytFIQ83Wzev+uP2pc3nda73vdQoeOIgQZEGDCV0VyPIJXREpMy1THgCJ+vLNoJx8X4ZpKV+u",
-	"k0sXMGJpNCdJzfh67SKDOcGfhZSR8U20KsmOi/pjmnjswOy+5L3DqkPaic3RDZkLoRUCzub6AN8xXOUQ",
-	"NS2pTjwmQ6OtfKz+Vu+q6Au5l3Ev6U2t/W1NiVSOn7JnE6luP65jTtkBRJOx9gdbJQQOOD3fR8G9IFVV",
-	"XjsrY/O65W3eWsX9vvCJ5fx2BGVnImfcHnHpVzCGv5v7KSvo6YIkXh1dyST7qvaZxTL7/hydNU+EYpfB",
-	"FPif7BHfSRASG+SRBMFJ0sUr2ZRj9XWdz+1VvyTrmPhSkwkxBF2uoEWJeVHXb3pV6YsDDq5ueiqVn5UP",
-	"6NVZsQ7lnyR4cXj/AJBjb9/yxOFwZImX9vVezm/Beqa5+I4I9MIsPAlX4NqLnyaToZIHkK8Clwz1A3BQ",
-	"iaRKDYHg+oBYilsabDQ8Ab9AG76BDDfyFftJeI8OWVprAroJWbmW2AAj/O5U6te2Ag9dusjpz0QWVUVC",
-	"c7t/wXU+lVt/s+0WMM1pB8zE/LJ7JWEgTnOhzOcCscGzXvDK51mO/ci2awlh8EJzdi8167eG3awh0CBY",
-	"HJCiplSGgMTVbKUTCUQP9ltIGQ3sbEM6R5jlym9aGDOF33dn4kO8j6ef8aTpwpZ0DZJJCvjvjr85kIic",
-	"doiitMsr7C8pIzUhjqkSfOLB89RTUZUVngRlid8a/0qmmllwxJBElj/EqnvB7KuoXs8fdQZjax+Zp/St",
-	"qM4MdA+hG/gQd4oHELtGChGTK9NoWMRqJ1+/prVtt7EfND8syTm2RiQbcPX+Ewkdcfs9yr5AmrXOilN1",
-	"QW+iTbIjGToUrxWgR4hbpbmg6BUYRbfY37eCMbgtvS347tZAHpolC41F8zmJebkEgU0c7nRoiQZLms26",
-	"kLHsE+5AYSirmtmJ/9Fc/JJNbs/HmsQa7i81oBRpAztFlULMiC2tIQ3OyIMUrElsICMsFcJgNhZrEHv1",
-	"wW4OA/eQDN8shOQ5TDALZHWL9fKeAwAAED66IckdISas75YGJH7BdRQcqJGQhepveBKtxD1IoMcFKJUH",
-	"5P5OWZr8qxNe6c4sV53aWrXOGfGbsi/iTAKOHOua8mLfAWaDo+YkPK1azmfIpp3ZTmctmagqI1JQGgFr",
-	"h2GFBMeMT5lyLJB0Qe6iOAzQkU9jf0MTXpW7WrmyCRRH1q5aGvBjXRYVbdagi6XhQVUhV4rDTWfp2GN3",
-	"Zc1iTDtMvOFwz8kbgLBBOfwEx4yVoYLvcEwYpGASnGxiYtyL7TDaBMim5IJcxGBFWaYHYMrXe6MYMCRD",
-	"gz6OY0hbkq72Cx37XhBjjCaCrq0KnwpPI9OmzLSx+3eOVKV1QQtee9Dvd9qT7qA/uxz82PcQZarEahFM",
-	"rFCODcfBoeQtXgY9wp6ZdJ5bYprzXGEXh7Ofbe1qR3xHWtpD8kEuoSv1V91JWQWnESOBigFc4ltyrrL4",
-	"zSbMnKsmXeLDrD0ajMezcXfSmfU7kx8Hox8qVXG9d2Jld8hLV632uNN2ior7ckPVTuqyecTdYr56Avi4",
-	"PSSx86oqDxAHpLZZI0+im7RVm4FiK/LqJVnh2BcXj1iEPM0szeXj0gKGvTDttP+lhvs90x7Pas1m7aQx",
-	"abw7bzTOG436afNNrfG2ZNqjniB3rFRb3bUjoAjqkSSRR0oGMtEp/j9XWiVUmqa3pFeoitkylJYC7gyC",
-	"SIa3UG7T3LmsLmsOtlIBXhpRcbBJsDPCS91A+sE0mpRF6nCFDDpBfsEmJAESfX0Yucpv9aOEzhWrKUO1",
-	"cgN114W4DeIgr4lpCU1Yl5pgS17hNCC27CrD9wHfKCE84Rf6qNx9NpaZc9lhEzblivMcWQc1fEiBP6KE",
-	"QprsE/bm+VMGm803b08b75onp2eN16+aJyev3jw8ZdCNc+/cRmaZ7SMaTBkmWN9uroo4IBNnw5mAyoVI",
-	"uTv+cB+RblU/39PlzD4HpC3VdZWMuvXQs/fabbTxLjuX3XZrArlIgg4CKo2xRihNA9GPq8gbtkaTfmcE",
-	"JaElOgJGaxwnjMTHEqmyO5kNR93PrUnHQ0dBat3FIcUwPdYnMxkp5rI49k0jlWpFfXNbAiif9/OYwDN7",
-	"EgtSFzPlSv5UiYt11GJTtiXRWgmKS8z/RKmJ5abukFRFpRs6YQ5UKLsgGx9ok2B/qW0pStcHtflI6KOZ",
-	"XHZ5I0PAvW7/B4km2pl86oz6ncms2Wh8nPVGlar7ZvG9M/ni2WOIPiwjo7hLTZQSWNDRfBOGVaiTL3gA",
-	"xaGMlkujYT1gCSqE1Tu+yKUtiffR9aiXp7hlkqz5+cuXd3d3OUxBjRL68rb58kEFItKCKs1KPv3woRO9",
-	"wj4n/iGS0pV8w7xbqHxrXfeq1ebEh5hc+Wiq3KrtjJEn2/IEy57TxUZFKu7MCXSr4/sTQ7MH7yOTQ+1a",
-	"RH98imjktyVid2eFqcNICpfzkmhqHUP9AeSOoRUWDTMspEBmycRucMAobxFwnNWD8azVnnQ/dzwUQbz+",
-	"0pToMQYFsdze5aAvTl8rX0xl/tkloNBmLVZHtJRhY+Yrlar4fd0fjgafu+PuoF8yUgjcOwcpDkP5hniX",
-	"kPhBqoC1AHlVAOD3ZEi2fkkGxng51UPKI/vHl7JAY2PchQsr7azWWxeI/LrBIUdOY2WJpXWCyxb023IW",
-	"x2QVJTtU1y6T0p/Bx5M5uhi144jzmsOYhyYmZdZANPGs7httEr0g0g9kGZcNDF/+lFE/IdOkwL2nJq6s",
-	"uQpMVIAtAvBcR56xLHlV5DktUuK8EnJ4ZjjGOg3OFtlOxmjlHe/nuM9nEdvC4N4isF2UmnMNmJc1Z5dC",
-	"T4Z5nzgocUUZXYmBNbeosDwf5jihXJDT8DfuBJcBACUjroNNdsf2tU63P2MWqAkHMBkIBi4trbBeDvyM",
-	"u1G9vAOOjmzKsDoLDj8I+ObmN3f2P8CHp8qh/b3x9ft/DfqdWatSNb/fO2n9jsZkny7uA+fisqZQTLQq",
-	"voHiL4U6OIj7kGIdQr3dh+vg3/Y49lp7zPsHOP3aWakvjcAH4nL7a3b7aXIxZpgFdzRIlin+2bBUVFXZ",
-	"8b4v/IA8dOc0JJe77Lp2gIi2p7nHrVor56eyCHqJ16R1S2LRNdNJvsPCrOJvInU63iMsE2ejOYLGEJat",
-	"oXXanELXl8CvwHv9iP33hvkq8ShZonESUz8ZxjSKaXIvZ0moWoVT+CB77oGL5czjdXT0qbrgmoTH7TjX",
-	"oA7bhGO1zGazZBb252at2Wj8AsR5i2MabYyzEvkh5pwIGX3HKkJCG99AhCQOw0zjINyAYImajYYzcKIQ",
-	"tvC9o7uSbWixzs92NCOBborjE9VLbfGO4xyw7qqSo66JS0ugZ2BA9YkxaTcB0PgE/n8K/z+D/7+C/78u",
-	"WdHl8XzqMFp5/PdKsGhehO9ZRKO7aFPc+3VDNnB43q9JSqlIffGP4TOPWc1xAYdyz1nWtCLmw/W+M5mh",
-	"W1hQ+eGRPXZB36PPvVbfunB8jjCCa5D96iibrS0BU0YTiZUtz8FRtEmgeJ8BZHkQov+UGUh/BaB/v5Yo",
-	"E3avvTWmYk/+QAAtXjkTWpxZf+lYMQjwCU/SbAPvOAOCHzELK0vQp2UBkd3iVdv/UN0D3L8Fxo/KYPFb",
-	"APxTth1fJBvlEYjbGecCOlIoFNnwouNdAPsHRSS5In8eGnljrWGZuJs6ypafFhM/Ze7AGjExdlxNd9x6",
-	"3+tcyoALyjB44J880Ga7dHah0dxdRhsK/VHGc4/s8Ow9o8V7X3HqMpqkOSAyhFF5PxzPmo2Ple3aZqlr",
-	"ID1btqbsAnmqhRyFWEe6fAC+oX5emZ/mov5xkt49MXdP9I/T9O5Z2uJZevWV/fOj+WWufXQqnz5mAQ1w",
-	"QoBlSo65w3AJRWgs5mpB1BjQp7XELgrB2I2OdJWil6fN46oq0iGj0dJvK6Nn7vMeOgL4+ShGTBZirery",
-	"ZhIwp4rmMSGaXdpk4wY2cg/29nXhcMeULUKCusPb12acf8kNUNUQUwdqyr19mKZYn0EJiefYt3CQCs6/",
-	"Oqqh92LUprMzaGkmW5rR9e3rmbH/ssB+Tk2j81HQ4LiBJRasNoolvL++tmEqQGrHxLlXatfMnR0+czps",
-	"6vDJO6jzz7Xwz9R90eEx0H1ROQ6ppauqzyYS8jDEKvO5wk9J1MTma7CuKi+GnBnC0ZHY2pSh5ut39ZNX",
-	"Z/VGvfGy+bqKXp68g8TJZRQnJD4WLayp/wUm7P3HIdyfx9Hq3MqeUpvbucFNcdgoDkgs2cqFPJXgNcpz",
-	"5mr0o3IwmgGC51Y8K76N2b10Fm/1HbzFVINqHTCRD2WoYjp2M1V7kpYRT7IwYqq3WYQuTw+q2ag3X568",
-	"81SYy07+Xy52zy/JTD9AWM3w8xmgn3t2OJTEhs3Ng735XCPWq9c8eQXxOK6N4lURIBNHc3TyutE4Pwka",
-	"jfPG+cn5+cvXZ7tmwIzjQXPQ1Vvejdi5c6tut23rau2I8STGVAWblVZNzVy3i1r7owJvmw0dePu2cXjg",
-	"bakNluPIB+wxOY6HbLIT5yYrEHTqDxnyY7ba9oxs7zbH2GGvyZHvGdmh+2fr9SfdQkLpXoeYkcLyCZf6",
-	"CY2kYDxyJw/0Uj9X6HawIC0LTuiyIG23EyxyuEMy1XJbkakjIBcrgjIbqKqV8akQDyG1yaT82CfyC556",
-	"l488CILxzpGXwRq6HFy1uv1ZEwwg4pGTokdOVAlDqfyLoxrK7Fj6vxM4SX8gD3KkWy243ur/5C6nw/z4",
-	"vmAJvb6MTgFzilQqL9CdUKAnJI4xAAAoEuKEBVxCZXeH407bQ0efWujzsI+i2y0zxHG2Ise4065UK+Jb",
-	"zh4+axB3VjL9E4Rwv317dtJ403x1enLSfPv2tHH65tWThHCXDy3MTsuL1La8iCBEQwYTm4hCpAIKVZrc",
-	"4RGFaKQNb/PsJn32WEMZY2jFszmq0XDidxUwbUun9xU7sbdhi/URrIB7xRDVxljghIi9ky0UZbbjOdIb",
-	"aWfhCRek817B/amCrFOZq0S4tWVJLxM9bNmOHyYG9uwW/oBQ7pwJ9f87gdyrZJMxQzbPzhpbuIuTa6GH",
-	"wnzJ2K1ojsSDmdPmuIqaZ68bVdR81WjAYfn27bvX6Eg6KayqdDH5bxmEVlRLQ8+s7Mt2HBT+KuOgRPt2",
-	"WBQ8vi357A+7TVffDrqlCbdA9B8cgivDom9DzP7wINynj4Z94ghX7bJyINDLe+gLAeQmlbwCZKZ+z+Bz",
-	"l+JiKi9e2E4sc1oJGualsOcPD7pNeZoVfmu8b66BwT1QAVvjPkCrvz5zCh8XWdUCzqd0TLaU7BiaRVy1",
-	"v6VyiWvEtm/wwUPPNAKRRvQWJxkfcRkcwIL2dWM6g/eAahj5DZ/gL4SlOoSKzkRrnCyf0pkkO8Bfbji4",
-	"i84qpVBCV1FCCmvwjuC2suyDBaoootjlN9uOxtvfH1CHd85z3tW9JaDKedhfLuC55v2lHITy3KkRuYLS",
-	"/gcHyibYt7KztIMRDDCDfu+nSpEDGowumWQY806xU9HYdWSpRvWJX54nhFYim22JFCYiwsCCtIZddKR4",
-	"mc0aj51BuJedD9f99iTNipyNOv+47owns1Gn3el+huxJjSDbvh5PBledkXVJ51LKej6dHD7ug0J8GUm0",
-	"aLCdULDeJKp2iHL+qKGLQ0T7Ik/eZcUzoeGdNi6QQx7bFVRfAi0v2SI1O+m0WG/JOK8te082wMEKNpGS",
-	"I0de72RmhZtMWZpAC+AReYnAc40tY7WxO2w3buXJprShm3USuRD0JnjxtnHS/NWxdJ1OB71tnNSb/5BB",
-	"RAleVPPiZB1dSyF0rd11JpI6g7kCAEI6MoVzumA6SeSOaH9VghfybDvJqS3NRqO5S7g+a7w7tYTrk+2F",
-	"/1Y6Gqu1WMSyLO3+QiIFvkiewqdJjl5FN/eI+9GaPGeNEWx6XhAGwr36zqIhD4HQck8iB+RDOYPbALy5",
-	"fH67EImZKHTk6dNQjlX+pYriHTvD657e+pAlBme1kTIv/nvUHxE06Gxsw2KC/aU4h3kBCCbX8VGbMADp",
-	"6QbOPn8pTm6LazrRZg8GPfjupVAO9Bc+Ikh4f+NbEcGL9VXwqjiveEvqhYOZcFX/CWaDv8RhGN3xlwHl",
-	"8hc8dXX5CuFNshTcSmO/gX/Jxwx0FW2AkQVExItCL5bn+bl4fTYYTrqDfqtXhb+EJNMddS7lX9f98fVQ",
-	"IvPbO89+rVKt2O+pP60XS4kwN4v1kIDOW1QlracyNoTWqyyuSQrtBqqN8eBQjr6w6A6Klyh/AfiJVhhO",
-	"QqEtMwS0Ks8QP9xwemtKsP2+ouwcrSirwTxV0Qp/PRf/k39/e1h89V66ea/mYNyX9U3L5DUdBGB4eBee",
-	"c5vkv5XfNSv8VfxTJsFhJX2I+x99+IyZeNRD4sRVYOouOQVETRUYzgJBnNlqK62LjBMzJjKJFion9Vpb",
-	"yDzYTyS4tHaTUQYg7yrKy9NQkjRGSbSOwmhxL2N4w2hBfRyOk3jjJ5uYeFUZXhcTdczKEGaiXX5qZLHm",
-	"LzThdkemTNVqN3HYBv4RsCBLgT4iO8KaBVPmARA5vK3jqi0kwWsmN71uxLYeO6Ous9BHTyd7Aa1YPpG9",
-	"8peyfMCcWgCmOL6hSYzje7ThJK75Qm1lyrzH66iDfRn+OGUA0QZlAylPBIO3PBRZa7RkmjckjNgCktxY",
-	"pHQ8+PqFVBOYzEamHIV0RZM0GH5asURM0DjgtWkF/bqJEoyOlFaHmq+P6+gzjUIJtzBlc0xDW10H92Li",
-	"Ly29/YgTo5ybKk3HmVjxdJumRP2IRWqnjfwxEUTNSUNHEJ01T8pHED1XfIazPMBgjYV+mQgJV/u+73Xu",
-	"Lqz/C55NyqluZ0NcCGFZMYUpi5hSz+QVTaSSqxxJfC6gY8OATOG5DDuLYhfvOq6jHyHfYqPSNyGvRpIb",
-	"TWTI8Ar+sh2BMkZDtCjLL8LTPHVAHTkrZhzXUXeLF+V8fv9s/v0En/bOVq/+8dfKHxJ7cPqu8frk7auT",
-	"5uuzd823p2/fnJ08KvaAJY/YdV3ZgAvRrdBajFnGRP0xzfgwwG4kB60iaYpnWG0djUkiyC+8l7pdAPXu",
-	"JIPTSIZGZrQ5Tzr+p1dyYTQH+dk/lk0fye+NRyxbL99UKW+pOtQeiU60nTjzHL7R5ze359RbmD6zo345",
-	"TBp9TP6iJR9AhiHMan2HiLTTjePu5DnKBxK5kMkgj06ambw6Gn0HaLItH0+Bre7llj/+0PzlQmHDhRCr",
-	"rfQWZLk+WzMSfpxJ20g13Kolq0/ZIcK6PpadQnKmTiR+ElnLjgAd91qPVsuKW3YGVLv0JjOHQmK7W96b",
-	"4wR0MvGGCtVdEQcqh0EkVjPkqAtDF0vCE/e3wXd4X0U+Xq8F6SfZr4tFO8JWkuOUSSue1vG84WhweS3z",
-	"NHVtRw/dbBLVBs880c88xZfRHZ+ywgeOs56PzocPHXCDzca9Vs5x1R+Ii5VqxdGd7FX7C6XMQ3ouxiF+",
-	"H0b+FxI7vayYR4zvWroLVQVNl14yxbbNCsILChksvwqPtPvsptWuY4jPaAE6vDNOP4yqr3nQbsEPgRz2",
-	"I+aTGHDbIPtPCHAQDhytCLqRfZS57Y8zXKumCoB6+4NZazJptT9ddfqTsXducVdpN8/KmrnnZ93+7Koz",
-	"GQ1mrf7l7F+Dfsc7nzIsZimOUIj9LzxvFlAMW0Wkv1Rh5+jIg3e4V5W3OOxTr9tvD66GrUn3fa8jvyT6",
-	"mD89GCGBhLQBx4ZsKW0SvAxc6uFTtuEkOK6jbNOjzsfuoF+ibXXUpq4kb8qs5pFu/ao7Hnf7H2cfe4P3",
-	"rd5sNLiedPsfxej0HZitKvIGk0+dkfgwB1z6IMue3vcG7R86I4njmuVOjrnJX1XDqlQr7v5IHmct6NaF",
-	"7RWuVCvQZavRf6lw+P1Kvl2UyC2UKiFsvbkJqe8sxwSQcZKo5daBnB/Qve1tUxboPsSsALjw02aFWVrS",
-	"y3r20d+VlOk6WWNCaqEsSSB3ERQ8yyU2URx4x8/MNxR9u06lha5BxJ+5D8AJtnvwLxm/qHiIkHBeRjFS",
-	"rOR55+WR51PXWBoO0G6EuLXhkBYm9SqTEVKk5GyLuHuLoEspTnzGyFjpUWB7nSYpHIiKR5kyL1fCPCNI",
-	"eVtmJHeN9aeTvnarqPnZOVBJfXAIh7Lr1FHL2Md1qFYVeV8oCyS2SynTioxt0nr6C47E+zKIUGHBiQvH",
-	"LgWohEnU8s7LoFtl/Ey96vWyVr+HxZ2UgB7xtuwpDwUx2RnAsr1xlHnODjHJgrFIY6sEGAPp/CnE7O+T",
-	"GmPZ7UrFpMiu/VuEovhRGMqKFA8ISLlO78pYI36BpLXCuXPKZz/9ScJO3ObSfUYfjfZfYPU5V9KTxSLx",
-	"ek1wzK1Kwj6pqhp0VkJKVcpGVTTHvjzAMAuQOP/rqAfSOOBXQeEWFwu0ZJvH7sv8pEjp6NkFiYLPuk/6",
-	"bBRheqwrdUyBsW3HKxgh9Xkm6Uq0X14U3SmJysJMRkDWllCvrAX7qVdCju1ByyHFfshnKFoZRfY63PP5",
-	"VueD2l9lVmlVNGRLpQmjOxL7mBNLualaYCKm446iiZmM9m116A9daTNPD1pxw8Vg0WFmCtfc8Qn9cTWb",
-	"nhSooBkpTtWUiEWImIfgRr/QDVTs6+6yLfJmpqbli6xnMrf7KA5qTRVhvlcVNjredyBjoTj+Qax5ux8P",
-	"IhWyA0cCG0J6hInSdVZTJeqKpaqaIzhz9hqifZyy7wDOAKQ5bS9EqZ4v2YZnz4WY1t20/PxMYghl7g9T",
-	"8N9HAez93biTEL+hLLQ6Igy45JR5OzrkVSUOl5YGq4hHMs5AsJp4oQNDAJZZ6wtTIc+qlBhvQRIPwm9v",
-	"FOAH2ADuYirhKezoNM8amFc14XHVKfMsgnKUTpZdvUAyIK5qUC1roEBVbRhqi0qnTIe6gEvJGc4ig8Hu",
-	"KCfHF6bQswEvzbc8ZXoDQI3tHEQqyiGkqpi9vZF6UuPPzHcV4fwUKjRGofSwTRgCYqkfEhyTAB2ZKid+",
-	"SGU8IidMutIkorbC32HI62/C8APgC3rH59klKZp4dEP8aEWmTE13drXCiBOuhHXCkvj+Ig18pDxLWWnX",
-	"zxqN+pTZwZIy2DE/SjFXmCM6V0r0IyIbcRgO5pXzn58kxvGXakV0UCxQISPIhSHYuE5lgx41EJ63WQc4",
-	"IVeYf/EkJYqppipJDSgngPTvm3v4h7IksveCCpr6+3jQz+xrCEB5c/r29fGUwXUw7K3OIbpSLKaL7GKy",
-	"im7FimJFY+kzv3/zUEjwLeEyrEzvF9kWBr2dcnSEESN30FNGCEQO2lQFEW2yCLZFaVMm6Dc7EVCOfI1i",
-	"sg6xT3jmkJJF81Z4LWlm73L9J8Ty8SGWBZO8L+RyYkdWKqatmT3mKd7Ozb08cKRIGa0TuqI8ob44wr9Q",
-	"tjgH3j1l5myA+QroHFCVLDAs62SoInf8o8yKbJ6AzTV7atRRS1r0hFwrPnOebWPDzBs43BMduXfG/qdG",
-	"Sz6a3eq4yTKs9vtHVpZZuv+ETh4cOnkhZEmVryfjtKTkYGQyE9Gcynt6M4NQ9pg4yvyC/pnjKg9RO/hH",
-	"Byr9iPB1xLgTOkPe2a91uNHuSzqVipl+/aBwcukfeAS58q0xbFnIYQTmU1umcYUyJGn8wSshNL19KznY",
-	"j1Ik5tUCM0IcnpM2AJjvcyszSUjemYQprhGcZSTzlHlWWx4y6VEh/UJyyQkGH1GGlmVTrkNV2ULm5Zsu",
-	"5Y38u+V7OWRSMOjiVnPR2dL2D+J3+sj1qLftqbODnZ4mIm57BVu54TkBqp9eNoWhFSJdfbju9X6aXQ+3",
-	"gr4ybhoWQEkoUNJg0etIvXk5+LHvnUvjAuVTXUDjCIeame+KJTuuI++y83HUuuxceucySiP9SHXK4AqL",
-	"kjryMsEEKhAPIDuyjrUcooVsu1KtpN01f1wPAZckDTf45XnTQqwN9kSrm+Ne9lKbnmeIKtuJA11/JUh6",
-	"z34VVJLdrcUx+lvFY4qtpC84ylR78S4kFJEkQKmKBjEWB3F9T4GWkrVZ6n/GwP1qhfIW7Jwd+EKZGGFP",
-	"Ls1WWZzroQZp97p99WYdddXuzjgBYL+GZJ6gaAMrmjlHHrhvDSaR/nqJjcoLKLBcYaEMxI44etxlgqbs",
-	"KNcOQGO6Sg0dV7NNCEaJjmiSrTQxZcUNyFM7uywKSlJZMl04UFZpLDu6KDfBJrhzNp60Jtfj2XX/h75k",
-	"jo5x565uPQecNMWPAhzYWXvQ/9D9eD1qyfCsTueyc6m+Zp4ZdVqXP80mg9moM76+6sw+9AY/2s98PoOv",
-	"AbSW/Apcux7KK6onj8WrspGpqpXR4HrSGeW6/340+KHTd+FY7YkzszFkMzzN2q2GeMsz5F4ObfYAR0Pv",
-	"JAuLlzaKYhKCmSGT9ergzet1SDHzyRVerylbPHGiuT22Vu5T2/ZWbbOqoxbYCKO5AZWCTHDTWWVU0yYu",
-	"yhiJxRuiWRRvQsKd4D8q9dt0ZEddA7sr3Cq2E8XZqjXA/rCq+qYyywPCEyoDi1F3aESnmEieKcdkegv6",
-	"CZpHGxY4A5UWkCb1ieBAQhU+bhE+2q1BWBfUWHdplJLy62ikK0tbx6cpzS4kQwppytQWNHX+vnNEyYYx",
-	"EnZYAHiuOxYh7cPORag/JvFtJ4UeGNd7F9VCcktCWOFaEtVMgxni3LELn5wiM5RoilVFMaJsAb/XGFDq",
-	"pT1NppxHTJeEBDS3m02Cgkhmy8B9LIP8TMlXuf30C+5IUvHI5xCzSdRycZyioV5zmUGoPrzAlHGdfGY+",
-	"agVpirFYFfbuopSBPFIT3EUn3eLRuTRDt10tHbSQiJmxsol9VUhGz0L2u4ZzeKR7ulDOHeFAuxMvlOHR",
-	"BrtfxzPIQX+XDQLQMxna2kHzeHFI77M0n6P1BC+0tUd27JDw04eRx8fcAXTA+tuvuiUSvr3+t4zu2h2f",
-	"+12oH4tOzmo3NNF+lFsaJxscmpMp9atUpQ+pIcuqVd+8eVM9ab4qV5r6gBl7FBJkcWjg08XgF2Ml7sSC",
-	"3B+SX1brPTAuvwj/8XmD879PXP6BUJH/PgCRe6Ly/yTh8UMDk38QuFwKY6zpAa0wwwsSSxVGp3lpgClw",
-	"bWagzFVRbJn4oyDFo9h4092x7/JTV/JL+rAp0uF2RxFUJhhqEvCXygoh0WfCe3QjFBQEISrgcleOL6Rf",
-	"AI1MvbTEtzJRgAspBqiAyoRP7p4Zh7b27ZDFyiP8H7Rq8hSQmuRKNaJSU4fbgNvyMFE3QCsNKF+H+F78",
-	"1HXWOAhxnOiysDgGRJk1BrhX1cSOMg9yngmNkR/FMfiaAGzKlInIerXz8lM6S32nqDkMsRA6xOZmlje3",
-	"m63ElFXoKNeF4EE6gSAFNXItwxA9LS84WkdxIk7rDyBJ8QREvmmlvaQ+XkSoOa3Ud1RrOKjbepEkOJJE",
-	"/cr0XQGOSvSsFb5HNwQBaDZOMtrFWrRAAtOgpGZ3P2F413G408icn460Qm3L6pyhJdE1SUGUE/mcLIKL",
-	"UUDIGgrCKspIlS+znyKWnQ25AI/REeyqFA/eVDKakRUmUapDnHIb8i//vJhPcdoaHPNtqk8KMcoBnvxX",
-	"RJiP13wTqtAtvFCTC+oALIwqNXZDkjtCGJIRmtoDavZ2FS0iILIIbqn4JMqN5CmuptLctoy5r7bhwwOW",
-	"bUjtMtHoUOobkLRB5RcHfVXGDatz2LZdAXiC8qgWM5zWrrh08CCJ7+Xi0W3p7hnEt8cIFTtnvk1jf0OT",
-	"B2yQS/jrBiovKl11vbzn1Mch8mWrhg6hDIkuKCqISxJmHVmfV8qjAl+KCVbOcvkohOPgMLSPo8hK7dta",
-	"UU3rl2SFY99V9VB3qMZpII548RzqXqYcTo3CbdKEXunuO1qX3a7JIgBprJyrfdTSD+HETJ2QlmrSFVnw",
-	"8eKRqW/vG9eu78IqKaw+axk07zbVYdWp2Ru0HsCnLylesIgn1HfsNOtmQeYVZV8csgOO123sL13hGq3R",
-	"EOkI5pBgCO5UZ87NhgXhw3au1dHWaNhhSXzv2sLyCxoxn0bMDX/zKbpT6jD7Islcvpgp8PL+un/Z68xa",
-	"Hz+OOh+lSwjQWHqt9rBSLbw9nrQm3bZTC5MfKRHnYzsw5Utbzsvtjg6GHem5avW0h085y4ofuB46Owrz",
-	"4rZSyHDvNYlh8h67lkLfKg6NWWG/0Kh31WobM5wSo+RMKbQMWeo/MiiNgIf5giOxXx+3iwz9OedHk7+D",
-	"W9Ld5bFTu6KTH+2aDPG6NSGPG59YE0HjRcQp7kGAB5EWKU0H2cFK9jm+5wlZdQvCOexlgQcRDQzKcxS7",
-	"DwVG6GJ5E8W7m96urG2+4LZRuGs02RsRxGpqMDxSZuYoqzRptT8V+YoPWYfBOhFn/TC6c9UfazHwbQph",
-	"YC2eQEIedNrKC4Y3kdECEqDYcprgEMdCWo0JX0ZhwO1Rfup+/DRr9Vqjq0pV/vFja9SXoFK9wY/mlvid",
-	"3hn84K4aJFQnhwYHo6EMBe9XGeF4HkY4SddPonsfPKtFlD3ORC256brkyadF1adgkrsOPL9YOMrtMC17",
-	"FGwAW9xxtyWFHKkWgUdW7wQ7+9RRmNW3QhEfeERY7EhyQk78BzZ3BS+njUWHncaaCUihUe+JXrf/w47z",
-	"t+h2wekbE5/QW8oW+d3/wNnLNCNoKMaMr2iSPNcnDtiOmeVwHfKc+JkwZ/eu9L8UYGC0f+gLMt1wt2k6",
-	"F5/pXnfVC8rt2GtXVOG+cT9h6Q1HvQ1TBsPHa5UYbZfcQFbFjSlLn3FkxTy49obWTVMAe1M1w8oXTXHB",
-	"0JGqfJlF2LdSladMpl7dRMG9zkXGgMKcd6kc70vaTYH80+pxLDD1N0wayuH1Nx4Wwv0ESYXwDKJs9KGd",
-	"ZhbKw7L+6MxAJV3kkwNNtEFq2x/KU0YZZ+TUqHDT+2ij7AxbiTCH1WyQ4puVFycRy4BKpNof3qfOXK6c",
-	"SHZMG+rOU2UbOgekJYszZB4FjgHJqFAotmrrEPrDBaUXFI6aPCxUG1bqYWn4NMD+28r8044hY8wF4Ekb",
-	"mk/PD5eLkb5b/45VEnbURniSuEHTvr6w7Z/qZhiaElS22qijH8AlBWbLTLa2spuTwCRsP65KYB21pMNX",
-	"O3C3z4USS/G9ihTQBXjo//DC7VvnycFUMtxq4VCHdH7PPUEOnwNE/8BgqVQiSnNtMLfg9JUva6nil8DB",
-	"yvUc6KgmO5VMwkhIGSE9j7dsVWhFkmUU6Gg/IoP7oT4fABNg3482LNlq3krgwv4yM5k5/4wSKNpGQHnE",
-	"mTrZbuxgt8n+Jg9bvk/RHYpJSAEARDnvtAzFcwURboiN40+5WmmY9yhO539FSGKquNOYKA+0CSNQEmIq",
-	"9LmdM+KhdFw2XvrB6uveWesWf68EZpASTAHXHdJQlSL2QOzYrVSTJ8YKesxsHEZdunSAoJis+LO9seo8",
-	"xApBQYUryKPe9ahkJwAwqwOoALkFYEJC+C1zUHCchnRsU1kOlN7UUndCmvcHk5nCCu51JDBwtz/pjFQW",
-	"ythxaSds+WFrXAq1HMS0OBR8Tflu2mG0Cdww5gAkTpmJPLA2q5pfynMA44kSJexHH41v3kLLQoRzS7o3",
-	"XzQsiCYv0moIT9zjLLShE+hOiPUbFfSq5lJFBCiUbw3WH5AE07COevRL6i81EkBd4lvW0y/qn/dVJTVz",
-	"hBHbrEhMfSX/yaToaeXV2es3Mibl4YBnW/LwLtH1kAE/qldF0PRXsqrCQRMvg5okK3CiQCqhWs8qxcFj",
-	"J3UnZPxBnRevKPR9MYIpNN2cVjTevLxw8rgOP+gEeVIUeS1NpBsZZDbBzI2hRgqFN4TTQKnUEFAlQ9yF",
-	"AnxjIoykWUfKJ6agf0np7qlP74eI4xl18uAqZJmQOE1g2+rmzpAY9+nixrYx31BL2ApD5FR5lWoQa2vC",
-	"A1yDTwtvmAM1xAx53W1YOspUvpg8VBROHuVTZkxSgFCA2CYM9e0jCEmCK5lPck96ZI8lqh5HNPmjrXiq",
-	"0ObjjXR9cpdH7nogUNePEnkxQTby4k0WyHsby+VBGFfW6L8/FFUegGp7PpUUvDW6Q0xZj+hXatT6xdGD",
-	"HEqqcjcmkcT+u3Cg+8GGSLH96mUA89yGrUOo1m2qAiKDnrkJTOM87SWr724ZKj/2cvzU1f8DK18yHN5z",
-	"aqxAJjAwxPcKmMFxJKRnRgdY6/apYpCHOdTUYwDGb142RqQnxY13z4kUPZ9JmCr62uHSlao7tmOyJWjs",
-	"0wO67xpIqjQ9CsSdZGLoVfkFAB7cKdpnJfuMiOlAfAfPugU7nlOBWEBiRnAi08efAcu55DweThrp+haQ",
-	"h4TDl3kfRILgsUMw4CFw7NJo7akii/fqsJlFSZY0Dg5ZFD0AO/jjGTHfy60QaHvfl1/kP344jcCkSJ1q",
-	"9xTvJZM9hgUN9+7+SkyCDQsw8+9T5Hk4DECOyNVdqaaFV54B+z3PdST+PJGI8Kk+ntHFM9QsIXWfmZwf",
-	"REUc/PdERSo8KE3e7nYSKe96gUE/uaIcnNTvyRLf0ih2iWQ4gfS0LfC2O6jNa/wLGseIJQjPEwJp35nI",
-	"wPao05p0KtXKqPP3DqAClUFa20Gw2Xhj++EqrG1ITJYc8DCyWodqLh7GYLKrY9+GpE1XAJ7+aN5+8LTf",
-	"/XY4bW23chixQW4rSUy1gWym1Q7C2w3jpoOq6BYe1wUSm0gSYbSiSVIE3aZje93ZfyYFBjiI9oH1pJgS",
-	"zVFrkyyjmP6GC5OLH4SXXWTQvnfZ3wXTqs1jknKkKuIbfwkp1qqKSmXPfnFnNujYA/vJegYeUWXGVaqV",
-	"7mQ2HHU/yz2robGK0gF2fw6cujo0LxMVCTkRncmnzqjfmcyajcbHWW+kYyLzN4vvnckXz9zZ7XvDIjK0",
-	"e9SsvT5F/hLH2Bf0LaHZTRjEdvOR345Ygv2ks8LUESgIl03muqK/Fxz1B+26G9Z2FSWkp5be4e+IYtSO",
-	"I85r0ptkb2VZl3EVBSQMSZBq0QbTwPG1XzeEJyT4QLCQWwowRuARNFfPZHiocdN9mLVHg/F4Nu5OOrN+",
-	"Z/LjYPSDIKQPs97J7MNg9GNrdCnjvbsfZlet9rjjToTZLvSlvi9073a0cYEy9iHWW8yyyUkyYeEPheVw",
-	"sE01FU9o6vTt5h0QynH6xUccGmUH+0R40c+PEv0EYNC7IKDLojw/DNtZvtWjPCme20LMF1UvtuQsdu2Y",
-	"Rys59hFVWuuPr4z6cBmsPLBKaweESroAXjlz5cMBUg7EPHnO0qMKVEaGZyxJ/Ejt7PuirOzbg/ZuKt5z",
-	"JVHUNd+RcWnVFPwcVhnzL8o98Tweop0A3Rqpuoo0lrXQdFMw6/phaNcfR4Pr4TjFfD0sBuZJg3+LMd6L",
-	"Nb1CfPfrUe8Rit4WmXS3+llmhzwQ39uF6l3i7C7T6RJw3IXT+xBI7ly+uP0COpKQ3FDQh6mwARahMGIL",
-	"EiPylfKE76rfael8QTaL/QFpSnli3MmZ8+rT/n1SCMNdrPDW98Bfd8cz+Xt2cHTiTmI6DIKOPyfWnKNK",
-	"+yMKvB+KHJerBfTM2HHPiRhXCifuP+hw3wMdrlitbzF3cdJzyD8ytmlj7r+TWNAZIpUpcFMG2UicRowE",
-	"dWSVX5c1PXyc4DBaCHq92dAQHLtHOEEhwRwwpGPltKxKy80dTZZTpnsA1nBdeBUA6WXl1WODccQJBIcB",
-	"LAVDOAjMWHgKS/uCT1ne16fs89LrdeSl5Q2ankqtl7dkaecLGwBKKhlTBuUAs4B4+UTkB5VCtktLT5my",
-	"wqVDFt0sqDqbB/i3ClY7a94UoTgMI57gMI9qkbpcQsoIR5yscaxxexi5E1ctY1ap0yo/DIdJa0e94Ywn",
-	"RZAOZTAHyke0XbL3YsrEuwlhAO8GGFi3JEZiIwabUOLCAVKu9IWl5bARTiD8IF9pDz5xwEhDUmz80nfy",
-	"SbBJdqCC0pWp5hx5TlOY2i3G9uWJRmQEW66ott6hz2tm2ye9msnpKQOvC+0DwOTEPRRBrcXgHCCiwPv/",
-	"sPF9N7vwvvH7TvN8W1Vkt+IdMlXOW3x5s4mZJPAPMWZf5ps4yUkt6qEyJOpHLKHMWYimrW/lt11GdPww",
-	"6rZblWqlNe62ZsNWu1KttGfmanuWud65Hg2GHfjZH4wmn2atq455cjy4zlwxD+cfzT5YRpH8nvVSm29q",
-	"jXe1k1eTZuP87O35q2a9cXpWa7wpWS/VjyPOxzTr0+uyeeTGhgAktYjzGqcJQXdUsJIVvkeLSLomxRNG",
-	"njyyrffHD5IjtYDRLupmGdLf6eO6zGd7236q5H5NfUAHsE8nK3YvXYnOrxvK6FekNgM6umw3a5ftZvPY",
-	"VWC2bIrIvUo3d/iy9Z3tszOzg1W/PGdvKw/oSSpN7IVhoVt6UkEn9Vzleqkvl1JKA5fZ8BHlZF81Hxyy",
-	"+2SajiLEEpVSjST+JJnV6Q4olC6FVJK5IPGJlISZS7FORd8y/XMIrg7ylw9dvt9BZegII4+RZI59D9Hg",
-	"uIoCuqCqjmO2i6U6JhFMC7ijxJcC1HeUWqtTKNR0ToG9S0iRONqwoJbEdC0xLh7FJEeme6XSSh+gi+ox",
-	"XKC7JU6y2Qx1fdODFOlywrnE+ZQdH8ZRsPElt6cSYoeQWA9uR4yX3TMVXLbGNNbzTDlY5ATDkZ+ryWVC",
-	"797V3737/5+jTEExyB6X8rjStGQFssfHfxVVcPNM3qd37tSAkaUAS08H8tq9wRiKSrIIatBn3ztSkDMQ",
-	"6jbfcHX8GinKSjSVDZUSa1QiMh/+5nSrAypHYDga2EPLGDy/lTQyFMsADwdilpDmMv5ANJ0NEZfyjUzO",
-	"URjZBkfWAqJVtXUg6lSrBpCxwyTpyBCIjDyb87UUhrvmXgUi3tlbFRuoE9V4PpmqZ1Q84I9A6OsopAlm",
-	"CMdEnImcLhhOovi4qoZOE8ErYAYkCMxqEyZUHNyulstt/BX+ennP8Ir6Q5ws32MW3NEgWX68WRew1hX+",
-	"SlebFdowCNQSS6BfglkJZGtojZMlF1pbdAcMeE1i9CONiayQbtIBYeC5pJza3w4441f46wf6lQRP1P25",
-	"aOs7db7shjuwfEtoE8B3NKIbwnu4MT09ZA4zqqenznMb1I1895yGdWvd9xvYbSL5j6H9OxnaLRHPEWqp",
-	"5BqJJpfFkt+y9+G8tQ/7S0cYztc1YHmNkuTKsQc66nZejgXjtm2/SCKE0ecrLVKpjh6VVsZOHqyLhVbV",
-	"rr2Bur2TzLwp8WuFA2KlDkDXXVOaEfOzchCIbegIMs5NWCrK1xnO2Er2+4n1p4aQJuG7dDpVfmGtntiy",
-	"aEP9MXprYNjTGg1673/sDd5D3nlv0G71ZqPOx+4AcD6Hs/TWcJa5+0tpXWqnY9rqzDPVon76xIcrg9d6",
-	"gETazgHyZQuFEEG1Qri8IgHFqOX7hHPUjlgSRyHixN/EIMtJ6M5jcxRtx9PqajWiZUdFj/toE6OI1dYx",
-	"WVFOuMKTdqVo0XCwdnH17hwgUgQ1ibnaLqFj9SCLACUhPvky2oRBDQZFNBipGaIQVH0ALhEMTEhJ0sWm",
-	"xiC7Kz4+x2F4g32oDAN58GBW1cVMqCSvqx9aiBPOFQtkkYwt5omYbr4kQR29v9cFbA8fymrDEz2Q3Ajk",
-	"AII4WnPpXziwY/ILsFzpEm3zh3VMxksck+AHcr+nkuwXcu8vMWUIPI7LKAxIrKL+byRopFjWaA6Gz0A8",
-	"nlbXCCO2sG0aPMFx8ghzhtxCQ6vzh1dtlG3IfVUIIS9oC8p0bed8bNP8nsmUlk9S4/AMNJsaelC79QPs",
-	"sPYPfZSiesLmVsfuA2dJjvDp5irTklP0V/OWHatDpcUFCFJ619xCkh/nkU8lq1PNbHsoiuCOd7VkDPQl",
-	"jZ+ivS/Etuy7UPPjZEILM/0T2QS6IX60IlxW05Kok6enp++OH4BG4tgJDy+pk10xAxPESbJZG9hnBuFz",
-	"1N89uUft1g/HIK1sL7x7fm1eY+UqAYRunpAOmfkWMnDABiI4AkxaSNszhbjl0lC1KnVkmtQyno6q2Oh0",
-	"/wOXarBJ8IL0I6HRpjExBy+V8UNhwYkZ1JOBls2p3t3JpfB8DgK5qiPEnSc05XxDZgBeJhqczIat0aTb",
-	"6s0G15PWx04VkMe58cPaxX80sH73Uhla72gYAk61+vAhpXf3YTJnkJilpQ6U6U28tgy2cn7cIMsscJPN",
-	"2ARjEBZIjUUnz6npPsqoL5wK4fma0a+IrCN/ebzD+OIIl+Qb4k4p+xDFyjugPks50ioXCFH4C9FWOEGo",
-	"gD0aMTP2eSSEIHFAy7p856iG5CKeQ2hSRl7RFkyVTBreI4WcwUl8S31lIY9WBLZPaJK8UtCrO8qC6K6O",
-	"aihLMedoLF5TxCFxf2PKJfhfrheg690to5AgKewpnR9t1hJoFQ7NmAQb3zaS2SpJd6K+q/L6Mn2pVCvm",
-	"R+5O+XS66wI06nShmLXT3UwLDC4FggKOEyUEWhjfUC/PanZr4R0rLhb842Dwsdc5325AzHXavim5ldHu",
-	"4N1KtdIfj9oz9dcvh/HgdDOlkt8zbqeC8i5jXaRn/zzu2UAyDvlcGtIdyw2QiRAALeP/yC1hQhvYAHyc",
-	"waHGPKlqBAOoIJieLVuB0O1Wv93p9SC3oT24GvY6Mmu1r6Oi5W/52INw375n9V6aSeH8T/3e0vV7+Udi",
-	"R/E/IFURshStJpwpmIemFmYSCw5IJywYjiufSTxq6yEPHbrdhvfQrMIslvDTpGdmFNJDJ9E1M85ZHBOo",
-	"bvyEeb28zmWbnqsiJuSx9gs1qlygsM57FaO8kMZ/BY9GU4jNgvKYxWobI3dSpTgs1d21F3v4hoQ7OU2u",
-	"RMAexiPbExziC7mvyVrLa0xjfo5wglYRT9DrswvJanKdl2cp1ZYVnIJOTZmCobJqCDMNPW8auNhiYGB7",
-	"TqGrZCNch8RUkTdTIb01DwzzaatTtvWatL6R4PhCN9/I9V80pSRO6fWCs9I8MGXxJiTyMaGahTCr0gxO",
-	"2DyK/e1COWAIU+Dwco/lQqV/rxB2Kz1/gVhxgleV88oduVEOW3stX5+5CCDycUh/I8EV4RwvnApnqJ9B",
-	"JI6jGK3ko9vbAx50NAEfsVDG4HWhdL1vD9HZGyjDbAAyCKtdj9054quiPk7SZqU0gqVzNiyr2Oqy8R9o",
-	"mMjQwwPYiKphM4d3kR/ThMQUS3vDjaBALMT6EDNf1YqPieiLn4AtU1B8tj4NuI5CuqJCiFVWSKsR8cI6",
-	"jr5SwqE4z1eqqEroqz4goLLbKLyVgfe5FyXqTxrlqQGnTMl75RbJdxqS+4hdKN2MM9WWdE5yznYO85Jy",
-	"GodTWeneoXgGWVzDwiKWHw0lf6EsW7TH9P4GcwlVLD96JV5qq46WtTlmaQH6De241HnXZ7YFdROasozu",
-	"EGUBvaXBBqpyAMXIYcMACdcpF4k1L/YMwkr7EUtierOBSkDRHY5lFkt0S2IMiLn2CGTLthR+1Zq0P81a",
-	"vV6lqn/3f1KQ/OPOpKSwXThPh+2ebDNqMuB42yIEYJWWsUARYhTHICJAoUtFIYquSSB4yk7iLmvQ09Gi",
-	"pjH4kpNPFdS9FKQux6SdknLhs7Wm0u0Ez5ZkYKJ3g9gVNtpKhfUCocErLu/jHYtDlybcgA3SYMqOMEMb",
-	"pgpfvz6r3dAEKVQWKOsp/drH8qzKCRCW0nuU++7vjerr5rf04//352bt3S8/q1vNd9+OneqxiT9w5uRh",
-	"fs/8ZRyxaGNV+NP4qKtNot3CQjeDuMkLIZxRjmTUDCh88ueU6ZnkddRS4oylWhvKUJXlpuzI4yRpR6tV",
-	"xLqMJ4LeNLmbXusLXlXIofIh/n4TfumChul4bsq8BUk+k5jTiG3fP1ZlGySKH9ORoJmaPdzYDVrDrhMu",
-	"O6SEpR8vCn33VM5UN/BSHzZcqSqoL0bQHeZS7DVhQhAleEc5qVeeJrnkkqxj4uOEBBJBSVUDBGxRnmyC",
-	"+8djcTvSJsx0VuGDMGBJOyposv6gTIhCI67xupgPp0B5uYwaWQ0MsH29y0G/Uw4nBeS70vE+HXj6W7Wy",
-	"IMkngsNkuUWM+9r6WPymbLeIyks0XPjqtyoEVUD3C8XeT5PJMCvvSifFHNNQiBjp0mfyOvqDCfowuO5f",
-	"lptw0w+J79COgqKuKJAHPwpKdeSscebE0CrokcHUcqeV5ELINo/JMjl79/rNyZs3p68aZ+/evTp79/b1",
-	"u0cgxQsWuWezKIYEbEgW393aLfWSH9vLnPcbSEq08cgAR0MRzohGc7dUzNL+xBmL/jzzWyXIgKlbhcVl",
-	"Mmeap2hJvmYuvd11JRfnmn6n+eb0pPnmdQP+q70+wac3Tf8seEVez2tNfHJz6p8FNfHXG/z2pswim6Yl",
-	"0I1jESRYi4wjs/cfz25Ak2IhTsCbTfhFWYzrB/ViNy5j/gwyGJPwJSFQBEQcDuKXLMkBWa2cJFKXyCct",
-	"wWul8pXiaFGQ5a7uyDSghpC4m43GhUoJD4g4GLnSVykX9xBO9BGF+lECefA4djIvFVJeOW82GlCtUv7V",
-	"KMPWSkffXUi70RwM9gtpZLIXWYkwqVgoVrhk7s8DYnRTkdUd9VtWvNzHmcblWyoZGqJq1sKjJEB3UfxF",
-	"KGgRy9Pt4ayY7y3xn/nEBVpFt4Qjb9jpX3b7Hz0kWQxB3ui6389eAVKsKoK9wX4G9FQ1UKlW1IuVakW8",
-	"UC6bCHpXKHEY7FkxDRtXWea0ELFsqtRcJThekKTrzEfQzcpnUkVx53F+YRdilohTPo7TAnPSnv2wA112",
-	"ZC+0XlohOSMMr6IAeuXG2+OunGLpCdG+aYNUmifRjIwnWvo/6q+6H61ybBRuW5oHGCLLDF7F27vy0NUd",
-	"oWKiuyUNwfblE84pW2hRP7w36RexLM+mGywdbrcdyv9QkHdrsX4Dndow1d+KOKq2HpaJT3YnF4C0kj89",
-	"M0RlWId1hinSyEiTexIVzDy1FouYLDBg2+5LHcoq3xJYA6Adq0JVhV/PmUeETVdfpj3xdoOBPqSUt5kb",
-	"PhZDkhPzzQV2b0+IlUxkZgMdefKEFfKLDmSXQ5N/KeHw+JHVu3eI0Nn13S1Q52jh3yJDqBAvdjd6Kay8",
-	"Mtr6ps7ADZFJNyS4sCwzUMWaPTrX+LsnK+XMINuZQuKym2PnpZMs/6aJ0u0d3nxo022Kk/cOZ/XQz25C",
-	"Vs446vy021OlerN/ci6h9qabO8q6nBkbC5NjuUDLKAQkmPs0eAmwzcC6WjA7OlNs19g75sFv1cqShOt9",
-	"L3wSz6j8o7y3dNd7W97Vb9XKr5sowWV6+Q/xYOerT0hAAtnbb3unGhbSDcAKtiyn6ciFhesyRMEXZA3g",
-	"1PaTE45GnfHgetTuzPqDyUxawkDp/Mf1YNKadf7Z7nQuO5c5kWn7pUqRdVLSEnfZZ21C4hcqN8OPZFGT",
-	"gKwJC+Ck8cToPHQEK6EIUAZ25Xt5/MDtpAje4TAMC/EDJ5apSlZmlewTy7h1vcOrsjD3/WEO8k/ZktCW",
-	"B3+3dAV0sHOD75d7tJbs1Ke/Q+a0Je2gKJ6y3S8VyxkZsSmHWLcn8zp988B06wIR6anyrVPX2RMnWUc2",
-	"eewWm/6TTv3sEsqP6ZfzvmHVqfO0smg0R555s65VSA8CesUoPXXJk2cJxCgA9R3Nxe6yPCGzUWd83ZuM",
-	"Z4P+bNj62PGO3YV5XUeN6vKew8bxDXRk90nviOPqlHmXneGoA3nIM3PgXI87l0K90IHz4+t2uzMeyzPr",
-	"uj/qtNqfAKhG7XhdDKvXafWvh7MPra6MYS5qO3sL0A315e74h9m4+6/OrNcafeyMZpNPrf6se9X62IHL",
-	"lWql889hZ9S96vQnrV7m3c4/J51Rv9WbtYbd2Y+tkbJEfeh2epezz63edWc2+NwZjbqXnT6gTv+90xbf",
-	"/6Ez6nd641naJbj7udXrXs7+X/behjlxXFsb/Ssq6lY1nAsE8w2pqffQCdOTvdMkk6R79uzxVCxskXi3",
-	"kdm26Uzeuf3fb2ktyZbBgEnIR6epOmdPB7Asy9LSo7XW86xfhoPTq1+uj34ZHv3z+uezi+vj30eDjydH",
-	"17+dDD/8Ii4/fV8oF6C3ooXTs99F17T7n55cXsGNfxkOjq/1vbRQLnw8ubw8GX3A5zgeng9Hx8PREaSd",
-	"DP91df3L2fn14Pj4Ynh5CShgcHl58mGEOeHq+6PBSHx1cq5kMvUvT0aXV4PR0fD6l4Fo4frk/HP7+mR0",
-	"Nbz4eXA0zPyljjayvz0baQqd8U/EN4n/T/ylqpVfDy8uzi7gw8WZqbEz5CQrlAs4Riejn8+uP410kaKL",
-	"4a+fTi7ElDm7vB58uBgOxVjDF3J2nYzEbLh+//v12dUvw4tk2iXvIwWrjocqx/7y6Jfhx8E1vPUBFFw/",
-	"+TA6u8DvTkYfTofJIJxfnJ0PL65+v74afjw/xWJSn0bHw6PTgeid/PpkeAmfx8sl06ArN3QWbsvKGV1Y",
-	"7H+bhS/s3iz0zQK4B8xC2cRUG/gMxGUVz92oOGbhm/Vgx9ex9HMvF1LNB7AyXLfSbObM58nsUCbMSgZN",
-	"HqXALGt3S5vbL1k013+y+IiFjSwMPYy3tU2u02c9zwnb3PbJdf/RRnCEcTZ0G/mcUDD/sGfFY7HoHVU+",
-	"h/T4aFAtu9iCuMW7cBUy2w30egxUWBrQc2Dgb1+B+mTwMdYfoGHMYxGDGxNHlumYc8eNMG8/YwAH4lvi",
-	"+Tc3S1mvuQdukNwha+jGLuQBZrH/fY8R9XXu273HC7JulY9b8RXTUOI63qiHUAwjyh0aOGRGHQd4fyFr",
-	"N0upuOf4PmKZaw6bzNIYh8axAXXnMqmViSGWQuPBZdWWfREr7bj04MjfEjhkL88Tx50yHqpl9kCa0694",
-	"gI+bkifDqcD9s5mHpfMzncPITDsVP80SxRYtjJmYo4HA9EBJ1g/e8Rg6/nzsae8IJUGxqmJm20cygMeA",
-	"Pex+lf3dptHRxpwMdGzEDWe4CaLAtfO2g7/OZgX5nufPVxanucCvtQI1ljbwqWPhxdnp6dmnq6xCRgKh",
-	"CqDxQWDDnLnJqBp1qRIddkgPGiQKRtV0IsUCF0J88bPLb1gwC1werXL4oCHVa+QtXmkdkqkLfuOyrP3l",
-	"Q1Tdg+NN06iLYzfHpxr50UeGI7toRfTE2//T/2NQ+Tcm2v6/B3/+3fxW+p+lD+vffvrp/0t/1Pj2U+n/",
-	"ZCbhenF6/1p/KP4q85VdbpXKkJ1DjtgnZFHFhqYqKmerEufmrnN65st5xZ9pYWfXWch9zVwrs0TZ9SyF",
-	"MR4SZMs/WOcZt1Wu71zJEyDJmEj5fmH3itYiycEL+iEa9XOjjtQOHmNNDkjemUBczFNeLVeaKy82qSu2",
-	"mbDN0ndfKf7/fjA6PsNTMKSZlAuxx0EcvQYf5Ble/YHnvvWFuTMX3woLPpCxGGnCD5M8ZwseEuq6WHE3",
-	"ZdUE6KKVN6pwmWS25sInYt6ujQHEc1g6zOMiOIQS639Fcxb5dHEiJq7Y4t0oBDdTbkiIHV7t4195SDxm",
-	"X5knBqQyocDGWuLT5X5VSUgt23zgglsZboPVYcmKrofxqIilHMYDElfHQVFfGXeTkRTQA8zQY/nfKDNl",
-	"UYy3dOPdqwhopLmSkyNi4lSHl7IgeYd/VoOZXU2ieLnG7QqyQC7YhAVKOvAhWAA9+onC4sXcY4AEsP2M",
-	"WY/pJ2tTZDi7kzlY5ZQqN74FxLXB3NNhgjy85nlwFkbnLAAM4fPHYqGIhdEJnWoNZjzyLPl2hR5I8gMg",
-	"ZQFhJM5flTGCanZJYmsbxZ1cA7KKeQ/n/flYUjBhymJ2WKr7UA/H81hAbmn42LFYauzhDwpRDFThuxSW",
-	"S/o36Dy6rWe4kgbz6JbUqzWQrwjFa/nCOIEok3gnqcL6ffKe0YAFBKNk8FOVqa2ndqASRmhyyu+xwUM9",
-	"uDAPWWCpqmEWm1LXs4jtUXeKBuofv13hVWXCvJBBITWlOWhyqVOIjvmJ599JB4TWT8WnSH34KfA0WU1q",
-	"2/5cgHlpWYSR8Q9wlA7E/xbK6G6E1teIcYrfHtieP3cqM49GYhuDaBErE+a4UTnpO9hVzMxGSUO4ighQ",
-	"It74xnvg6ij0C59ddidp55zeqMbwa5Jw1WCyiGFMPzk+4+It4Iep6YQT5ts3oEAg4rKxYH5ClixoLx2K",
-	"gVGXQ9nyRTuS/O5dSNh07tFE/ytZajR+isH5Cflq9DUynrS7YA/DMkb5Te4l5Fg0pOFhWqt7qdYcpqAv",
-	"V+bWhB1NHvvAXHEvtR+mrrrzA5DBuXXx2ykp4lGAOhVI6lHl+vyJybPlw8uLyrrcSWLlK54iLB2q/phc",
-	"jk7qOs1BCYkEUUDtLzLtUNEeq+ScRrdhmYx9B55QYxmF8eMiSmEcwYtUEDK5fEpPvKMyCZFa+5Vxxw/e",
-	"6TJMeF4KIQEcsePMd5GaG+nGAssUQhzSgV8AnzlwHUaKYxoyCLVaYvb2D2R4/tYPVdxe08KFOKPJj3z+",
-	"VQAOMQJSb298LwcgHpy++GUlv3nDAhMYjD0ksVlDhSSU/UEuPmbA0YCZnED2m9J4qJIBvycySSB1dqSe",
-	"6OeMydq5xJ3OxMyLvHuceirJAHPTRbshY4huAaG9C9GGiAdaoLeK7ulEWJwpSHmlXLPJ1qGY7x5xI/k+",
-	"iII8yaEVNmFA+kvf3FE3skhRZmtqX/yPlWJUiHZjA1Uicx65Hh4p5iGeKZARIh7l1A1Bn+DWd0KUs7KQ",
-	"EG+ViTWlf11g6N8ixVqlVauVlYAtadVqpTKx/MBhwft70S1hrDAJhBBriVYKURurVE5lDIBACA7VOQ0i",
-	"l3qXc9ggLflShOGNhyqVs2BVSZITCkHpkBQtPRG3Wq1aJbQ7Ml0JtvskHzh5lcl5UW6quGlSL/rpP6Gv",
-	"OjoLWBTdn4PbiPx3Li6c0YBCBQZlB25hSq5ZqKGE97hUBBwpLxwFtDbxR6izJtrFF4UFcUjRgkwmMVYW",
-	"OBM/hfjaxM5/MhP/+sLuxX8QdFzDYhJ/w66j/sTXJRWO4fKZ51PnSpxZ4r+uZ4Ef+bYP2cL/T/WvGzr5",
-	"apUOSSDhHSqtyEQVYS2oHYmG/3F5NqoS1VESMg/WGBK68cQjtibo32Tuxe2RL4zNQlKc4ayIP+9Db+E9",
-	"FsV8K+PWVCqn50ZZ/uYA5mSZWP8DFVHl/eM9EbugXlp8bymSDBJdbkiatRqxXA5Sn+fq3eDqGcGRTjz6",
-	"ot4OSA6InXQd//+QuA5ergj/oh9pzn9I7gI3iqCy/gJZJKySC7XMlfCorIAqS5xSVF90HejtRzniUxp8",
-	"YbDw0INkQRckqzshF4kBk+64Kb3HiQtbMEhhY0IKicOYSdxKmDfRtF7zFshK7g33A4jcsGk17g3EcRzf",
-	"ngN8cHwGcnuiacwCgs4F7D8oTOHGlUTltqqtYpXCx21v7qDMtPptfP34HjVbpcNtHmJ/YFrhOoOTrzq2",
-	"WPHOjEg4ciNvAZHpYKr41ZBAq1TQIkmFr4YkHnI6cwv9QqNaqzbQbXwL0DdTbf5v+a9vulVb4S4XjWQe",
-	"hC8S7YU4aVDKu/wHdbRWYSBCoTYjaHfKxL2yycGe4ovANWbplIK1RAL5mlTJg+Vy8UkdZYXr0DYy/bpb",
-	"38OXq5cxLsMmjELiE9WxQ5NT2TOxh/jzpTIWCS1C1Zen2XlPMmYsMGYYMeqsi1xYVfKbQLkWTkQ28DxM",
-	"2f8pCubMwq1Fci9Mjv1zQ9jCQHnFJ0U3khQ5maStAdMqOYFdTKwK2HxxUkuuS3TLuMnV0i/6AeHsDpNe",
-	"g1CKoao9+6dVe/RheufHI5zJtV7ga1nYkAlWY52zeOYgTqvGkEILHOKiS802rJ29KhzkQa4jLEJfDyIU",
-	"Vl1A04wRsdjUvlro/5HthEx+cnCO60NA+MK38safo8DOrwIU5Pn5ycLUyH3hx/jF5L7kDF937t/HbzT3",
-	"FRcZCC73xZcoFyzHewTh2NwXD7wo/3Ml8E1eA7xSCWCE5azXauoALmsKw4RFk3QgkCAWsYn14VxnTXpy",
-	"DqOteaCWaomI5lfZ+j/+ztJtKdRr9WbFMCr12pVR69fE/1Ub3Vql1sXyvdDdbrdZr3WMVqNeN7rdRq3R",
-	"aQE9L7nVo+uiZJTECg9c6lRcu6LKj2MCdGYtqORRFe1Qr/n51aNYlhQp57sv4ZJkJ++47VXT4GDp4aR3",
-	"KC7tU/j2Z8yyh/aETQc/o5bMhAGg7ORIjOz+ITPU0OdWiPPLllsWSyOOtBSutLSuOBkc5L1h83q3ePm7",
-	"hawtcG/leuGDRaO9s5eRYzV+KxcwCrWNEuvKvsND56x1l9paE77qt3KhiSYpqzex6Tp4Tx0VeIBLjM2X",
-	"fOLKbcscdCTCsT7PhUokTioUQSXP6ZQG95DdE0arAWXMzJWLt1yIQIr5j5WW7k/RfH5wnM4vfCAe1nx7",
-	"GgJGLFMmy/gX8BZ83Y9xXUrBQmsP/R0rMfKCMAaH403C02Ub8DNZhM/L6BmdKXqXAhZXrVG4mSzC5lVk",
-	"4hg1m3wdbCY6ataJPuuwLPhAOdkpljU5gtk0Q/4xUNbkUvZQH1JEskv+u5UQdumXe+y6x66vBbum6HUx",
-	"XMUpu5jT/YdsttMwjJ5Rb7Y6jWbNaLYbNSMtAaFhVeOqprBqrZZg1QW4kChrxZDw4UJVCwpQiTZTIr0E",
-	"Ikg7Ax9LTMWDh3deyfOonCVd1WU33Zyk8y8OJkHljo2VlMcqDZZFiBqfYnYOUbHlB0NUuDwPRF0lPvE0",
-	"qFRbR7mB6CqplA3YU9/9vnu0uVL5RYOXixtsLlyZvRoeASxXhtlDP4g0j30CdUy+DdapkgG0KLAJo0GI",
-	"CqVuFEp1PDOJGSZRQIA/GCIUv5SZExk/rJLfEkIwiO0jHbhs8kX0hBK5K3nCcR1DSMNKEJXAYXE8MfJN",
-	"vswmJgMu07RhiFHdROHW1dBqMaPMe32o6u2Bo9eMb1as7Rjg/PF34eR8gLG0Qr/QaFYNo1Nt9apGvVAu",
-	"nJyfy3Co2HmOzgvl9e44DeI0jXoMcZaFaC8lTVxmaEhuIxuTSQDP7RTKhYlOeyjMf/4HZ79/nt9cffpJ",
-	"efhaAnEZbaPebXTatWbLqIGHb/Y5jkednH9uLmOs9GgUyhk0i0LniF/V7PCrc//xp4LOTNBKZYASB3Xe",
-	"q7oImCBX6CfM6o+D0eAD5FZLLBdDjJkfRBeUw57ebDYqzWajsHsgthLhqHTS3dwGW/tFNCVLSRzcsbH4",
-	"5V84w9e+AIk1FpQaCkc3rantGo1//3YS2dPPX+i//uH93vj1p6cfpvy45OflB9kASRY3xe8WjqzY5JfA",
-	"yMKWVBDoeeZnsXGPQO48JHRF26gGKyzF2HfuD4lMxNFyqaoLoX+TJ7H/cgYnCrfiSeqTgMn4vYNpZiHj",
-	"0aG8NrRQgt7kMQpH94hDilA4VXQX4uz3xL4VqxsVuaLbwJ/f3OqiuaUqOZu6UQSdTOysFdfBta6OzqHT",
-	"yxbGIpayMJABogyeRSxh8DCnCJqVlt3C1C1ZayGV/ABJblAPSmAULOcmvnASVRiVW6Blp/Uhx8T2IflR",
-	"lbCLkY5oCkBNSJq1HrGoJ97C/RAS0kTvvNCXcmagxwXQT2CpyPU8Esw5kM6h8BG8d+gVcuJNXrRuGKgS",
-	"g5ephAMMABD7itXxMoGdeFSMWCcFB8qQPCH2Iq1kSsAizPkjMxa4fpLlBg6wwL1xOfWSW5gcyqnAC4ek",
-	"jlug2d3d0giC2wJviilLinE/4U8BG9lCYsi7UMvbKOVHesnR/imx3oUat+cER3BLqNu2FS7aDtc8DKNk",
-	"YI1nQgrPuYE/bDfEnTDRHIqCOfv2WLCbwa4s1CY1uzHusUpnYrBKk3btSs9ptCr1cZsarGl3nF4cFP7+",
-	"HXav2F23YQjb8RDGrr1E/yYRmF4B61+N+29rn1UWJBR7W7JFoUafhD+KpvWsyLBZ622+6MjnE8+1ox1C",
-	"SaxesRLy5UCTD/VvHfyd/uAbAlKPRZmcS/E5vpsV4FSsfQddWhAeYU6JWOlbWHrGPFIfFuYA0CtCyWX0",
-	"GLIrYhwURvQ+gULSmQXXaVAkhjugXalKCd34HBlDUIVLQr1JwBihN9TlzwuN8qMa+T6e2oOVuuurxkK7",
-	"3jvbjjHp0rpdaYybrNKctGila/ecSo0ZE2Hym3bLUXtnvdtqtGv1tmE0u516r9FudtftncZO9s5eW9uA",
-	"JnXaNewaqzTUTiQ2n55dczL2zmTuvNDemb/r8X6YVIbY74eOZnNfYD9sbr5o5Ec/+3O+S9cKbjSP2Q/L",
-	"66M2j9zBNNaBycVeslpwRhyAXTvl9FCOmjCO4NxBgaPMsA33I3LPVFkf9clEDHj+DUSMxavcPT677O57",
-	"2Tj2EYKHRggWi2k/2AnAWXTnB8LU/1ixg8e4HpZ3mAWL90PsKB9Y9LjtZKbKMS946yWmV9tzvgOQFND5",
-	"x+XZiExZcMMINA80RZNb6ftbVTIINVozJqGRkN6HZfT7WnJdXLkssBQ1EFoEHzW/NzlyTe8CN5Ki9UCF",
-	"RN1z7Iyspgy/i24pXyGUIimSJlccSYsUQ4b1ooEpeCdQC3inEze05jMvyQxMFUnQAgTiLLgUIRB7JPd5",
-	"BdMA0lEKqPY8Zit6ikIXJs9WdSMDGbKgkexbn6SPoqLT6LJPPOc591ucLPvz2kN81y/rZH0aEK/CY1hd",
-	"QKz0YnpqlV63EW4a9c0XDCN689ENp6q+/44s9zmM12twjR3EylSgRZQZvT0XQG3b7UAYzEhKXoGfK9Gw",
-	"Ahtn8jFb1rIqxn8mxRI04acEUUhAYZWU/JU0kiaPrWSK9Q6MADyXKB6t6g1KEVB+j/2UxltYSjnD74CR",
-	"uiJeGiubZMQni1bKc9EniQxYibihydMLJlFRkIY/vTNIV1t+i5282r3Vfjqrvagb98rNNs4iRy/r+X3Z",
-	"7R2ZYAS5+jCAnsYLWGQlOgG2+DQ+a2bb4gs286gtwfndre8xAqiTaCJ0+Z1AkEWDd7eqWVk0gEbZf+fU",
-	"WwWdi2LqJHJA1kpnjZQviajHykqwmPiBzIXVLB0mhUixC2x1Bdw9m5DozicBimXa1PPChcxcvVn2F7Uj",
-	"yChhJgfBFuaE62w+yWvyF9xbq6y63hkVN4HcIk1JB85FGJAxeaKeBYkkKekc7usBHYjy4Nzpi6136ocR",
-	"aTcPkRe3qOwCAV2oeIDHJM+/Y4FNQ0Y8Fon++AGhXKqRYeFe6iUNyFYhEwlOWCEe2RabCcvEcW/cKCwT",
-	"61pmZFUsUkw3u3SV2BbFh07pkMjma+kHqJLPru9p7L/UdEnv+1LFFfdvmODilet6LfYtU5E5Sa0TPfUY",
-	"v4luIffbBr36WcBCrBon86tMrl0ZiDlS/MLu5YXxS497rTLl0XXKGXPIJ+7avsOI7UG6UGmrrV1aiidP",
-	"C0LzkPf3L5cUlOHHa9Z/m17O3neDywU/nk057gKgpbzCp5fbQ/UBXtGSmPxTJMkw7qxNxOilhRKavXan",
-	"3uk0WrVmr9dq9rrt3mvOiUnN6u+Dx7ZhHJvLiTEpztuPHAXUHQhSnvMNehDOAxYDl5+hruoOQeylZBfJ",
-	"4XsmBJutdIACzLsX8ZKyq1kUM5M/gE5fJQOpqPjkHDMpGPvqSGYJxiQ6xMSqqe9CYgmjb2HC0XqxE3jp",
-	"W2haSZXuPXltT17baEl0JhtNywTGakPQj0Rr6aXkjr6V4y7VX7pLddmlb+VCooYOnfpKXY+OXc+N7i89",
-	"2M7jKlPwd+H84uz40xFUfBydjeKildjWo2P/54HvzFG6VFfUmfgB0aSrsGha4V/GP+q0cdqctn6NQ/6N",
-	"Xq1d77bqRrvZM7qNbqdZl7JfckIuPuDqB8qp5QQzUZwc/BvXpt5lFMztaB4wTe0MpueURYGP/5xQW3QA",
-	"xP2TP++l/pdRKGMhyuVZ/ccLzd0/sUeFfgFXlLAWL9uxelbH6oVvf6JeQhT4OJrSSEkRNU1V4Vt8NhHH",
-	"Ovi4ciNf5a4PEutM2MHi7TMIk+sn3nP29rHiYdDKI3TDJFx6a5ph8rE2KoXJl5CDRMnX32oFmRKJg2gt",
-	"qwum0pJeNPRVkKIlSw2fnJ5c/X59eTrQC+5ZWQ5a3eVWqq7TaRboVRj5FYTMmLWoOV7BzyaF8x1mu466",
-	"wE35ZWWccZHtSCNA+CYvbmI2kq2JjSZPMRsTvWgphZtShw0YFi9hDmx64NOVJxHsYpmM51KAHT/X6JEk",
-	"zY4sQzpKfP4QexNo469iTWYeauKxxpIN4qw4oa43D5hyq87wzKXXBvCw3OtS7o7js7CPnU9uNXG5G96y",
-	"+BSFRzRQua7C/4Z//CmeRRg3WFj4GEe+E8/Y+KuPqJRjlcVRJh4f5Nbg3OC+vhjEl3K4IayscyNMDuSI",
-	"ZJwyRqfUN3klrdEMJSbAeYGVsLiPtRhAzDn5Vfpo24dyGSDPnSq4DZXFLVJs1prEGp1dEfygVCaWFAVS",
-	"zmtoLWn/cLlf6FCRzpMx83x+AxLFVCZJ4XAV/UAflfG9+l50Li5PoRZHgGkdJey/1vmksvhglK4tDk9T",
-	"g0d9PzgmF8NfPw0vr6wS9BiOxPqCiDOyzIIGA6CeIPTXLMgKo0VVscFoJ2VyxKIogZg+dk8vJz/EcW0Q",
-	"6+ezi/cnx8fDkVWKS7xBoyd84luq3FnRSkqeynICcSlVXHJTN7JwdVMuJ7DeAqwkK8Hb0s4t4ka0eXK7",
-	"XqBrJ2ZbGyOTF0PGiLVmxxXmdjt+j8lzEXxIPupz2eRbcp+3dhfsGdCLh+v9efgh5+GHnEcfeLxccf7Y",
-	"BcTes6/37OsHsa+z/Se7jzNtdSR+DZxs6MkPRcrecITMf1jdSdDo4O813+Zmb68/FGdnP62LaqSKoG3B",
-	"6E7XBIlu2TRk3ld5pOK+oj/K4yr27pH87/IK8nfMC9d7NKX35D++OPwg9JdRKjE0Y6Y6V3p53vhaSPg8",
-	"9PE1u/APxSXvsB417Ma40nI6k0pzXKeVrt1klfakS2vjut102iwuzmH0au1Ws9HpGPVar9HsGq11SKC+",
-	"CyTQbdST7dS2O5MGNca9Spt2xinO+yvkkm/R9fVc8v3uvoJh/hK7+8tSzHe2u+dgnO961y2jmyZFQEd3",
-	"cVGSzsErZcE2NmZKtU+c2vxZ5E7dMHJt4vn2l5Q/Fn0sldj1ksNXUzY53hFdofGld7cMK5vFk4uIm3OM",
-	"bSxstoq0oZJORJsJL548hha/dn98BtbHDjbHF97q9l6Ul8wqkL4VhzmXHn0vVqyap2P8Q+7QJ6Ojs4/n",
-	"g6uT96fD64/Dq4uzy0K5oDyL8HIX9jeol64XbJdc4op8QPerG90fOL4dpp77IJzPZn4QHUzcvyqhRwvl",
-	"Avtr5lFMVU8/iXoKSOROL3kBuyPiiXEFegImBxzq8Z5bunSJSx0I3VQL5SSdAKLcf4rFsWZILoYfTs5G",
-	"39eYyPm3aVDU9IxHJkm6SOL9f3778wUSVH7thp9r46sG/8eX3SSo7JNT9skpL5ucsjPf9DI8X4sSfxyx",
-	"jh0C8xzaHbuG5uiwWtDbQLeWpfUChKvB5gkIbWnLVSJt/R7Y8mHcWHZhb5klotSvZUn0OGekvMhThCd8",
-	"Jz1ixTQfDLxed27IEheXP4+INZ85NGIfafjFSmKZUJJ5UdKkTxi1b5eER2YBC4GBHugcTdUVYLKVSXo4",
-	"GI+w+FzA8AYO1H8e38N/ipSjVJI6NIgP3VDdiGj3oRH+sizFTlTDYUTvpToJHcNF2lsz+ZxLOrAKIeuD",
-	"oPiSWjoLFsGXhxo5DJjEHtdDFsOWPK4fENtjNNAZlTCwHvhO3YgUQ1+/7U+p8VEZ8CafzD0PJASmFNI+",
-	"bv271OgFbOp/BcogNK+eUhygVCpOMo+qJj8SvYLi9nKqLiU1IY1QhdkkjZOKGXBL/HkUug6Lh0adQunC",
-	"PFqmI+KcSw1FUrdb04SBI29ZDNCKqZ1XFEYmxoCXVZ1GD2MRBDfS9DvckMx5fD31quRsYnKNYYvyO4sc",
-	"W3k81+i1JGbXqgSj+AZ6KleKa+vmVlVYFk6okhG7W861UreCio8WnritflbmjOOz0ORiskA6DylmZeqU",
-	"yqgVxNNZNSYv5kqNKYnFsEUOjHTMJ0kwixku5dUJLaV0+paLXjGTS89CPJbvwoxkLOky4YuzhhRhgL7K",
-	"uYuvXRjRAb7vMJzMPfmmxXrQ7J+Y2+wuzvuDuIpEMeGSK8bky76Yw9SgycWeZMzImwQMYx/gDEreUPhG",
-	"ygOsdfg8izzTi8RDPsUG9ftLzPHoX0/tUoJy1SuPLXEHYpeS+qT+0l16TGIO0vFUqe+VrJFtT967OAKd",
-	"o1bUM+Xo1O0ma9PuuGI4jUmlSVvjSs/uOJUuq01UNgmQ3LN5461s3njbaNY73Vqt2WgYrV69bXQ667N5",
-	"WrvQg9ZTYmynxYxJvVZpTTAUVuk5GArLiOHFtu/FOOP5+746nae1DWd8H+3bRoqurCeeWzHgnAAfe69T",
-	"t0mn7nvKFjrIokVsZKWnyp9Tj+DKyyxQv9qRYnJND299jDMVTCQ0/CKdG1lHPJMjbq6Scxboty9qzgR8",
-	"ThZaOk8+TVwo9YmFz2XBGco6OhuNhrgFHp9cDt6fDo+t5JiuXXxLQ2JRZ+ryIadjjzl9MqFeCCHSVCtn",
-	"v43i1bVA6F/ZBvExkmq7gT13I+JPTM5cQO+Aju84KYKDQeqoQt9EO2RwfiJGSV4n9tHA90rKSaT169O5",
-	"5vY5JJYbDiA+BYd+a3B0dfJ5mBxgof8rR+rTuSXlBa2Tkby0Sixt8kCr8Qv23C8sfcTxZezY5BR6kQI5",
-	"EOggFkyBy7gLxPr50+np7/Ag8QvKjJrgiYR6HpawgxuU1eXa++FS9lZ2oQj8JoGwqGxXeghSyWxK5/Z4",
-	"+OFiACSLeFQTVYWN8e34GPrYAPfyMt9HvDfpB2XiZCw2nj4PKIOCsSBt3SKYLb+GAHm5oFZyoV/Ataij",
-	"ptSqxdBR6jnA/pRfQ1g99SDKrKx4FGWqYTbskuGv2RwBOeUafzgFQjOJ+To3Oru+PB3kzgsYnV0Prq4G",
-	"R798HI6uLq9PRpgccD0YHV//GwHzCwfERxlB8WWT73Iy9qNbAhMbDCzMDKhyzxmmDxzifyBLAMVc0BMJ",
-	"v8xIGUgCuTI+CUHynZxvww8ZlvdCWqVVgH01tvqxIoCrcearA9mJLKk4c9Lpue+59n0uJH0y+Ehm8HMS",
-	"RkDv9vnDIpIk0SftC0xpcmvsgjC/QLoWnTtudAQ2EP7+qqrlJixzqEcj25DYRHbtTqwjBkKOAl8CkIpV",
-	"k/AnxaRFo6zc19bgaPBesS5NbvkwBEr2jzk4UHHh3jHz/DvSAOKqiqwQ9RDSTy9jHDQUQ2dyzek8JZGP",
-	"+tc29TwWhP04dhPdMjdIWoVnxmPutfiP+EKqblKT39LwFgSvhF2VwToS+B6rEtnTUK+TUCsTNEUN6OFi",
-	"CGtrqJbMn6eGaHS6rWTl2br396qz9vPZcjnwKywzzvQfygBr5inPAf8FLW+4YHlzaEJv+XAbjK40KNig",
-	"jM7pITFp3pVFxXhkEuqTYnhRPM+SYDeP07r9QKkdw7R6FxKHzQJmg6xD5M8qHvvKPPVzN8RgeykJjstq",
-	"KUsRcdKs9Uxu0TE4RDZEwgWgimR6C8sIhb9XFhtH1eQQ+xYWFHnyiRlOcjmkQ8cN4nwEhzlzXMfMOUx2",
-	"gfiwrefUOIE/mzFHbGDyhwpDEkvc1yJF+G94UK1WLci1oMSeh5E/hX6Z3IpnYLVaPUh+K35q+cEN5e7/",
-	"lQ7t9A8wb151BmQlv3D/jpMvrpgBRWsesqAvdlyp/jGwQToZPoJ5Bf9y/Cl1OfxzFrjcdmfU6x8cpP6+",
-	"ZBF8ZHJLUs/g99TzPoUsCOW/B/PolvEIBw6/ADnxjD0VB8nkydbdWNKLftx+Fr7u/exVVkmINZJx2Hau",
-	"kby7rVCgMDRrrzwukIdCjA/8BETiy+9uL41YCMuWBVB8ALKjV++ouMUh/8efEGuWXIbpgQjH4dTw0MNN",
-	"uvqCGEnpEWV84ge2lgWl3QxLBSTdwWFHvStoyuRYSUcpt1bX2rL/EXZUezjwOuA54H4mc+s8NokI7JH4",
-	"hikP71hQlq5mvS8SANy5nmPTwJF11R5hajNe2t7g5itLw8JIG7YXMrhLvVjvJtInYnre/xAHFDFa2nO/",
-	"C9Mrk7+4fd2g8X3qhrJO2ApVbyk14HLQggzLMpFaET4pp9596IaQsjkh3L+rmhzvSXLTJpXKAqb9brI4",
-	"e0Hqty1Ivb27G2eEmMrrrNVKPdO3JGK6Vrn0wXqleD7UZElVDn418me+59/cH9GZDBSlhUmrCwSV0CJT",
-	"OguJOI1iTaLIJ1YqPaRPPl2cfrMO0dKAuwBIIVDSB5UbZZ0j1b20eKP0JKTlXxh3ZBJ8pqIjeEmUoyGR",
-	"qMTgOQZutPtN6b2sRIBqlLNErnFh5EyOnHfP5zfgFhZYkHryNZWq5KMfMD2jXJ/WmbqKRrtkcngaV5VP",
-	"WEgy10VqdDXSdcKZOW3uXtXvMRbq1dcZ/CH1tdDmZZu8TXb0EYgsnRL3CNksaXgEflrM4BIG5iRapVTF",
-	"VgkM57EEzy/m9AYlnPZCOk8upJNrGW+rmbMmDLNMlE3UcVRWaB6Fm2xgBVmSs9v7cEGiuLiN1k3KQpiS",
-	"ThqWci78Z1apefWZeo/CAhtY9z821T7n0t2WVb/l4qXheoq9pPFZSXlYvuTi6Wcw0iFpegUHf5lzH1qk",
-	"qLjTS6zzMlGs85jUHBI+97yYYg2RRp0cLlnhkmft8hQHGhKDRUMqgCtDtiZX8dpiJm+5VCUDSeugkeQF",
-	"95dPHAs8D5MvEz0Wp4KedqySz/E85IaE/WUz5uT2Gz076/KJgcvSrV4/+fKBNnPHNL0XIjbtuUtbcpde",
-	"4iR2gGdhWRNnddTxSDsyp+w1RCDlqqguWXJq3wLdBJIngBMPgUX8dcSmM49GTJ//qpCF4yQphjG+KxMo",
-	"i8JIGLFZH8ONCx4ylYUCXHux95UJJZYSk7JIkRL1h/Km2TSinn9TxlRG3AapUzGsElzrufzL1f2MASlf",
-	"9Z05py7/cuTP1SZGeXofgysOk3o8Jvd8XJbqtnE3VIxgHiZlN2zqecLkR/QL4zLUSqMlRCvry0T+DYO4",
-	"aDiDiveKxRPf410I2dihklLB7VdN7Pfsln51/aBv8ovhP4ZHV/Co0AUsAY+hZp3+tR7AV2UeOmTJWya/",
-	"8+eeQxx3MlGlRBQ8x1I4aREcSFmS001JMJOUATJ50UrxbPskNY2t0vL2m3PTTC+HN4z/n2EbC4/0wXyh",
-	"KO/DfINOhqH7zra3l/UypofO5a9js3sI/3YFIRb1pbRbvAsVY6KYTeI0eYrF6UpBn7AMxsqZurzCkP4V",
-	"S+Mr/qg8FoQsQtKpxjc1eUw4PSRUSeQvnSoSQqiMpWTRXUtlbDFFCbVjs57sK2obiAuMpV431mtO0U5N",
-	"IAXF10umkdiSgFUquZspZmlxkVe6QBw1+WrmqB8ssFA5JN5mkUNLZU3JK97eMEM4t6PoRdmeb9VztCMy",
-	"156/9QK298kJWntW1htiZe25WHsu1vfHxXpOK7p7stWeYbVnWO0ZVrn3pj2vas+r2vOqXt2++LzEqdfE",
-	"lnqVHKk9M2rPjNozozYyo57OQp7KIONmVUlfI4ksdVDFKkNStP04cJlU6CF3tywQhmQh+mpTLvD4LPC/",
-	"uuLxISMn0XzEkhfCcLI7MWgQGQWjY3LLR4LQT0u1koh4AKuEMUAZrFX5/hWfe/dJmqFof+IHKjIsR6pP",
-	"KBnPXS+quBxLIvgTcbUX1+OTD6tXgpr480CWxyLFCWYVTWeAq13qCGDq0b8AA//HFv+ZBNQqybAA6mGB",
-	"MU01DlJaFmhpSYcTCGAJ+Dvz5uJYdK9dgImTUNlCHDMcJ5QHKhDqD5hA12VicfZXFJOlLFny4hBk3E3u",
-	"RgLaWLPk+4X6CBMgfsneyFdgkcgnN3KzF83DRNlk++OptyesvVXCmibWCFLcW+gzJ4apXHAjNlXajQ5q",
-	"YhfqRsdokZ9dz70JGCNH/jyITD4Ib8fzgJfJ5wGp14xmx+SfuCusyWVEIyYa06X7/q2X4yoXbCwfJhsp",
-	"gCJh5HIUUxydXVz9cj34OLw4ORoUVpVoMzqVWq9Sb10ZtX6z228Z1VqjWal1skq0Df87d7n7F5H3I8Xj",
-	"I6NyfGQYpUI5Lmd2LkyjA0LU8vcZX/4s/4Y1plpR+ucto7C2CJsa6UTMPFGmFJfOGAtcfuOMU3cx4gJ2",
-	"J3wiK7KpTe8iij7CO4KCbtj6OdT5sUXzp2dHg1NZ6a+g1RXbrVwlzPOlHq3o0ofTs/dQxXH3nbEZjwLq",
-	"GbCGnrImWrxiDtLvL9bdHHwenJwO3p+CGCcm3ITn/zeU2qEoKfpUy6v+dpdX/aHLq/59L69nn871rabz",
-	"n7neyilCjxQmKvQLRzdR+Pu/biI27c3/fTWMzgY//VR4pud9WO3C1ANtw/GO8ePboHl7Gm7IOi4lw/zY",
-	"E1M6YUh9/C1XzDqzy5upF+omVlwtyuTJqUYedarkJAqJpeYqIPy7WxoRS58vVS9uK6JfWJgfrT8zz0nd",
-	"+Hspw71HqHuE+mq30C0R4SP2oVw0PjX0PyyTz0tm9pNsVtu79bLFjsIdeuUGi+LgoBcSogoH5vmndZFM",
-	"HnPwsVQa0PTFLzEEnCnbsdnzBc3Gri+yG8+XycH1JR5SpnmJscWMUmKBI2NjUGTvENs7xLKWctoRtlzE",
-	"JHu/l1XZale1Xr8GVdkaAgLIqmyYAMKCEe6rQ+wfOfKD2RIaOGYOZlQQ3eCrTD+FEWx6w8pEARZ4SsPo",
-	"dBu1nlFvNGvtllGvtzqyMEZGOZEXrc+/yMiC2iHHJ0eDKygesgajCCBBx8z72eU3LJiJmVLoF5r136aX",
-	"s/fd4PKjOD8qapiAGCejf15f/X4+vB5e/TK8GA2vro3ah+vTCw2RPCcm0ICVa1fU6+O+feTziNrRcEpd",
-	"r9AXn/yvnMWiF4VUaZS44MrZ5XVc90UL7sQcuEK/HsdDFz9+SkSET609oIBCWsGdTV4DtMtP2sMHHv+3",
-	"PPa/jdP+qkN+LiU3ktgzAWbELsJZUEqDk7gq89h37g+JqtZvxafnssl1xudKvucy2TOtBqc1CWXaxD0/",
-	"XZxiNp0KYsaeguJk7nmQwzfDzQ87mmTwQYKfya21FsCc12oNWzwS/ItZpUOZ2EhjCpGsJZ0Ko2JheSlP",
-	"0Kw1icUlXLYSXThMhNdKzxHr6PTsEsryLVeSJ5L0Z/IpDb4wRwwkdc64J1XzZLF7ZO2EjEdVcjZ1I9CG",
-	"0fdCi4yZ7U9ZSCyxKQqsZYFdDi2p3ICBaPH/yEc/JNai4VZBUUWuRTWauP474F9MuxFfOEkVO/ny9eLv",
-	"fUJJyGyfOwrXSqANoBLGnt+wKCTNWo9YkjE4BJ6XGEwv9MndreuxhBkMnYtczyPBnPOY7LpA4ELHEMha",
-	"Fa0bFsGkdcPIKgGBKtG8yyxKL1H0oaxkH90ybnL5u/mM0AiulzUYWZ9Iqlg5ReLC3aBP4s0g1unJ2BEs",
-	"wv47px6IHmasoTdY9XwvGpjlPcuAtU8NUddjvjeJ2TKh14OAx7MVB2+MW05n0qMVw66zSnPSppXuuGZX",
-	"6k6TtSddWhsbtjpw1Ou9mtFs1Rudbs1oNhvtWm9lyW/tYPSokt/1elI2u856badpN8ZGpUaNcd1uOJUm",
-	"wwraGSW/EzsQ1/x+1orfW3Q9s+J3aghbyxW/Lz6NRiejD+mi39mHwqct+r0E/1+mxLe9QhtlLxCQhfpP",
-	"EDYtuE7XIP+HeUrT4byHKY5uDODhWUBHJBoQgbkRBdT+gl/B7V2fL7tMUU9JK7s5Dxkputz25sBpSdVQ",
-	"TonNL2LHksL5ik2ziGMDNgGdGYXZtcz1E/4pZO/vBxzyx1U6tVUWwyB6AcI7IJETd6dKzhSPHqOXqcda",
-	"JceaDU0jKYrghuRG3EpqIJhc4XOQ9KE31OVVcqbAm3QZawi9DAy0dN1q8AbD8Qye/nnR52bg+Pwas29L",
-	"XnYD1OhOarQ+btqVttNllSY1xpWe2AdbTAAQY9ywW04cu2y1az2j0WjWjG63Xut0jMZKqGFc1Rq7gBrd",
-	"djferxtOj9XHNdtoVjrjrt1zaqxiTOq0MW7aGVAjmTkvAzW26HoMH86Ho+M9fMiWMX4sfDgLwIq/EVHj",
-	"te7A7ZJyNm/lZRXyXBFesIA6IDZC4FBp+wu8RbFlu9Hy3g7btdgYNxaH0bU/N+8Zz5y2892k6+zjaN9B",
-	"HK1zxK9qdvjVucc4Gnh04VXyrxhGBeOyj6+99vjaw11M61OJftQMovUBsC0FwHMcXyXhN1Ozm/J0iqlV",
-	"JaBbK4xrnywqeqeiNmViLSwFCKzpVnVtcE2GeA6BEYd05rvAjeAYiboUEDSSIStKvlJvznQ1ogVFkGWR",
-	"0WLIUC9iTO0vMp/2hkWWEjhhjn6mLFXJJYtg888UziNOQN0M2CEVqHSwIJ4Pmd8Z1PJb34NOuREJ2MwX",
-	"B3xU/NMFx02eU3F8M4h4donwH7gy0l7P+7swypnS3E/tnTy4YdGxS2+4H0auHebiHDjJ7zM53Jutf1+Y",
-	"RpMLlAUF2DTkQcSHks08n5GUcGm0HJ3WdQdNXlwvZrpKyZTEQqZKk3Pm0Xnojj1mcn8WuTb1yMy/YwE0",
-	"eTo4OkfDH6LO9njOHQ/Fm2aqusI9PAhxw1wHKv0V7M9WD7Rz4YfUQG4Sj9Cm8Q8lLrewfF/A4Hykdshs",
-	"1MLMZXE+Do5CZhMlDpxSs99kehb8KqjNSWYBq4S3NMAqL2GSon00+Ccs8qN/juKUHddm5IZxsYKZQyZ+",
-	"YHKwT0WO+UmMqx5KT0qiYlwqxyL9qCOnpP/1R8llIlKDtrcRj7AR+khuMhJZM++Hsharlt5zm42QRegS",
-	"Wy2yJRb/ww6jkS8TMqvEkoc3PCmaHFY3JPyVY9VHwBTyjIcclvQRL5H4VomeGABFAI65a6otiC0WM3L2",
-	"Ski/XDzBZUv6oCvY5OIYJ05uE9/z/DtJJrmDTj6kctRmw6Rey/4k9xwnufASh/s7qWgRMFx7S3N2X9Ai",
-	"jwlGi/YMljal9nsau8RzSP3e3foeI+A0g5NV7uNgkCR5YPALch7mHsOyTtjPn/3gjgaOy28uxDfVuHdW",
-	"PyvXOkOUF6s/ZNfS08x0bFmzc5gfYBTlKD55Ru5bEmvFMftObJvutEKn8VusQncesHjZ/Exdb6csHKXq",
-	"KofvaUBlkkHyCAYztpX4mjazmFXJzc0s5gvMn9Mal8LeqnYd1KqBXDtsFBPE3GA5RQwkV6He6GFcjge8",
-	"/n/N3EC1JH7E/UjjNZs8j6TfVrzmhL+9QtJva14zvoJ4Ee6pzXtq89IC13nNWel4tUnNbox7rNKZGKzS",
-	"pF270nMarUp93KYGa9odp1crlAuMOxkJdzWZrNE06nGyBvSv0zCMnlFvtjqNZs1oths1Y13iXm0XiXud",
-	"dpJo3xgbdtNpsfakYtD6uGE3nYr4q0O7OTkCRu1ZU/e26HwmSyA1iO1lloDYfdM5fi3xWoy2Ue82Ou1a",
-	"s2XUWk+S4zdJA9aDSVC5Y+PN+X1/r55zBj5mLz3nmr12p97pNFq1Zq/Xava67d6GOWfsYs61tdc2YfVx",
-	"x65VeqzrdOz2uNKizUmD1Z2MOZcCxC847fL2f820k+PYfAPT7s/Vk+CJ+Omard4+qTUPM30JqH237PSl",
-	"J9HA8CIWehgePvg7/vdaksoFVLjH8/5ir7IP9/HXibwcsX3PY7Yq/mVyLAUQknqtiTiS+8CHrZIzLivo",
-	"i7NH4JAbn4XoqUR6Q7rcnOK5uKHJOXMhEWfOHYHluR+QMFLFbCYRg1USEsVivqOuSvvBZ4fojIC50Dcg",
-	"pCOWBb6z6KHn8xsWkPDWvxOAOBdQfR6ORXzDl4rXNJdnTqosItSwk6eSw/ht/wihFJVivrR61i/pHInm",
-	"2y7HaiKjAGva5JbkRFikgtINxJIkS+2TRDELahBC5tohaETATm7Jjx0mTrkhwwOsGxKjVjM5jWIlrQGZ",
-	"gA9B63AiyIXnZSbGrwr/G/7xp1ilYuOBUcWc1SPfYRaynZKvPrIwpDfMqpKj5NisnacDEOe/8aOIcVlZ",
-	"nC4dn3Mt5mdIfn/xlbwD4tPOT1owI+DGMDXwiOc74tJfP51dDa6H/zoaDo8hKRx+cswi6nr4w//O/Yie",
-	"8IkvGvDcqRsV+ka7jP+UifYno6vhxdHZaDQ8uqoMrq4GR798HI6uLivnw4vKh4uzT+eVGQsUqCmUC1MW",
-	"Ba4tr1Z1chaQke61utYiedczFlxjLY5vgP5Fj1UHsXrZykbx1tShEYX3BQ93ig+Veopr7Smuz4cX1/AU",
-	"BXCiUniNi0P3TUyGKa4l8a1ombzb3OY7wv6yGXPEPgs96ROjXa1J8+QJKy/M2eJyLfQLP59dvD85Ph6O",
-	"CtrXyUIv9Ju1xv6Y/b0csxu9WrvebdWNdrNndBvdTrP+5FS6hD4ia3TNAt8BmklFFbt5JnJdPPw/DoVg",
-	"S0TzyEPKgQDsm6usPeicQkMS+uJsEkomOKKSsikOEXq+B/BQZJIncRh1PBfOnyDiU5SDS+pk6vJ5xKCG",
-	"v8ycGXuspKqxmTwARzGZ0nvJox8zkoAxP0hwWF+VU4b/Ig89li7VhUoH3OR+Okq1FLzERBRVwxnVl6rk",
-	"in4B1njM1wdsngcPwSvZA6LnB0T7PXHvet6F63nnu19ZWZo591ioBEh0O+lgiPSH2CZ/o5CNFzzBXqlY",
-	"tX/jP74drOTv7kS5O5WJWPx8Ohjpn5SIy0HR5QZZeXlEvkkujW+dxLZZ4pvkVfjWtMC3LW63JhIuy3Nv",
-	"U9xufSScDPi9AAs3CsSolxS4N7cRCW/pLKVBcwiOjRtVUtWfp9/bjfsV3DMmT265KZ9Jm0rPEnS/gO7v",
-	"Q/RvIESfl/i/UZGcpk95L3SQHFPu3LlOdFvoF96fX14btQ+FjSoPhgIMjW6CutKG+DzwnTnGRsCuysqt",
-	"QH1fTIhizg0baHVdjpW3SJbgODk9ufr9+vjs4+BkdB0LPnS7zXqtY7Qa9brR7TZqjU5rQfDhWUj8a+Qa",
-	"kuHPJYA+jeaFvtFs1jIquYB2xGa5g6cqxlIuBP48AtC1Y9kMbFfOTHmTHaLnh8p0AP61lV7Gyfnn5vXZ",
-	"6PT3ZdGGciFalvAQTVzRm26tbvwXzgPGBu30pCe7jlLnNlcPUp9Y6Pc2pdW0LfxtFFejKdufleSpD3cO",
-	"DXa+qv0lqCqQKlFAdUGW3eTLdJ0qSU5NhE3nHtwwW3qnT6wIFNmt88HF1Wh4oZIh5Z/X5xdnn0+O4XMA",
-	"myiAnqFjXl7Wek/1yuTIOVJ/W+iSguLf/KZUzbhUF4JfGC7ElHHZ6pyq8MTKtPkrxOClLKVkSCaa4hqK",
-	"l99J1xsBzxtxfBQ0JOwvN4xK4lMUokREb/I7msBfXVaeZKjKV4mFdhMRfQRS8DSUiu4Q4fQjk9u3zP4i",
-	"Xr0Ukyd5teRNbvJjXDQhHPt8qS2P2iFhMkFiE7gkYSIF58vEivGGZXJLAg4o/K3MrUWs2NyKL6bR3CJi",
-	"V6zKfytKhDji+RP4qkyMZlv8bwuis9wh3W6vvZrCpunj66YaBpCGoXvDldin58MBL6I3Jof5Uof3Bqqf",
-	"43tCUd5TX5sS6MCZSZ9E4hQT0ZvYdwlNxMqmixIAa5ZRlVjZgAm677DA/SrWUmwF9KbfhVqZBFU7HQ9Q",
-	"VibYEm8Ay6qbPPMXdbEUlGaMmC+iE3ISVROblF6rmAlzA0dWdUCn0W2VPH05gliKFM+TWxYnQE5PXJ1A",
-	"XBow8tgSBdhVbQ65mtBrukAB2tB5CF9Bhf34IiRNahUMJAFJecbxkXWB1exaBkt1C0y+vnABkjqhTH+Z",
-	"qNqG0E8xc8rJYon7anLsbJnY/pShIUabmTlV32B9A90B8VyVDrZxQWxPNP2MD8/EVvKdFlPIPgs//Fz7",
-	"7GfRHCfIZz7HrThE5TszPe5E8mzFF3q0O+7YbafSYs1JpUkb40rXrjsVg9Um6rtYpbJdr7W6DaPdbNR7",
-	"rY7RbbbXFF8wdhLdqrfaSQWDSduu0wZrGhWME3VopTvu2TXHYLmLLzydl+Hpjr1rCjzkH54VBR6015S3",
-	"wEO282qHIbSHOz6eKbiWAUeW6j9o2vh7Nn3u6g/asOVyROwuLJcWOEm+eFjBCA3bbtQ7Se5lpaJ2SyUl",
-	"Vk27VaUldNCKJOll0C0QbpgqMSE/T1WXAM9DZN8S26PuFIUp0yf9p6w3ARlEolMLVSb0h4ESE1pttO1q",
-	"TJQBLkt5BwfRERx4AyZOo6rcRDmWsEsrKsREBHHOASLC2roU6ghBbMq1i2FskcXwiopS6Gj/eagT26H9",
-	"bAD1Q5W1MGjDbrHOuNJz6pNKk0EFLcOuNJzWpEN7Y8OuMwXiGo1Ovd3sdo1avddstzqdRm1dilJzFyCu",
-	"V2smWT6s02y3WJ12K1gZwphUsDJEy8ld1uJtgbgthmd96Yw9MFu1Q+qVNR4HzN5WXY1t4da2xTZ2AYOk",
-	"BKy1kHNggecU/ZMKswgzCvLbsv6Gdvvc1TcgzgExGXSPYy/KWxXl0PfMZ2AoPeeG+QrLeuyTUX70ZJSc",
-	"VUT2SSpvOEllFw7X9aVIvhuXztNVJdkeL+QoVfJQkLBUssTkqmYJWSxZol23RfESk2sxfxnPLycpC9tU",
-	"KJG9NfnuKpTE4VHInc5focSFCCwSq7gsQYL4CbDyre85UkxhhUJtdjR2O1VGHSI9S/GRN+9VeFqp26eI",
-	"Te3Llzx3+ZKXdK/vXNV2077xSE3blTK1nFASRtRjJl9O6SkdkhyZKwu2knzinvtFVk6WvKQpi259pyys",
-	"dAR0UKq7g7cxr88of7tdmsZ2YrlvxKjiIO3ldffyui9gnHeivqsp+eip20Xtc5/Hhg+o9bDQw7KsGr+a",
-	"yFjKx1RM5Gx3I+QrY2qwQ6wX8n0AN9HkuWV6c3MTxUknm5xIHsxNJNzX9AoSbiJZT03EFp5ZCHjPSXyL",
-	"nESb8SignrGNhvBTJbChskB9B/IMRj1ROKg3OqxHjearSmBTw/5EbsGMt3rw8EFaIwNRf71pbPEYrDod",
-	"+cFWAdNnlIrdsD6fRjc2PjW9AeXYjGfR4N3i9vlYXPcQFdn8skyZVL1EShYTjHYsJQvezd1LyUrNym2k",
-	"ZJegzmvMh9oLz75+4dllk7DeIuRIu3jQGgbq1JjdUmEJwANFY/9T0iCsaS/04bgRL/+QYY5F8rulpAni",
-	"B3qDGNuIkyiAIZdrmb26FIq3oID2YwHn5h4575HzXl70kfKi2+5bO0OyW0iNPgzMLuqNmjylevBwvVGT",
-	"ZwqOksfpjZo8W3CUPE5v1OSbBEeX9ubnEBzdb84rNueV8qT1xZzCN7KNgzzpfh/ffh9fFkLdb+J7ldQc",
-	"Kqlbb/miIWbPAze6h63AF49UF79eM53Eb9ScEufdrS7z/LlTmXk0mvjBtPCnsMiopIJ7Ufqta+JRPpdK",
-	"pLhnQ4CPE+o4wtaQYsgYsbSfVyq3zJtZZWJVKuJHVqkqJmrgyZXSPzgw6p1qrVqrGv1urVuDvUEO1WI3",
-	"sMguSVSCZWKKLHzsBjJMXE0Ma2a+CuxZC00jt3CNZpnMRcToM3cEEtCSxsnl6UC77bo0+Iy7IwuHOhWQ",
-	"crFpRD3/ZqkzSh0lJEXbj1V9pP6Ky8LSig6cqusy7pxIgKXSzMtkFvhf3dD1JeTJ7siKG2bd6EItiW3k",
-	"eP10rD/cOML5X23G+4z8me/5N+IFzORrXXHDlS/yw2LBM41rTGh4z+3bwOf+PCTTeaTC/nHFtzjmvzSB",
-	"z/TYwcqh3fa2sZnKuvGSmfr257f/PwAA//8=",
+	"7L17d+I41jf6VXR437MqmQEKktQtWbPmpQhVxXQCDJDqp6fpg4UtQE8ZmbZMUul+67ufpa2LZSODyaW6",
+	"n1nTf1QTX2Rdtrb29bd/r/jRah0xwhJeOf+9ssYxXpGExPBXK0z+uSHxvfgdEO7HdJ3QiFXOK0PC1xHj",
+	"BM2jeIWTCxSx8B55/80j5iHKESfxLQnqaERYgmb3KFkSdEtYEMUvOFoQRmKckAD5IRVfRhFD5JbE98jH",
+	"YVivVCvkK16tQ1I5r4gmK9UKFV/9FTpTrTC8ErdwmFSqFe4vyQqLLv7vmMwr55X/9TId00t5l79shUnl",
+	"27dq5QMNExIXjEreROTrOiac04ih6JbE0PmQctHhmPBoE/uEVxHmcCMmOIThUp+gBH8hHNGkjloTJnqB",
+	"Y8ojhkSHOcJoTkkYoGiu3pRtiZZoImYtJskmZiRARx5PcLLhXnXCPMoSwpI6vsU0xDMa0uR+FGKvirwQ",
+	"z0jI64TdehcIQx/VJ1Y48ZeEo7slYQize0RCsiIsmbAgIvy4ijBD0VqsQhQjzAKE0S0ON+QceX8TLf8/",
+	"8O9k02ic+umv9CJJf/3NQ0et7qDWfN24QGyzmpGY68HD2NS1KoqSJYnld7i4wZOYsoXojXfuoaMl5uf2",
+	"mM7/AqQk1oKwRMyEvHcuxoswWuE1+kLuq8izVvH8jszETb6ZyeaPqyiKkUd+9WCcHiMeOsIMDTsnExaT",
+	"xSbEmRVPljhBqw1P5BzCSt0to5DIjh/X0XipfovezcQgoxhRhoJoMwvJhEUx4pQtQoJ+3UQJ4XXUNpTA",
+	"kR+tZpQRdEeTJfJavUsPHcEbAREbRfz/WPa0P/SqiLIJExPJkiXhctoYIQEJLnJjEv1gUYJW9CsJZOui",
+	"63LO9VLzKpAoYtGEifbF61VJJFxsQBxWEcH+EnGacDEm8b/ojiGrC3XUUkSWIWJBVxMmerDEt6SqCQpa",
+	"kI/7WN6OwkCSHLtHKxwKDkICewnEUGLy38RPSDBhMJSzRgN5lN3ikAZefcIyLCIlGfQ3tI6joIBfzGF7",
+	"Z1jGCn+9ImyRLCvnJ42zt9VKcr8Wj0rakRwjiu9wHFC2GG5CMsDi2Tzj6OEVUAHbrEhMfUTNJp+bt1G8",
+	"CUmWt83j2h2Z6d6uRdNpZzOfrVQrMfl1Q2MSVM6TeEPK8j3Rs37cDWAoXbwaqvU6dBxmne+WESeo27pG",
+	"6yik/r3kWzioIk4S8W5CBKfMDlQsSo36tUUcbdbu8eoPPNFImR9uAtIKw5EfrQkvYPg/LgnsD3n43FJO",
+	"ZyFBXLwixiWZfhXhkEcogYFHc4SRIBKxa2KSnRsqdoBoC82jDQvOxeojwb5jP2KM+AnCSYL9peDEYisu",
+	"CfIWYTTDoac+eoTDO3zPEVmtk/vjHKHL2XBRNs0NN0PjiqRnURQSzNT0pH1qmS59FKtzKGEUDA/BUjuo",
+	"gGCe7KIDWty1pyIN1weeaNjZAVMc1H6LGGnWbkPMDhnv0w/18YtbtKK79zXN9+GZhnazDnBCrjH/UrDX",
+	"xbENBxFHSYQ28DhIcX60WuEaJ0L2FTKePK3EKIQ8YjUiZB4pjNlyWRKtozBa3LfxWkln8kTP35/66QPq",
+	"hLfnhnsXEyaORHlii88LFpQ9+FBrJmQhsVjAIc5hlWZRAGwYo3+M+j20IvGCiAb8Zf6kzHyw4JTcmIks",
+	"OimbjZOzqljmhMSigf/v6OdW7V+49tsv6v+N2rvpL385mkzqzhvHfzmqHvrG8V+O//6/K67z2aaEq8jH",
+	"YqUeReehaqRoLzf3E7rux9PT+mNGtj0g6ssx7R/R04zkGn8dEr4Jk6ID+Rp/pavNSukMYhCxfF6oiBET",
+	"ZL0gVdQQW/hVo4Hg4OP0lqCjgMzxJkzE5eM6+lHItKsoJkLIly3EZIUpq+ojW+qvPo5jCrqZx8jXZIAX",
+	"ZBx9ISwvZL5quHfLyowos1tUZ8R7jWpFKslib1GWnJ5UquI1MU51f0WZ/KthCFzM/YLEMGt9kN4fQNaR",
+	"fjG78uZyrfnm9KT55nUD/qu9PsGns6Z/Frwir+e1Jj6ZnfpnQU389Qa/LZBTTWNPQyF9GBUfkl83IEcO",
+	"QMj8TGKhGezg7EoYvZUPwuh9HIYkFmoHCKjnqFFFTTFRp+gImCwHTSPDYY/r6D0Jozt0WhU6LAuo+AYO",
+	"0YwyIYvDaUHQDPtfQMeKNon4Fo2RebiqLsRCZ+Sb+dwoZBPmTcX/xaNTT6ndS8yXcAwJkVoaAMCwsMoR",
+	"4Kmb/qJd85UhSUOEmgZdlBYHJH5/XzDPoygWR09A4nPkie8LTZr7BGZGKK/imtxfiv6PQff2YwIUMqYr",
+	"whO8WiPRrjdhR4zcEbBZxDw5rqOWOf6Mfq31QLRfDXR/puCUi+RIC5XBV69dZ41hDzsoMcdH9F5cx+SW",
+	"RhuuOFgSoQUB2kHiecHbpGUhEW+JkUdr/OuGXEyYYHtgldiwgMQ82QT3KKABaPuU84Pnqb14tfJp8/Rf",
+	"P3YTf/X5C/6vf4Q/nf7zbwUztdZDOVRxHsQkSe4HMWXJHvUriRBlgRBsbN5cRy3fJ2sxKLFV9HYj8znx",
+	"k3N7NqTSJDi93D5gfPITEIeUvabY9siJEMXWaWf/NschJx6K2IRZVsnsLMIzBROWNrVPDxvE0X8XHurq",
+	"Jupeyp2h+TrliC/xmiDylfKEI7pah9SnSXifZfOr+9paNlFrnpy6ubd6YCfvtgS9n0Eyq0m57Jffz6on",
+	"b7/9rP5yS2dDsthzcGn7gnhODpSZ62aoQrpVxJAd5IbXfMKSGIfNIrvCYt/hlB/gX2vyfz+LYf21aFzA",
+	"cLtBoSDzhWgDMTyJOJ6L3S14fHx/jrD8kVrquBh1rJtFlKVX1SpVpTFM3YmJUC/EYbcmMY2AOMxhzKv2",
+	"WYKimC6oOMaMKAFbyl9itlBmuyVlizq63vAEzYi03tEA3dx0LxVLTpZYfpjRUF4/gg6S+JbEiv/wzAOp",
+	"7e64jjr+MiIwLM90oi73oPm7u82sGvOGfzp7R2pv5k1SO8Nv/dq74PRV7WT2GjfJmf8meNcoYFxmLt3H",
+	"4GZDxR178Ru1d7g2b9U+/PL72281+8+zQ/5snnzbJppq5WttEdVclPRIi9wRzlsZwbyf0WnAyl9ktDgu",
+	"b5V8WivdEEh0gOOE4nC08X3C+f6jQhK2dr74SzwLiVETpC1byGhgUJMi3oaZB9NDRWjbO0+VJeaIRfbL",
+	"qs3yR0HsGOC+M2EkfUmK+/dAEdohboyWOCYB+jxoGy+UYhdgfbxbUuXEAO8Q5WiFg4KjdcKKZyH9TH6H",
+	"Nk9Oz169fvP2XaN5UrATuWNIhbLp67Psrqz9Hfjw781q8903NzN+FtuPNUdOW5CxAKVmIZePzrL4ettW",
+	"HzBdecBJJ4wz/IVMfcwJ4msShqBvuJqe8hA7GpsuZGtJFB1fIMzuJyxrTNolJO4xLa3XIRXUwhGesLyZ",
+	"CR1xQrIaZ952XbEt3+7Z+jexR30W84kT0mfhfTEzYwi4ZkZCoBz5S+J/kfNME3QXbcJAHMdHIBLNY0Kq",
+	"WSYulpdUJ+zzVauHErxQzyh/BihRsL7HaLZJkDrm4UPRakWThARynTHjdyQWN4ASzTKmvVjiW4J4gmPw",
+	"iHiX/V7HqwINSt+10Ea+kHWCjmiiXX0z4NABiuIJu8NUUF7EjtVLHHnmhPZ0CzFZEcEdSFBHLTMxoP3I",
+	"bswxDYXmpDoK4hGJY3G+ccPMaVLac3JrrdY+zvyZkruCFf0U3aHVxl+aw3kTkvSsOkfe+9ao25YbPasc",
+	"f7i5uvKqik/jIOATpngGCTpfE8KEIs+9ekbfkfeBMRPzTBXxCM2iZIluKbmTJ58WIfO7UXy1YL+JlzMz",
+	"QdhmVTn/uQJDqFTlu79sk/43IRNI1Q2iR97jQEnJ4i8/gk0vfgIzkQbSlxDeIT6iu/Z7BZZTvhKQyvlZ",
+	"o1GV13jl/OffK0G0wtBv6TmrVCsrwjleiL50JTdTlC/OP8nQX2i5pS4G+eIcvRjEUTAF7vvClnqlzx/M",
+	"jgvyFb04+vs56ALi/0btaVRfN43ac/z34xcgDWEYSUUx1Mq3X/4MHROLUk4w+xhFi5B0xDzr4B65pllC",
+	"byETIiTIF84HuWXFFlaDB3ETaQER7LZC8KCcCyWj8q1q0UY/7rIbTsqTCNBWepqYt/lmtcJib1ZazHZE",
+	"AvPAbMs3iTYcHKWwJI+ku7Etj79Q8hd/mdXAX0pVlL/ccPCCnr10+/74y6zf8AUcwKHgpPdoRgQD33AS",
+	"oNl98adkH1/ucKbylzl3bIaK9WBgdt/ft6QgoVWVHHH/e4weiN1+xU1ZueN3i7a+O1U5BivnUDt3HjKD",
+	"D12sZ6ahP9dYFcVIfr9NJ5IVGnb5KKLQPsmcWUNfHsuj2P5WqbNHtSTOnYb6r+b4R//3QhpTUyPVqoS5",
+	"6DcSR3Cj/qhj8jt39du3Zz0607MSwhNzUUSGZrFS4NJQURakwvWEBSQkQqo+kvMqJOpde84DrexbtdKO",
+	"2DykfnLgqZuLScuSfN4IJUVhnEhzrrJVRzB0uTHBX0OCnfvi3fMwy+xA+Etp8nphOIfsrU2v6k5H3ngE",
+	"7yr56a3TaPdB9Cee613M+jvM9wGf35pzKx5rh4BZcu6lRR8nyHgkvt9SPFj2es4FeqpO7Vg2GXC2Y+2k",
+	"JvA/ZPfslWG/9346uEPPcqqarmeWMftliMjLr+cxqKKdBC+uKQcF+3GGiuZJaRoQH0WEwuFuKc1mKEvM",
+	"lXcusFfRBJn0ouSaJLl1PKTRJ18HCH0gCV54COzIQUSkSS9No9AdecGRv4lj4J2MwCL0ouRDtGHBswok",
+	"QBymX0AYO7f02fcVPu6w7BjEjturzvTkPIPYkf0orKt8wzhl87Mqb6eWfte0wnYTTWsBVUjyUbyIkoSw",
+	"4z9i0lPP+MsHhr898wI9fQcPFCGdywiZD+BTFUxV6ST2AUoZJ3HyhyzpLsnuWZeq/IcPkSiLEilc63KA",
+	"KHn2ZxEln2dJnqg7j5chC7kgpA3JbaK9XJf9XucP3zL7hbfvtokO7crWapl4+52bSlvL5FqptaA6WDjB",
+	"YbT4oxdFD4S//Hr/m843+I4rUer7ytUnNl6hlCBv75UT/hyMTEcQ7jyEmyfpIXxy+oa8w82zmjyL3+Da",
+	"29k7vxE0yXfgc8/Y22fQz8b5JOH86pt4JVAEZPz64fbJx+vkMUF34h8/Ylo7UUkFKkyyjgYhwZyowM00",
+	"MVwomrVVFND5fe0upolK7iZf5ZRRHELCQDSfZ0zgeBbFCXGQw/fpybOstOznC65VQcVkgcPmVL5BTIw6",
+	"+wHTkATPrH1bPpTuvHYN+v6WC2VJcJDzn1xBejmaU7Yg8TqmLNmlZMtkdBkuc7AG//hPPcuqwocyvaIc",
+	"8QSHpKq9+iZuDNb2huFNsoxi+ttjV7XRLL+qLfVNnY5UYmmjBWVoqAIV6lnvpQpvza1Q7o1n4pcy7knF",
+	"Xs4IjiH09QthanrJ1zVE8nXS6XrgDL86KLwmIbE41OF5w4UED8ILTJkgAtER7CeIb9brKE4ycyp4D2Gq",
+	"03nP3wOafnpjoklAgm5UM1H4hN2SMFoT+7saJmcvQo4ODPNwmHgIQq5Sd+CFHdwFAfVcpvJGTCV1qBAs",
+	"WM5fHPA4uVisaqW1CWgijlG6AJoIdCbbIBayQkIJN5HLuTkQb6IwWixgW88hfEdF8Iq+rK0Gfq9g8fRV",
+	"tJCf4u7QW9EYCdCaxMAthCx4vyZctEYTsuJ7wXsyHxHDU+PFcYzvxd+qf+7Pq5sSCAaHoYqw5l7dGcCp",
+	"rkQzyIzRc5l+/rDp7LOi8W9PJvkqWCgJriGgirtSgijz6RqH8liV7WamcYsQ8jMVRgvJDwsWynRN01zr",
+	"8rrbmw47rctKtXLZGrcyv38cdsedSrVy1f84Hf806ExveqNBp9390O1cuoIEHdP7XqZWHjiv1lTMhOyK",
+	"kghhSLqsIpkUicPwXm4shNP0zO1ZN7f2kWHn6zoWHV7tX54q4ht/iTBH3oaT+Bwz/H/Upq370co7bM3E",
+	"qNwLJsdrviX+5ND1TULqjCR3UfylFawoK0vr7zfhly4YK4xqNwIoKkc6KFyXiCizTfjFGDlkpradRp+b",
+	"cOl++bxqRxvmYJ09k/z9+ZprZ41oZm8KqyASMDiXbFubp++WNITJDCGTFftfSn5uDoLrOGpDJ0t+FTRe",
+	"+aag2hk5cIy8YEFMjsySZBdETaIY25EepHIIHFczwwYeGYCInnKA9rDTGnd7H8We7/fEbh/2r666vY/T",
+	"9632D5VqZTRujW9Ge7Z+tZLgeEGSspMUqVkpNSkuUobTvsvmkYt0442fbGISIB9vFKwPU7LHFr1qkSjf",
+	"ipAFfRxKA6A6LFVWEoc88Pu1uB/emwxHnhDxTZ2ow/Aqhwilt+4C5BW8plywC9cBvyIJDnAiJRA333Rw",
+	"ltxRb15DPJ2RgCSYhryOfiD3XLnvPJn5iWu/tWr/atTe1aa//NWrIpygVcQT9PpswvwljrGfANIbDQiM",
+	"O4zuSNzGKxK2MSdCzKEJRzMSRmyhZSuAcNNKIph/ZLD61npqMXJb0oLYJzX5SnADjs8TDC4KdDMYdIbT",
+	"Ua/1Q2fabo062Ukfdkb9m2G7M+31x9MP/ZvepURo0Pklr0+zaYKt2r8gHQRyQf6qfhXkv25TpThEDpTI",
+	"ULtztesEyzy+zRWwUsB1A4IhzCWhbxFICsPmPnBET9JnnE2EljF2i0GpnAQL7c2PVoSjeRytqhDxJ7M5",
+	"lGbAnV9IaOI6EFuIL6M4QXC75Hn3YcuDfNDCKGdoztN8LphJd4BwEIhRVtE6jpLIj0KI3xO6C4qFuq5M",
+	"ojQG/1uM53PqTxgIMpJX1lEHMnlUhL0i8YByP4LrQeRvpBsuzY++SJHKtBF2wtZxFGx8gFEJ79GRJ/rA",
+	"IT0tDAfW7+juI4yoBamK4qKKJ1wPwfIEVyT3AluFTIPj11QsGmWLdhSGxE+iWEEcAawKSCFjSmLPDrj0",
+	"BsPOdffm2lN4f3MIetSZaZBdJ1PTEMf3YmbvlveQP0OVpQE+AOtiMCVjYqbhWCYnKVlNZguZ6TJ2yIDM",
+	"KSOZHmCONuwLi+5YXaNcQOqcSWZQx2pdY1V6E7bC9+IYX9BbwtInLhCeJwQoAzqg7XdyEZJlHG0WSzGf",
+	"ibT7eHWkJH+0wvEXEkyYFxMc9Fl4b+A+P6RWGJUCOM9ciQkA8SnMVZWdDRlXCxbFIOsQNmEy18+MBThu",
+	"lql0By1JvtsbLSVtScEm40nqrhcIc04XTPqLrW6AIzmSeWfWxzPM+PSs3my+qb96V2+euPZ+dzBQm8nZ",
+	"L7PTksjKfYXOyRxGfoG8cXvg7eqM1nw+VaqVzmhQqVa67Wvxv6vT6WXnQ+vmaiyknvZYXBu3xb83lwOn",
+	"zKP3lwNsVvIMlasnNuRF6jURHZab9Rx5SbzRRChJNGIIa9YDQzvKgdikE2fy16Ar2e3t4KBwHZix6pfs",
+	"kVKudO+oNtaEEQ7QDIeY+QAK85Q9HXB/d2fHS8pNsDRlaDBqw6G/WZEYZfk6SJMRS+IoFOtupGTxCmHB",
+	"OqIMkhYhQBw+RwI5C2kE9iJ73tnd3UrXc5+daaqeShwR7Eq9K3oIeBfZjpc2kWRfa+V7pOQnYCU6HTKv",
+	"ZSrr3KjIlHIzvNInkHo0xT2WPjyf0FuFeqFOM3S0xpxrVpchF358gXgCLAlzyToh51Msl4aKxbdEZjRi",
+	"5MkTUcMmedneejsIK92MM8zJ9oG/vVBipHMVlu9HscxqlCBHmG9juqL3984bVXRH0Iqo5AJnNNpSoUiD",
+	"gdElMVRTkYGTJIGUcAMZol0qW9+dbRKTDKsO8IE8wBFfE5/OqbF2u0ginbEtTKXtCWurR1BCV6SKhh/a",
+	"6PT09B1KyFfZCbSiYUg5eHs4DCeazznJ8f2TxsnrWuNV7eTNuHFy3jw7b5zWXzVPao03541Gma7uFIL7",
+	"yiKErMv1rJTvhDESPZS87hozvCDBe0l27zf+F5Jc00VqInHQ0kjNNVchBgwLWU6/hIQeTwyh6T01g6b5",
+	"NmfYIrtBxCVgrSX+DIadQWvYqaJxZzSevv9pOugM253euPWxI0kJrreurqbjYevDh27bPvDUy+JQyz2l",
+	"L2UadB54peZrTLgg5QGJfcIS8ABszd1SDOeoUWs2GseC72TnR/tINNS8ljTUWaN7gVqpMwRdCfbzXrEf",
+	"BVkvYbjLL/K5Y2I9dESEFLrNgYzdYh5GOElZkoQ3BANSKry58OhTj5vivNrPq7Ff3qLZfUJ4Fd3FQpIR",
+	"YoygKxYI0WKNg0BMDebk9VlV5uJTpl2KOFwv8YwkQlIGGDrxDaGfK18SP0c00S5nEJcA2hjntBF5rCtf",
+	"pAIiDo71e5LolMBLckCEmw//YOSnz5vF+OZv9myJIWVBQI7+fp4CMPz15bT2y+9n347/4rh88u3o7+d/",
+	"+9vx3/9v/s7pt7/93QXakEXmuaMxgSmtvxf/2ndrdCUYsYKMWlbOKwuaLDezuh+tXqYenFpAbq0/X2pp",
+	"6aVpWix82ir/Qtc1bbKugSxCYsnmvlUrMrUwtzdAnK6lWGYbRn/dEEQDwhLBcGJ0tAEoFQA5wSggPl1J",
+	"Kw9lixzez6vm2evT5uvmydvTN68bZ6+ajVfbuEgSB2svE6ZrpQFSt6VGkW1M5iQmzFd42oPNLKT+JQnJ",
+	"QgxnEJM5/SoT+AaXAyt1j29mNXGFMtT5r3Fn2GtdTbuDz6+nH/rDH1vDy27v43R4c9WZSpNlv4dWUUCc",
+	"sgBda5BElxqhcSQVjatj+QJ53cHnszK6g3hO6A2Dz6+FdpBaRqefO8NRt99zMk+XJu04cfUtODvWGPjh",
+	"Sr94gbo9OTXoSEvsx8+iUHyhzEGc4/s1yWNUXSiIPuQpA+f/ysaje04r6P9yYODvob+8ilyKp2oxSoY5",
+	"CO35SdjqheGdYAaQCtWEZfR9Je9qWU1xUYBZERIA8s5OflyN1u/fxqPrv22Bo9k3/8M/3fxTTuk+9Uku",
+	"iLRe4kDKCJQtRuI22WFThdXTOug8ii+QpxlTGS6hn61Uzc/pdavX+ti5FMyjZ+7qn46701Hn6kPm+ufW",
+	"VdftgdFOA1noxqGmfr0cIf0QkvUyuJKUBK/xHLNzjpw9KRCK0EipfCxIy90Y/a+stnudGYfLZSrBbHYj",
+	"TkreVDWnZyYa8QIYAU6QVoHQkVBtmo3TV0V4eTmXwYoyg1BV3QKZPDKwLX9JEVt2bq49hK7srDv1dvVM",
+	"NS1MAb4fWEd+ocyqYPC4o9x9blrmXMf8ypsooVn58MKy9tq7QuJfSelQvZI7h1JEfOu42oYvO7Z31Yfu",
+	"f3Uup6Nxq3fZGootob4tPZX6ov457X/uDIfdy85omnvRtYNY1Nok0Qon5JLxf0WMPLldiiaILwHrCmI7",
+	"I4Q3SWRkPYTRZW+EfouYhIWMkjrqRawmPpJTEDkKIjBybzhRGiQlYeA+ywVjBguBI6oh9VeoL2illCg3",
+	"xTnC0kRx5L1teBLXSlaMCqM7WSWqJv9e0sVSFZASiw1uCNSsvX716vSVERJsvoDVl0XLNdG4u/CWBjul",
+	"OavC2dlp7ezs1EXIa7dZ9mYtxjant0T1TohYZga400YLyFsYsYjV5BbSWIuHyFflw0HW3G/LcH3ATHXb",
+	"sBTVqacs3FAHpdQfLO9nulImUCTbrQuEJergkRUAJ0R2CHCCh6XnisT8uJpxYUCWacZa3253BmM4AttX",
+	"/RH86HU6l6Npazzu9IQ2IFhBp3cpQxmGnX902vJ5d/zC3sGrpIVdDFeZz2HoGcIxI8+TRsEo93aGk3B+",
+	"RdmXQm1RuroClOmdAh875AM/0mTZDQ76jBZxwbpAgSmuQyy1P3FJx0GU6ANs90vwmEbx/RBiKlQShLtL",
+	"gjuY51UQhnohe0LxpxBMsux9tKO7O6IYQRh1RZcJtVh32o4hsX29Bc4Zfv4QZW9r5ntOsern/iZZbxIk",
+	"1u4XUNtNJ+abMLxHv25wCEbnbLel6dNh2ixFCxnHtKtagTQ1SBXMniEtameU4u/HvvlmVkZWSx+z6fQF",
+	"N67Xo7wAt+1QkYE1ClTUHUoBB/jOjshHUpvjDmcPxG/Iw9fEMAgO/vX++EHxGK3FIpY2oSvKHb3sq4ow",
+	"oqtb0k80Vz5MQG2uQnVFP3LF3bpsbN3UlqbmQVBFFXkmQ0tKNOpPKdS8xKbD+Yx7z22F0lRTFMFVntlw",
+	"KP0mJ8qdVaCoXW45mDY9JehI16GrIk+nmsnxyb+UzGavYrpmT2cHyq63Zx/vZV5wS+x2OQ7XGZHIk3YV",
+	"xSmMuKwVdIHWmAMSL+bIW6c1PfLVO8StArZ5+Kks6MzZmIVE7uJ3Eu8cdqcP+kMKwesvSXCxjerNyG7O",
+	"tc9jfIdjpiK3d9GpiST+UT0v80c1fPzPkoDA1G3N2C/7ucOWl/uw8K2hsUILLYul/vkcr6O8jJs+y1KM",
+	"hbsgblt/oKTos59VHs4gqwbKI7YF1Odkj24wElUvr16vvyzmPVsvHW+VIjwA/2QnL3Zgx2+dLRYXNaI8",
+	"sBEwIYkZp1wnxD1IdnRJDk/HaEuy138fpuobt5SzyT+Yk+1UFA5japfw10xJZmA7spWegrrEYvK3tCUN",
+	"obnQ9WJ0YQnVhku9UmwtdU1CFBXslUw37mgYisPJBL+AVcetCmS5EdRSX2MXZ93ukHlYgrHLCHznBMDh",
+	"uEv1KfM5Ew/12I9lKMFlY/hZR7T8gtxargzas3pBeUG0suoNulQFFJMITey6SpPKg2R3Wx51n4FaSocE",
+	"QxBDQdGSBdIAQlxtS8NZY6LqnDMHYeRZvDsXUHznBXew8Sfk04/hJluz+pEknwgOk6V5XHs/DuQM18av",
+	"E8XItGrVjNqe0iU8onNodibYFvbyU9rGt2KZssx4P2V6c8DI1Ugpkx5Sp5CTLUYSFdkyBQ3Zj6LRVR/J",
+	"hKyMMfJzq3vVet+96o5/mo6u+lNlYuz2xF+VauED/ZvxtP9hz0Pi503vh17/x96Opw41Z8rF3jVw+YRj",
+	"uJ86ravxJ/1h+ddPlWru+k2v+M6hltc1pnEbJ2QRFdX7kc8gXz1kd3fYGbS6w2m7Ne587A9/mraH3XG3",
+	"3bqafmh1r24gAC7/SOe6M/zY6Y2n161ub9zptXpt12ODq1av17nc85Q9XMfdUWc4HXYG/eG4czmV0eZl",
+	"JmXD5PrcDwsSpcYmNw1YgHnesaBmqabDTmvU702V3Vx2rjUYDPufwTG99aAcjTSxb9286Y3anzqXN1et",
+	"91edggcOIgRZHGhMVwV6VkJXRJ4ey5QHAOiNfDMop3uVYVoqnMjJpQsYsXR3kqRmwo3sgr05JYyFlJHR",
+	"LFqVZMdF/TFNPHZgdl/yAUqqQzqOiqMZmQtVAIK351os2jFcFZNjWlKdeEy2Y1uF+fhbvauiL+RexpCm",
+	"N7VmvjUl0qz5lD0bS0Pp4zrmlB1A4BvpgCOrHM8Bp+f7KLgXpKpMhDkpr26FM22t4v5wrLEVf+VIcMrE",
+	"mOqAKxOIFcVCxatxPCfSL2wcN7P7CSvo74IkXh1dS9iaqo55iCWezTk6a54IpTmD0vOfwKtnD7zaSb0S",
+	"FOyR1MtJ0sUr2ZSDVHWB720SvSTrmPhSmQ0xZFusoEUJdlXXb3pVGfIBx4266bktrbtmRMNhOPQKkuDF",
+	"4f0DJK69fcvT8P8kUpPj2TexcukLSC3FB3JkxRUiA0gIJRdP+zQeD5RchXwVg2z4B4AZlgB60LBMrg8I",
+	"KrmlwUZDJvELtOEbyLonX7GfhPfoEKqzJqCbkJWL+gxY0+9Ok9PaNi9Bly5y1h0iC70jwpL4/gXXOd5u",
+	"64JtVYNpTjtgJuaX3SsJA3GaxGWOOYhfnvWCVx77YSTtFTbgw4U+Ib3Usd0adLNmaoOqdUDavFK9AhJX",
+	"s9XXZHEc6fHBsL8tBAQ6R5jlSoJbuHeF33ejA0HEq6ef8aRhzdYYDLpaWoTIHYF6IBE5rWRFUBDX2F9S",
+	"RmpCrFVlgcWD56mvviqrTgrKEr81JqdMf7dKJEBie14MqO4tsFNF9XpeWDC4n/vIPKVvRXVmoHsI3UCa",
+	"udNOgdg1elnqFmcRq518/ZrW29/Go9L8sCTn2BqRbMDV+08kdOQSXlH2BaBfdKa+qlU+izbJDoCWULxW",
+	"gGglbpXmgqJXYLLfYn/fCsbg9kO04LtbA3kocgc0Fs3nJOblkhY3cbgzpEM0WNKo2wUUFZ9wBzJUWRXX",
+	"BiOK5uKXbHJ7PtYk1hDEqSHqIbERxThWW9pXGp6YB05ak9jAWFmqmMGRLtbE9urV3Rwu/yGoI1lY63OY",
+	"YBbIilvr5T0HUCIgfDQjyR0hJrD9lgYkfsF1HDio44CM4W94Eq3EPQD1wQXI2QfgkUxYCkiiQTjoTuQN",
+	"DbdRtc4Z8ZuyL+JMAo6ssj5JIPYd4Eg56mDD06rlPGpH2pltiI2S4BkyJhOlOSB2IHJIcMz4hCm3F0kX",
+	"5C6KwwAd+TT2NzThVbmrVTAX4VUrKY4G/FiXakebNWizqbAMCrA43HTmsD12F5IHxrTDxBsO57G8Aahf",
+	"lMNPcBtaWbP4DseEASwEwckmJsZr0g6jTYBsSi7ARwhWlGV6AI4mvTeKQcwyNOjjOIZUahlsdqHT2Aqy",
+	"bNBY0LVVdVxhfGXalNm/dv/OJaKMpAWv3e/1Ou1xt9+bXvZ/7HmIMlX2vQi6vr4gKcfBoeQtXgbRyp6Z",
+	"dJ5bYprzXGEXh7Ofbe1qR3xHeixC8kEuoQuORN1JWQWnESOBioJf4ltyrpCFzCbMnKsm8/HDtD3sj0bT",
+	"UXfcmfY64x/7wx8qVXH96sRK1JSXrlvtUaftFBX3RR+pndRl84i7xXz1BPBxe0hi51UVNgEOSG2zRp5E",
+	"XGurNgPFVuTVS7LCsS8uHrEIeZpZmsvHpQUMe2Haaf9LDfd7QjGc1ZrN2klj3Hh33micNxr10+abWuNt",
+	"SSgGPUHuaOG2umvHABN0RZJEHikZGGen+P9cUA/zOfETekuuClUxW4bSUsCdQTXL8BbKbZo7lxXvzcFW",
+	"KsRZozz3Nwl2xjirG0g/mOZTsEgdrpCzL8gv2IQkQKKvDyNX+a1elNC5YjVlqFZuoO66EEtKHOQ1MS2h",
+	"CWxWE2zJK5wGxJZdZQIbYC4mhCf8Qh+Vu8/GMnMuO2xCA12ZDkProIYPKUBqlFCA7njC3jx/9n+z+ebt",
+	"aeNd8+T0rPH6VfPk5NWbh2f/u2vvOLeRWWb7iAZThklXs5urIg7VErLBdkDlQqR8XByr/SF5jO/ucmaf",
+	"A/qn6rqCv9h66Nl77TbaeJedy267NYZsXEEHAZV2YiOUpqlYx1XkDVrDca8z9NCRRmzCaI3jhJH4WKJn",
+	"d8fTwbD7uTXueOgoSA3POKQYpsf6ZCYn01wWx75ppFKtqG9uSwDlzb+PCYu0J7EAhSBTQu1/GAZBHbXY",
+	"hG3JvBbWwBLzPynKwO6J/jdDHVBKrhNDSmWliY/5Mq0F+0ttFFJGC9D/j4RinQEKkjcyO/Gq2/tBQrV3",
+	"xp86w15nPG02Gh+nV8NK1X2z+N6ZfPHsMbs3LCNsuet4lZK80NF8E4aCfU2YYGYUhzIoNQ1V94C3qUhx",
+	"7/gil4Es3kc3w6v8xlgmyZqfv3x5d3eXA2zWEOwvb5svH1R9K61W16zkkQQeOtEr7HPiHyLyXcs3zLuF",
+	"VgSttF+32pz4EPouH021dMV1MPJkW544e+Z0sVEBwTvT+912hf0YD1kJ4pE4D3ahxz8e7SHy27IcSmeF",
+	"qcPaC5fzInVq5kO9PqSBoxUWDTMsxFlmCfdu5OUob9pwCB390bTVHnc/dzwUQXLN0tQ/NJYRsdzeZb8n",
+	"xAgrLUkl8dv1NdFmLVZHtJRhY+Yrlar4fdMbDPufu6Nuv1cydAz8VAdpQAP5hniXkPhBOo21AHmdBrCN",
+	"ZeaDfklGSnk5HUoKVvvHl7JAYyzdBbovDcbWWxeI/LrBIUdOq2uJpXUi9xf02/J6x2QVJTt08C6TYqwB",
+	"H5ZwGxi144jzmsMqicYG/cLgX/KsEh9tEr0g0qFlWckNxnH+lFE/IS2swE+pJq6s3Q1sbYB3BtinR54x",
+	"kXlV5DlNa+K8EgpFZjjGzA5eI9lOxvrmHe/nuM9n2tsqcLJFYLsoNefjMC9rzi6FngzzPnFQ4ooyuhID",
+	"a25RYXk+zHFCuSCnwW/cCXgH6JRG7wDj8o7ta51uf0ZABxPXYBJ9DBatuULLIctyN2Sqd8DRkUX/UGfB",
+	"4QcB38x+cwP5QG2WVMu1vze6ef+vfq8zbVWq5vd7J60L/WGfUcEHzsVlwcaYaJvCBirrFRoTQNwHtJSQ",
+	"BMePMSZ82+OhbO3xUxzgvWxnpb40JQOIy+142u1wysXxYRbc0SBZpuCyg1LhYWXH+77wA/LQndOQXO4y",
+	"UNuRLtow6B63aq2cw80i6CVek9YtiUXXTCf5DlO5CiSK1Ol4j7DEwIjmCBpDWLaG1mlzqnSRRNUH3utH",
+	"7L83zFf5fckSjZKY+skgplFMk3s5S0LVKpzCBxmmD1wsJySHo6NP1QXXJDxux7kGddgmHKllNpsls7A/",
+	"N2vNRuMXIM5bHNNoY7yuyA8x50TI6DtWEfJG+QaiUHEYZhoH4QYES9RsNJwRIIWY0O8d3ZVsQ4t1fraj",
+	"GQl0UxxoqV5qi3cc54B1V9Vzd02cOJhmRHDsDMa6PjHG7SZUiziBf0/h3zP49xX8+7pkubzH86nDaOXx",
+	"3yvBonkReHoRje6iTXHv1w3ZwOF5vyYppSL1xT+GzzxmNUcFHMo9Z1nTipgP1/vO7Jau04fzuBAly8eD",
+	"jj5ftXrWheNzhBFcgyTz7HsKzERaAiaMJrIQiTwHh9EmgcrIKXTFQ8olTZipl6SqE92vZV6y3WtvjanY",
+	"kz8QKMWjvCItzqy/dNAbRCqFJ2niiXecqTAUMQv2UtCnZQGR3eJV25FS3VMVaavSESpT6MiqbjRh24FS",
+	"slEegbid8ZKgIwUolY2TOt5Vveig0CpXCNNDQ4isNSwTQFRHLWa/IyZ+wtwRQmJi7ACh7qj1/qpzKSNH",
+	"KMMQSvDkEUPZt3caza1xgEJhtlOCKeO5R3a4KJ/R4p2fDPFuUCOYJzXochlN0hwQGcKovB+Mps3Gx8p2",
+	"4djUNZCeLVtTdoE81UKOQqwjXT4A31A/r81Pc1H/OEnvnpi7J/rHaXr3LG3xLL36yv750fwy1z46lU8f",
+	"s4AGOCHAMiXH3GG4hAp/FnO10OYMfuNawhCGYOxGR7oE5MvT5nFVVUCTYXXpt5XRM/d5Dx1BbZ8oRkz6",
+	"Lau6dqzEvquieUyIZpc22bgxCt2DvX1dONwRZYuQoO7g9rUZ519zA1QFWtWBmnJvH6Yp1mdQQuI59i1I",
+	"w4Lzr45q6L0YtensFFqaypamdH37emrsvyywn1PT6HwUNDhuSiUIVhvFsnaSvrZhKtJrx8S5V2rXzJ0d",
+	"PnM6/uvwyTuo88+18M/UfdHhEdB9Ua0zqaVTeaCbkM7DwCfN5wo/JQGQm6/Buqq8GHJmCEdHYmtThpqv",
+	"39VPXp3VG/XGy+brKnp58g5yaJdRnJD4WLSwpv4XmLD3Hwdwfx5Hq3MrDUxtbucGN5X3ozggsWQrF/JU",
+	"gtcoz5mr0Y/KwWgGCJ5b8az4Nmb30lm81XfwFlONj3nARD6UoYrp2M1U7UlaRjzJIoKq3mbBNj09qGaj",
+	"3nx58s5T8To7+X+5IES/JDP9APFBg89nUJHFs+O6JMx7bh7szecasV695skrCCxybRSviqDIQDRHJ68b",
+	"jfOToNE4b5yfnJ+/fH22awbMOB40B1295d3g2zu36nbbtq7WjhhPYkxV1Fxp1dTMdbuotT8qgrjZ0BHE",
+	"bxuHRxCX2mA5jnzAHpPjeMgmO3FusgJBp/6QIT9mq23PyPZuc4wd9poc+Z6RHbp/tl5/0i0klO51iBkp",
+	"LOl0qZ/Q0BrGI3fyQC/1c8WgBwvSsvClLgvyjzvBIgdEJXNGtxWZOgJysUJBsxG3WhmfCPEQcrRM7pJ9",
+	"Ir/gqXf5yIMgGO8ceRnwqcv+davbmzbBACIeOSl65ETVh5bKvziqoYahpf87kbT0B/KoV7rVguut3k/u",
+	"WoXMj+8LltDryegUMKdIpfIC3QkFekziGAPIgiIhTljAZdWL7mDUaXvo6FMLfR70UHS7ZYY4zlYJG3Xa",
+	"lWpFfMvZw2eNRs9Kpn+CWPS3b89OGm+ar05PTppv3542Tt+8epJY9PKhhdlpeZHalhcRhGjIqGgTUYhU",
+	"QKHK9zs8ohANteFtnt2kzx5rKGMMrXg2R4U8TvyuCoNt6TzFYif2dgUCfQQrDH4xRLUxFjghYu9kq3Ca",
+	"7XiO9EbaWUPKVZ1hr+D+VNHiqcxVIm7csqSXiSC3bMcPEwOv7Bb+lDHpOSPrfyLS/2QR6atkk7GnNs/O",
+	"GluIouMbscDQFxmEFs2ReDBzbB5XUfPsdaOKmq8aDTj137599xodSW+LVbs4Jv8to+mK6ntpApB92Q7o",
+	"wl9lQJdo347vgse3Rbj98cMpkdrRwzThVmGfB8cSy/ju2xCzPzya+OnDep84VFf73hxVceQ99IUAzJdK",
+	"JwIyU7+n8LlLcTEVfC9sb5w5dgUN81L1cA6PHk6ZsxVHbNyIroHBPdBlW6MelHt5feaUoi6yOhIctOmY",
+	"bHHfMTSLuGp/TwUs14htJ+eDh55pBEKm6C1OMs7uMgiXBe3rxnRO9QEVuvIbPsFfCEuVIRVmigTLfkqv",
+	"mC55sOHg9zqrlMK/XUWJRo13qQTitnJRgCmtKDTa5QDcDivc3x/Q63fOc95nvyVpy3nYX8Loueb9pRyE",
+	"ckGqEbmi6/4HR/wm2LfSzLSnFCxJ/d7VT5UiTzpYjzJZPeadYu+oMVDJOtjqE788TyywxJrbEilMaIcB",
+	"amkNuuhI8TKbNR47o4kvOx9ueu1xmqc6HXb+edMZjafDTrvT/Qz5rBobuX0zGvevO0Prks5ulTUGOznk",
+	"5wfFKjOSaNFgOzNivUlUPTPlxVJDF4eIdqqevMuKZ0JVPW1cIIc8tis7oAR+YbJFanYacLEClvHCW4ar",
+	"bKSGFTUjJUeOvKuTqRU3M2FpSjPAeeQlAs81toz5ye6w3biVuZzShm7WSeRC0BvjxdvGSfNXx9J1Oh30",
+	"tnFSb/5TRkMleFHNi5N1dCOF0LX2O5qQ8AwKDkA66RAbzumC6WyXO6IdbwleyLPtJKddNRuN5i7h+qzx",
+	"7tQSrk+2F/5b6bCyQ+q7FThVrTpvkqN/90JvBagHz1DwzT2Jewu/ZSaroPzbdy36RksQg7M6UZkX/1ME",
+	"7t+8CNyBjs9HRDvvb3wrtHmxvg5eFSdIb0m9cDATrqrOwWzwlzgMozv+MqBc/oKnri9fIbxJloJbaTQ+",
+	"cJT5mIGuog0wsuCQeFHoxfI8PxevT/uDcbffa11V4S8hyXSHnUv5101vdDOQNSfsnWe/VqlW7PfUn9aL",
+	"pUSY2WI9IKDzFlVuvVKpJ0LrVabjJAXbA9XGuKIoR19YdAfFjpTjAxxeKwwnodCWGQJalWeIH244vTVl",
+	"YX9fUXaOVpTVYJ6qaIW/not/5N/fHhYovpdu3qs5GPVkzfUyCVoHQUoe3oXn3Cb5b+V3zQp/VQWc9mZq",
+	"rKQzdP+jD58xE1h7SMC7irDdJaeAqKki3FkgiDNbR6h1kfHGxkRmA0OltavWFlYS9hMJ9639fZRB4QIV",
+	"ruZpcE8aoyRaR2G0uJfByGG0oD4OR0m88ZNNTLyqjBOMiTpmZSw20b5LNbJY8xeacLsjE+YvYTOZgHID",
+	"yAnonKVgOJEdKs6CCfMAtR7e1gHiFrbjDZObXjdiW4+d4eNZMKqnk72AViznzl75S1k+YE4tSFkcz2gS",
+	"4/gebTiJa75QW5ky7/E66mBfxnFOGIDmQbFSyhPB4C1HStYaLZnmjIQRW0C2HouUjgdfv5BqApNp1ZSj",
+	"kK5okkb1TyqWiAkaB7w2qaBfN1GC0ZHS6lDz9XEdfaZRKHEjJmyOaWir6+AnTfylpbcfcWKUc1N/7DgT",
+	"9J5u05SoH7FI7bSRPyYUqjlu6FCos+ZJ+VCo5wo0cdaS6K+x0C8TIeFqJ/69TkKG9X/Bs9lF1e20jgsh",
+	"LCumMGERU+qZvKKJVHKVI4mYBnRsGJApVJlhZ1Hs4l3HdfQjJI5sVB4qJAhJcqOJjH1ewV+2R1MGm4gW",
+	"ZblWeJqnDqgjZxWY4zrqbvGinGvyv5r/OMGnV2erV//8W+UPCaI4fdd4ffL21Unz9dm75tvTt2/OTh4V",
+	"RMGSR+y6rmzAhbFXaC3GLGOi/pimrhioPZLDiJE0xTOsto5GJBHkF95L3S6A+piSwWlsSSMz2pwnHf/T",
+	"K7kwmoMCBj6WzYPJ741HLNtVvqlS3lJ1qD0SZmk7A+g5fKPPb27PqbcwfWZH/XKYNPqYRExLPoBUSZjV",
+	"+g4Raacbx93Jc5SPiHJBrEFCoDQzeXU0/A4Ya1s+ngJb3cstf/yhidiFwoYLs1db6S0QeX22ZiT8OJN/",
+	"kmq4VUtWn7BDhHV9LDuF5EwFVPwkspYdyjq6aj1aLStu2RkZ7tKbzBwKie1ueW+OE9DJxBsq5nhFHPAi",
+	"BiNazZCjUg9dLAlP3N8G3+F9Ffl4vRakn2S/LhbtCFvZmhMmrXhax/MGw/7ljUw41VVLPTTbJKoNnnmi",
+	"l3mKL6M7PmGFDxxnPR+dDx864Aabjq5aOcdVry8uVqoVR3eyV+0vlDIP6bkYhfh9GPlfSOz0smIeMb5r",
+	"6S5UZT9dDMsU5zcrCC8oiLP8KjzS7rObVruOIT6jBejwzjj9MKpy7EG7BT8EBNqPmE9iAKCDNEYhwEFc",
+	"c7QiaCb7KJP0H2e4Vk0VQCf3+tPWeNxqf7ru9MYj79zirtJunpU1c89Pu73pdWc87E9bvcvpv/q9jnc+",
+	"YVjMUhyhEPtfeN4soBi2Cq1/qeLn0ZEH73CvKm9x2Kdet9fuXw9a4+77q478kuhj/vRghAQSmwccG7Kl",
+	"tEnwMnCph0/YhpPguI6yTQ87H7v9Xom21VGbupK8CbOaR7r16+5o1O19nH686r9vXU2H/Ztxt/dRjE7f",
+	"gdmqIq8//tQZig9zqBQQZNnT+6t++4fOUALSZrmTY27yV9WwKtWKuz+Sx1kLunVhe4Ur1Qp02Wr0Xyqu",
+	"f7+Sb5eJcgulSghbb2Yh9Z0FsgD7ThK13DqQvAS6t71typYeCDErQGD8tFlhlhZZs5599HclZbpO1piQ",
+	"WiiLRMhdBCXochlaFAfe8TPzDUXfrlNpoatC8WfuA3CC7R78S8YvKh4iJJyXUYwUK3neeXnk+dQ1loYD",
+	"tBshbm045LdJvcqkthQpOdsi7t7y/lKKE58xMlZ6FNhep3GKa6LiUSbMyxXnzwhS3pYZyZXz9JTS124V",
+	"NT87ByqpDw7hUHadOmoZ+7gO1aoi7wtlgQSpKWVakbFNWk9/wZF4XwYRKlA7ceHYpQCVMIla3nkZdKuM",
+	"n6lXvV7W6vewuJMSGCrelj3loWgsOwNYtjeOMs/ZISZZVBlpbJVIaSCdP4WY/X1yfCy7XamYFNm1f4tQ",
+	"FD8KQ1kj5AEBKTfpXRlrxC+QtFY4d075NK4/SdiJ21y6z+ijyxYUWH3OlfRksUi8XhMcc6u2s0+qqiqg",
+	"lZBSlbJRFc2xLw8wzAIkzv86ugJpHIC4oJSOiwVass1j92V+UqR09OyCRMFn3Sd9NoowPdaVOqZQ5bbj",
+	"FYyQ+jyTdC3aLy+K7pREZaksIyBrS6hX1oL91Cshx/ag5ZBiP+QzFK2MInsd7vl8q/NB7a8yq7QqGrKl",
+	"0oTRHYl9zIml3FQtVBTTcUcZy0xq/rY69IeutJmnB6244WKw6DAzhWvu+IT+uJpNTwpU0IwUp2pKxCJE",
+	"zEMw0y90AxX7urv+jLyZqTL6IuuZzO0+ioNaU0WY71WFjY73HchYKI5/EGve7seDSIXsAMTAhpAeYaJ0",
+	"ndVUibpiqarmCM6cvYZoH6fsOxBAZFq11vVTPV+yDc+eCzGtu2n5+ZnEACf+8kAF/30UwN7fDaAJ8RvK",
+	"QqsjwoBLTpi3o0NeVQKKaWmwingk4wwEq4kXOjAE8KW1vjBhkNYuAQsWJPEg/HamkEvABnAXU4mzYUen",
+	"edbAvKoJj6tOmGcRlKOYtezqBZIBcVUDz1kDBapq42lbVDphOtQFXErOcBYZDHZHOTm+MKW3DQprvuUJ",
+	"0xsAqp7nsF5RDupVxeztjdSTGn9mvqsI56dQwUoKpYdtwhCgV/2Q4JgE6MiUa/FDKuMROWHSlSahwRWQ",
+	"EENebxOGHwAo0Ts+zy5J0cSjGfGjFZkwNd3Z1QojTrgS1glL4vuLNPCR8ixlpV0/azTqE2YHS8pgx/wo",
+	"xVxhjuhcKdGPiGzEYdifV85/fpIYx1+qFdFBsUCFjCAXhmADVJUNetSIft5mHeCEXGP+xZOUKKaaqiQ1",
+	"oJwA0r9n9/A/ypLI3gsqaOofo34vs68hAOXN6dvXxxMG18GwtzqH6EqxmC6yi8kquhUrihWNpc/8/s1D",
+	"IcG3hMuwMr1fZFsY9HbK0RFGjNxBTxkhEDloUxVEtMmy5BalTZig3+xEQIH4NYrJOsQ+4ZlDSlb/W+G1",
+	"pJm9y/WfEMvHh1gWTPK+kMuxHVmpmLZm9pinwEGze3ngSJEyWid0RXlCfXGEf6FscQ68e8LM2QDzFdA5",
+	"wENZqF7WyVBF7vhHmRXZPAGba/bUqKOWtOgJuVZ85jzbxoaZN3C4Jzpy74z9T42WfDS71XGTZVjt94+s",
+	"LLN0/wmdPDh08kLIkipfT8ZpScnByGQmojmV9/RmBqHsMXGU+QX9M8dVHqJ28I8OeP0h4euIcSd0hryz",
+	"X+tww/aXdCoVM/36QeHk0j/wCHLlW2PYspDDCMyntkzjCmVI0viDV0JoevtWsr8fpUjMqwVmhDg8J20A",
+	"MN/nVmaSkLwzCVNcQ1HLSOYJ86y2PGTSo0L6heSSEwzQowwty6Zch6pEh8zLN13KG/l3y/dyyKRg0MWt",
+	"5qKzpe0fxO/0kZvh1banzg52epqIuO0VbOWG50TafnrZFIZWiHT14ebq6qfpzWAr6CvjpmEB1LYCJQ0W",
+	"vY7Um5f9H3veuTQuUD7RlUCOcKiZ+a5YsuM68i47H4ety86ldy6jNNKPVCcMrrAoqSMvE0ygAvEAsiPr",
+	"WMshWsi2K9VK2l3zx80AcEnScINfnjctxNpgT7S6Oe5lL7XpeYaosp040PVXgqT37FdBJdndWhyjv1UF",
+	"p9hK+oKjTNka70JCEUkClKpoEGNxENf3VJopWWSm/mcM3K9WKG/BztmBL5SJEfbk0mzV97kZaLR5r9tT",
+	"b9ZRV+3ujBMA9mtI5gmKNrCimXPkgfvWYBLpr5fYqLyAAstVSMpA7Iijx13vaMKOcu0AgqerZtJxNduE",
+	"YJToiCbZkhkTVtyAPLWzy6KgJJUl04UDZdX4sqOLchNsgjuno3FrfDOa3vR+6Enm6Bh37urWc8BJU/wo",
+	"ALSdtvu9D92PN8OWDM/qdC47l+pr5plhp3X503Tcnw47o5vrzvTDVf9H+5nPZ/A1gNaSX4FrNwN5RfXk",
+	"sXhVNjJVtTLs34w7w1z33w/7P3R6LhyrPXFmNhhuhqdZu9UQb3mGfJWDzT3A0XB1koXFSxtFMQnBzJDJ",
+	"enXw5vU6pJj55Bqv15QtnjjR3B5bK/epbXurtlnVUQtshNHcgEpBJrjprDKqaRMXZYzE4g3RLIo3oYwJ",
+	"dVh3IfXbdGRHgQa7K9yqGhTF2fI7wP6wKl+nMssDwhMqA4tRd2BEp5hIninHZHoL+gmaRxsWOAOVFpAm",
+	"9YngQEIVPm4RPtqtQVgXFIt3aZSS8utoqEtkW8enqTEvJEMKacrUFjR1/r5zRMmGMRJ2WAB4rjsWIe3D",
+	"zkWoPybxbSeFHhjXexfVQnJLQljhWhLVTIMZ4tyxC5+cIjOUaKpuRTGibAG/1xjg9qU9TaacR0zXtgQ0",
+	"t9kmQUEks2XgPpZBfqZ2rdx++gV3JKl45HOI2ThquThO0VBvuMwgVB9eYMq4Tj4zH7WCNMVYrFKBd1HK",
+	"QB6pCe6ik27x6Fyaoduulg5aSMTMWNnEvioko2ch+13DOTzSPV0o545woN2JF8rwaFOEQMczyEF/lw0C",
+	"0DMZ2tpB83hxSO+zNJ+j9QQvtLVHduyQ8NOHkcfH3AF0wPrbr7olEr69/reM7todn3tdKISLTs5qM5po",
+	"P8otjZMNDs3JlPpVqtKH1JD14apv3rypnjRflauxfcCMPQoJsjg08Oli8IuxEndiQe4PyS+r9R4Yl1+E",
+	"//i8wfnfJy7/QKjIfx+AyD1R+X+S8PiBgck/CFwuhTHW9IBWmOEFiaUKo9O8NMAUuDYzUOaqurdM/FGQ",
+	"4lFsvOnu2Hf5qWv5JX3YFOlwu6MIKmMMNQn4S2WFkOgz4T2aCQUFQYgKuNyV4wvpF0AjUy8t8a1MFOBC",
+	"igEqoDLhk7tnxqGtfTtksfII/wetmjwFpCa5Uo2o1NTBNuC2PEzUDdBKA8rXIb4XP3XBOA5CHCe6vi2O",
+	"AVFmjQHuVTWxo8yDnGdCY+RHcQy+JgCbMmUisl7tvPyUzlLPKWoOQiyEDrG5meXN7WZLSmUVOsp1RXuQ",
+	"TiBIQY1cyzBET8sLjtZRnIjT+gNIUjwBkW9SaS+pjxcRak4q9R3VGg7qtl4kCY4kUb8yfVeAoxI9a4Xv",
+	"0YwgAM3GSUa7WIsWSGAalNTs7icM7yYOdxqZ89ORltptWZ0ztCS6JimIciKfk9V8MQoIWUNlW0UZqfJl",
+	"9lPEsrMhF+AxOoJdleLBm0pGM7LCJEp1iFNuQ/7lnxfzKU5bg2O+TfVJIUY5wJP/igjz8ZpvQhW6hRdq",
+	"ckEdgIVRNdNmJLkjhCEZoak9oGZvV9EiAiKL4JaKT6LcSJ7iairNbcuY+4o0Pjxg2YbULhONDjXLAUkb",
+	"VH5x0Fdl3LA6h23bFYAnKI9qMcNp7YpLBw+S+F4uHt2W7p5BfHuMULFz5ts09jc0ecAGuYS/ZlBCUumq",
+	"6+U9pz4OkS9bNXQIZUh0ZVRBXJIw68j6vFIeFfhSTLBylstHIRwHh6F9HEVWat/WimpavyQrHPuu8o26",
+	"QzVOA3HEi+dQ9zLlcGoUbpMm9Ep339G67HZNFgFIY+Vc7aOWfggnZuqEtFSTrsiCjxePTH1737h2fRdW",
+	"SWH1Wcugebcpc6tOzat+6wF8+pLiBYt4Qn3HTrNuFmReUfbFITvgeN3G/tIVrtEaDpCOYA4JhuBOdebM",
+	"NiwIH7ZzrY62hoMOS+J71xaWX9CI+TRibvibT9GdUofZF0nm8sVMgZf3N73Lq8609fHjsPNRuoQAjeWq",
+	"1R5UqoW3R+PWuNt2amHyIyXifGwHpnxpy3m53dH+oCM9V60r7eFTzrLiB24Gzo7CvLitFDLce01imLzH",
+	"rqXQt4pDY1bYLzTqXbfaxgynxCg5UwotA6ovGxOYwsN8wZHYr4/bRYb+nPOjyd/BLenuOt+pXdHJj3ZN",
+	"hnjdmpDHjU+siaDxIuIU9yDAg0iLlKaD7GAl+xzd84SsugXhHPaywIOIBgblOYrdhwIjdLGcRfHuprdL",
+	"hJsvuG0U7hpN9kYEsZoaDI+UmTnKKo1b7U9FvuJD1qG/TsRZP4juXPXHWgx8m0IYWIsnoCap01ZeMLyx",
+	"jBaQAMWW0wSHOBbSakz4MgoDbo/yU/fjp2nrqjW8rlTlHz+2hj0JKnXV/9HcEr/TO/0f3FWDhOrk0OBg",
+	"NJSh4P0qIxzPwwgn6fpJdO+DZ7WIskeZqCU3XZc8+bSo+hRMcteB5xcLR7kdpmWPgg1gizvutqSQI9Ui",
+	"8MjqnWBnn24fJdi3QhEfeERY7EhyQk78BzZ3DS+njUWHncaaCUihUe+Jq27vhx3nb9HtgtM3Jj6ht5Qt",
+	"8rv/gbOXaUbQUIwZX9Ekea5PHLAdM8vhOuQ58TNhzu5d6X8pwMBo/9ATZLrhbtN0Lj7Tve6qF5Tbsdeu",
+	"qMJ9437C0huOehumDIaP1yox2i65gayKGxOWPuPIinlw7Q2tm6YA9qZqhpUvmuKCoSNV+TKLsG+lKk+Y",
+	"TL2aRcG9zkXGgMKcd6kc70vaTYH80+pxLDD1N0wayuH1Nx4Wwv0ESYXwDKJs+KGdZhbKw7L+6MxAJV3k",
+	"kwNNtEFq2x/IU0YZZ+TUqHDT+2ij7AxbiTCH1WyQ4puVFycRy4BKpNof3qfOXK6cSHZMG+rOU2UbOgek",
+	"JYszZB4FjgHJqFAotmrrEPrDBaUXFI6aPCxUG1bqYWn4NMD+28r8044hY8wF4Ekbmk/PD5eLkb5b/45V",
+	"EnbURniSuEHTvr6w7Z/qZhiaElS22qijH8AlBWbLTLa2spuTwCRsP65KYB21pMNXO3C3z4USS/G9ihTQ",
+	"BXjo//DC7VvnycFUMthq4VCHdH7PPUEOnwNE/8BgqVQiSnNtMLfg9JUva6nil8DByvUc6KgmO5VMwkhI",
+	"GSE9j7dsVWhFkmUU6Gg/IoP7oT4fABNg3482LNlq3krgwv4yM5k5/4wSKNpGQHnEmTrebuxgt8n+Jg9b",
+	"vk/RHYpJSAEARDnvtAzFcwURZsTG8adcrTTMexSn878iJDFV3GlMlAfahBEoCTEV+tzOGfFQOi4bL/1g",
+	"9XXvrHWLv1cCM0gJpoDrDmmoShF7IHbsVqrJE2MFPWY2DqMuXTpAUExW/NneWHUeYoWgoMIV5FHvelSy",
+	"EwCY1QFUgNwCMCEh/JY5KDhOQzq2qSwHSm9qqTshzXv98VRhBV91JDBwtzfuDFUWyshxaSds+WFrXAq1",
+	"HMS0OBR8Tflu2mG0Cdww5gAkTpmJPLA2q5pfynMA44kSJexHH41v3kLLQoRzS7o3XzQsiCYv0moIT9zj",
+	"LLShE+hOiPUbFfSq5lJFBCiUbw3WH5AE07COruiX1F9qJIC6xLesp1/UP++rSmrmCCO2WZGY+kr+k0nR",
+	"k8qrs9dvZEzKwwHPtuThXaLrIQN+VK+KoOmvZVWFgyZeBjVJVuBEgVRCtZ5VioPHTupOyPiDOi9eUej7",
+	"YgQTaLo5qWi8eXnh5HEdftAJ8qQo8lqaSDcyyGyCmRtDjRQKZ4TTQKnUEFAlQ9yFAjwzEUbSrCPlE1PQ",
+	"v6R099Sn90PE8Yw6eXAVskxInCawbXVzZ0iM+3RxY9uYb6glbIUhcqq8SjWItTXhAa7Bp4U3zIEaYoa8",
+	"7jYsHWUqX0weKgonj/IJMyYpQChAbBOG+vYRhCTBlcwnuSc9sscSVY8jmvzRVjxVaPPxRroeucsjdz0Q",
+	"qOtHibyYIBt5cZYF8t7GcnkQxpU1+u8PRZUHoNqeTyUFb43uEFPWI/qVGrV+cfQgh5Kq3I1JJLH/Lhzo",
+	"frAhUmy/ehnAPLdh6xCqdZuqgMigZ24C0zhPe8nqu1uGyo+9HD919f/AypcMh/ecGiuQCQwM8b0CZnAc",
+	"CemZ0QHWun2qGORhDjX1GIDxm5eNEelJcePdcyJFz2cSpoq+drh0peqO7ZhsCRr79IDuuwaSKk2PAnEn",
+	"mRh6VX4BgAd3ivZZyT4jYjoQ38GzbsGO51QgFpCYEZzI9PFnwHIuOY+Hk0a6vgXkIeHwZd4HkSB47BAM",
+	"eAgcuzRae6rI4r06bGZRkiWNg0MWRQ/ADv54Rsz3cisE2t735Rf5jx9OIzApUqfaPcV7yWSPYUHDvbu/",
+	"EpNgwwLM/PsUeR4OA5AjcnVXqmnhlWfAfs9zHYk/TyQifKqPZ3TxDDVLSN1nJucHUREH/z1RkQoPSpO3",
+	"u51EyrteYNBPrikHJ/V7ssS3NIpdIhlOID1tC7ztDmrzGv+CxjFiCcLzhEDadyYysD3stMadSrUy7Pyj",
+	"A6hAZZDWdhBsNt7YfrgKaxsSkyUHPIys1qGai4cxmOzq2LchadMVgKc/mrcfPO13vx1OW9utHEZskNtK",
+	"ElNtIJtptYPwdsO46aAquoXHdYHEJpJEGK1okhRBt+nYXnf2n0mBAQ6ifWBXUkyJ5qi1SZZRTH/DhcnF",
+	"D8LLLjJo37vs74Jp1eYxSTlSFfGNv4QUa1VFpbJnv7gzG3Tsgf1kPQOPqDLjKtVKdzwdDLuf5Z7V0FhF",
+	"6QC7PwdOXR2al4mKhJyIzvhTZ9jrjKfNRuPj9GqoYyLzN4vvnckXz9zZ7XvDIjK0e9SsvT5F/hLH2Bf0",
+	"LaHZTRjEdvOR345Ygv2ks8LUESgIl03muqK/Fxz1+u26G9Z2FSXkSi29w98RxagdR5zXpDfJ3sqyLuMq",
+	"CkgYkiDVog2mgeNrv24IT0jwgWAhtxRgjMAjaK6eyfBQ46b7MG0P+6PRdNQdd6a9zvjH/vAHQUgfplcn",
+	"0w/94Y+t4aWM9+5+mF632qOOOxFmu9CX+r7QvdvRxgXK2INYbzHLJifJhIU/FJbDwTbVVDyhqdO3m3dA",
+	"KMfpFx9xaJQd7BPhRT8/SvQTgEHvgoAui/L8MGxn+dYV5Unx3BZivqh6sSVnsWvHPFrJsY+o0lp/fGXU",
+	"h8tg5YFVWjsgVNIF8MqZKx8OkHIg5slzlh5VoDIyPGNJ4kdqZ98XZWXfHrR3U/GeK4mirvmOjEurpuDn",
+	"sMqYf1HuiefxEO0E6NZI1VWksayFppuCWdcPQ7v+OOzfDEYp5uthMTBPGvxbjPFerOkV4rvfDK8eoeht",
+	"kUl3q59ldsgD8b1dqN4lzu4ynS4Bx104vQ+B5M7li9svoCMJyQ0FfZgKG2ARCiO2IDEiXylP+K76nZbO",
+	"F2Sz2B+QppQnxp2cOa8+7d8nhTDcxQpvfQ/8dXc0lb+nB0cn7iSmwyDo+HNizTmqtD+iwPuhyHG5WkDP",
+	"jB33nIhxpXDi/oMO9z3Q4YrV+hZzFyc9h/wjY5s25v47iQWdIVKZAjdhkI3EacRIUEdW+XVZ08PHCQ6j",
+	"haDX2YaG4Ng9wgkKCeaAIR0rp2VVWm7uaLKcMN0DsIbrwqsASC8rrx4bjCNOIDgMYCkYwkFgxsJTWNoX",
+	"fMLyvj5ln5deryMvLW/Q9FRqvbwlSztf2ABQUsmYMCgHmAXEyyciP6gUsl1aesKUFS4dsuhmQdXZPMC/",
+	"VbDaWfOmCMVhEPEEh3lUi9TlElJGOOJkjWON28PInbhqGbNKnVb5YThMWjvqDWc8KYJ0KIM5UD6i7ZK9",
+	"FxMm3k0IA3g3wMC6JTESGzHYhBIXDpBypS8sLYeNcALhB/lKe/CJA0YakmLjl76TT4JNsgMVlK5MNefI",
+	"c5rC1G4xti9PNCIj2HJFtfUOfV4z2z7p1UzOlTLwutA+AExO3EMR1FoMzgEiCrz/Dxvfd7ML7xu/7zTP",
+	"t1VFdiveIVPlvMWXs03MJIF/iDH7Mt/ESU5qUQ+VIVE/YgllzkI0bX0rv+0youOHYbfdqlQrrVG3NR20",
+	"2pVqpT01V9vTzPXOzbA/6MDPXn84/jRtXXfMk6P+TeaKeTj/aPbBMork96yX2nxTa7yrnbwaNxvnZ2/P",
+	"XzXrjdOzWuNNyXqpfhxxPqJZn16XzSM3NgQgqUWc1zhNCLqjgpWs8D1aRNI1KZ4w8uSRbb0/fpAcqQWM",
+	"dlE3y5D+Th/XZT7b2/ZTJfdr6gM6gH06WbF76Up0ft1QRr8itRnQ0WW7WbtsN5vHrgKzZVNE7lW6ucOX",
+	"re9sn52ZHaz65Tl7W3lAT1JpYi8MC93Skwo6qecq10t9uZRSGrjMho8oJ/uq+eCQ3SfTdBQhlqiUaiTx",
+	"J8msTndAoXQppJLMBYlPpCTMXIp1KvqW6Z9DcHWQv3zo8v0OKkNHGHmMJHPse4gGx1UU0AVVdRyzXSzV",
+	"MYlgWsAdJb4UoL6j1FqdQqGmcwrsXUKKxNGGBbUkpmuJcfEoJjk03SuVVvoAXVSP4QLdLXGSzWao65se",
+	"pEiXE84lzqfs+CCOgo0vuT2VEDuExHpwO2K87J6p4LI1prGeZ8rBIicYjvxcTS4Teveu/u7d/3uOMgXF",
+	"IHtcyuNK05IVyB4f/1VUwc0zeZ/euVMDRpYCLD0dyGtf9UdQVJJFUIM++96RgpyBULf5hqvj10hRVqKp",
+	"bKiUWKMSkfngN6dbHVA5AsPRwB5axuD5raSRoVgGeDgQs4Q0l/EHoulsiLiUb2RyjsLINjiyFhCtqq0D",
+	"UadaNYCMHSZJR4ZAZOTZnK+lMNw19yoQ8c7eqthAnajG88lUV0bFA/4IhL6OQppghnBMxJnI6YLhJIqP",
+	"q2roNBG8AmZAgsCsNmFCxcHtarncxl/hr5f3DK+oP8DJ8j1mwR0NkuXH2bqAta7wV7rarNCGQaCWWAL9",
+	"EsxKIFtDa5wsudDaojtgwGsSox9pTGSFdJMOCAPPJeXU/n7AGb/CXz/QryR4ou7PRVvfqfNlN9yB5VtC",
+	"mwC+oxHdEN7DjenpIXOYUT09dZ7boG7ku+c0rFvrvt/AbhPJfwzt38nQbol4jlBLJddINLkslvyWvQ/n",
+	"rX3YXzrCcL6uActrmCTXjj3QUbfzciwYt237RRIhjD5fa5FKdfSotDJ28mBdLLSqdu0N1L06ycybEr9W",
+	"OCBW6gB03TWlGTE/KweB2IaOIOPchKWifJ3hjK1kv59Yf2oAaRK+S6dT5RfW6oktizbUH6O3BoY9rdGg",
+	"9/7Hq/57yDu/6rdbV9Nh52O3Dzifg2l6azDN3P2ltC610zFtdeaZalE/feLDtcFrPUAibecA+bKFQoig",
+	"WiFcXpOAYtTyfcI5akcsiaMQceJvYpDlJHTnsTmKtuNpdbUa0bKjosd9tIlRxGrrmKwoJ1zhSbtStGjY",
+	"X7u4encOECmCmsRcbZfQsXqQRYCSEJ98GW3CoAaDIhqM1AxRCKo+AJcIBiakJOliU2OQ3RUfn+MwnGEf",
+	"KsNAHjyYVXUxEyrJ6/qHFuKEc8UCWSRji3kippsvSVBH7+91AdvDh7La8EQPJDcCOYAgjtZc+hcO7Jj8",
+	"AixXukTb/GEdk9ESxyT4gdzvqST7hdz7S0wZAo/jMgoDEquo/5kEjRTLGs3B8BmIx9PqGmHEFrZNgyc4",
+	"Th5hzpBbaGB1/vCqjbINua8KIeQFbUGZru2cj22a3zOZ0vJJahyegWZTQw9qt36AHdb+oYdSVE/Y3OrY",
+	"feAsyRE+3VxlWnKK/mresmN1qLS4AEFK75pbSPLjPPKpZHWqmW0PRRHc8a6WjIG+pPFTtPeF2JZ9F2p+",
+	"nIxpYaZ/IptAM+JHK8JlNS2JOnl6evru+AFoJI6d8PCSOtkVMzBBnCSbtYF9ZhA+R/3dk3vUbv1wDNLK",
+	"9sK759fmNVauEkDo5gnpkJlvIQMHbCCCI8CkhbQ9U4hbLg1Vq1JHpkkt4+moio1O9z9wqfqbBC9ILxIa",
+	"bRoTc/BSGT8UFpyYQT0ZaNmc6t2dXArP5yCQqzpC3HlCU843ZArgZaLB8XTQGo67ratp/2bc+tipAvI4",
+	"N35Yu/iPBtbvXipD6x0NQ8CpVh8+pPTuPkzmDBKztNSBMr2J15bBVs6PG2SZBW6yGZlgDMICqbHo5Dk1",
+	"3UcZ9YVTITzfMPoVkXXkL493GF8c4ZJ8Q9wpZR+iWHkH1GcpR1rlAiEKfyHaCicIFbBHI2bGPo+EECQO",
+	"aFmX7xzVkFzEcwhNysgr2oKpkknDe6SQMziJb6mvLOTRisD2CU2SVwp6dUdZEN3VUQ1lKeYcjcRrijgk",
+	"7m9MuQT/y/UCdL27ZRQSJIU9pfOjzVoCrcKhGZNg49tGMlsl6Y7Vd1VeX6YvlWrF/MjdKZ9Od1OARp0u",
+	"FLN2uptpgcGlQFDAcaKEQAvjG+rlWc1uLbxjxcWCf+z3P151zrcbEHOdtm9KbmW0O3i3Uq30RsP2VP31",
+	"y2E8ON1MqeT3jNupoLzLSBfp2T+PezaQjEM+l4Z0x3IDZCIEQMv4P3JLmNAGNgAfZ3CoMU+qGsEAKgim",
+	"Z8tWIHS71Wt3rq4gt6Hdvx5cdWTWak9HRcvf8rEH4b59z+q9NJPC+Z/6vaXr9/KPxI7if0CqImQpWk04",
+	"UzAPTS3MJBYckE5YMBxXPpN41NZDHjp0uw3voVmFWSzhp0nPzCikh06ia2acszgiUN34CfN6eZ3LNj1X",
+	"RUzIY+0ValS5QGGd9ypGeSGN/woejaYQmwXlMYvVNkbupEpxWKq7ay9e4RkJd3KaXImAPYxHtic4xBdy",
+	"X5O1lteYxvwc4QStIp6g12cXktXkOi/PUqotKzgFnZowBUNl1RBmGnreNHCxxcDA9pxCV8lGuA6JqSJv",
+	"qkJ6ax4Y5tNWJ2zrNWl9I8HxhW6+keu/aEpJnNLrBWeleWDC4k1I5GNCNQthVqUZnLB5FPvbhXLAEKbA",
+	"4eUey4VK/14h7FZ6/gKx4gSvKueVOzJTDlt7LV+fuQgg8nFIfyPBNeEcL5wKZ6ifQSSOoxit5KPb2wMe",
+	"dDQBH7FQxuB1oXS9bw/Q2Rsow2wAMgir3YzcOeKroj6O02alNIKlczYsq9jqsvEfaJjI0MMD2IiqYTOH",
+	"d5Ef04TEFEt7w0xQIBZifYiZr2rFx0T0xU/AlikoPlufBlxHIV1RIcQqK6TViHhhHUdfKeFQnOcrVVQl",
+	"9FUfEFDZbRTeysD73IsS9SeN8tSAU6bkvXKL5DsNyX3ELpRuxplqSzonOWc7h3lJOY3Dqax071A8gyyu",
+	"YWERy4+Gkr9Qli3aY3o/w1xCFcuPXouX2qqjZW2OWVqAfkM7LnXe9ZltQd2EpiyjO0RZQG9psIGqHEAx",
+	"ctgwQMJ1ykVizYs9g7DSfsSSmM42UAkousOxzGKJbkmMATHXHoFs2ZbCr1vj9qdp6+qqUtW/ez8pSP5R",
+	"Z1xS2C6cp8N2T7YZNRlwvG0RArBKy1igCDGKYxARoNClohBF1yQQPGUncZc16OloUdMYfMnJpwrqXgpS",
+	"l2PSTkm58NlaU+l2gmdLMjDRu37sChttpcJ6gdDgFZf38Y7FoUsTbsAGaTBhR5ihDVOFr1+f1WY0QQqV",
+	"Bcp6Sr/2sTyrcgKEpfQe5b77e6P6uvkt/fj//blZe/fLz+pW8923Y6d6bOIPnDl5mN8zfxlHLNpYFf40",
+	"Pupqk2i3sNDNIG7yQghnlCMZNQMKn/w5YXomeR21lDhjqdaGMlRluQk78jhJ2tFqFbEu44mgN03uptf6",
+	"glcVcqh8iL/fhF+6oGE6npswb0GSzyTmNGLb949V2QaJ4sd0JGimZg83doPWoOuEyw4pYenHi0LfPZUz",
+	"1Q281IcNV6oK6osRdIe5FHtNmBBECd5RTuqVp0kuuSTrmPg4IYFEUFLVAAFblCeb4P7xWNyOtAkznVX4",
+	"IAxY0o4Kmqw/KBOi0IhrvC7mwylQXi6jRlYDA2xf77Lf65TDSQH5rnS8Twee/latLEjyieAwWW4R4762",
+	"Pha/KdstovISDRe++q0KQRXQ/UKx99N4PMjKu9JJMcc0FCJGuvSZvI5ef4w+9G96l+Um3PRD4ju0o6Co",
+	"KwrkwY+CUh05a5w5MbQKemQwtdxpJbkQss1jskzO3r1+c/Lmzemrxtm7d6/O3r19/e4RSPGCRe7ZLIoh",
+	"ARuSxXe3dku95Mf2Muf9BpISbTwywNFQhDOi0dwtFbO0P3HGoj/P/FYJMmDqVmFxmcyZ5ilakq+ZS293",
+	"XcnFuabfab45PWm+ed2A/2qvT/DprOmfBa/I63mtiU9mp/5ZUBN/vcFvZ2UW2TQtgW4ciyDBWmQcmb3/",
+	"eHYDmhQLcQLONuEXZTGuH9SL3biM+TPIYEzCl4RAERBxOIhfsiQHZLVykkhdIp+0BK+VyleKo0VBlru6",
+	"I9OAGkLibjYaFyolPCDiYORKX6Vc3EM40UcU6kUJ5MHj2Mm8VEh55bzZaEC1SvlXowxbKx19dyHtRnMw",
+	"2C+kkcleZCXCpGKhWOGSuT8PiNFNRVZ31G9Z8XIfZxqVb6lkaIiqWQuPkgDdRfEXoaBFLE+3h7NivrfE",
+	"f+YTF2gV3RKOvEGnd9ntffSQZDEEecObXi97BUixqgh2hv0M6KlqoFKtqBcr1Yp4oVw2EfSuUOIw2LNi",
+	"GjaussxpIWLZVKm5SnC8IEnXmY+gm5XPpIrizuP8wi7ELBGnfBynBeakPfthB7rsyF5ovbRCckYYXkUB",
+	"9MqNt8ddOcXSE6J90wapNE+iGRlPtPR/1F91P1rl2CjctjQPMESWGbyKt3floas7QsVEd0sagu3LJ5xT",
+	"ttCifnhv0i9iWZ5NN1g63G47lP+hIO/WYv0GOrVhqr8VcVRtPSwTn+xOLgBpJX96ZojKsA7rDFOkkZEm",
+	"9yQqmHlqLRYxWWDAtt2XOpRVviWwBkA7VoWqCr+eM48Im66+THvi7QYDfUgpbzM3fCSGJCfmmwvs3p4Q",
+	"K5nIzAY68uQJK+QXHcguhyb/UsLh8SOrd+8QobPru1ugztHCv0WGUCFe7G70Ulh5ZbT1TZ2BGZFJNyS4",
+	"sCwzUMWaPTrX+LsnK+XMINuZQuKym2PnpZMs/6aJ0u0d3nxo022Kk/cOZ/XQz25CVs446vy021OlerN/",
+	"ci6h9qabO8q6nBkbC5NjuUDLKAQkmPs0eAmwzcC6WjA7OlNs19g75sFv1cqShOt9L3wSz6j8o7y3dNd7",
+	"W97Vb9XKr5sowWV6+U/xYOerT0hAAtnbb3unGhbSDcAKtiyn6ciFhesyRMEXZA3g1PaTE46GnVH/Ztju",
+	"THv98VRawkDp/OdNf9yadv6r3elcdi5zItP2S5Ui66SkJe6yz9qExC9UboYfyaImAVkTFsBJ44nReegI",
+	"VkIRoAzsyvfy+IHbSRG8w2EYFuIHji1TlazMKtknlnHreodXZWHu+8Mc5J+yJaEtD/5u6QroYOcG3y/3",
+	"aC3ZqU9/h8xpS9pBUTxhu18qljMyYlMOsW5P5nX65oHp1gUi0lPlW6eusydOso5s8tgtNv0nnfrZJZQf",
+	"0y/nfcOqU+dpZdFojjzzZl2rkB4E9IpReuqSJ88SiFEA6juai91leUKmw87o5mo8mvZ700HrY8c7dhfm",
+	"dR01qst7DhvHN9CR3Se9I46rE+Zddgb/P3v/w5w4jq2P429FRX2qmtwfEAwkIaSm9tIJ3cNsmmRI0rOz",
+	"4yksbEG8bWTWNp3JnV+/92/pHMmWwYBJyJ9OU3XvTgewLMvS0dE553mefgdwyIN4w7m56pyJ44UqnL+6",
+	"OT3tXF3hnnXT63fapz8DUY1c8UoM67zT7t1cDj60u1jDvKzt9FfAbqg+7l79c3DV/XdncN7uf+z0B9c/",
+	"t3uD7qf2xw58XCgVOv+67PS7nzq96/Z56trOv647/V77fNC+7A5+a/dlJOpDt3N+NvjcPr/pDC4+d/r9",
+	"7lmnB6zTv3ROxf3/2en3OudXg6RL8O3n9nn3bPBzp31+/fPg9OfO6T8HHy76g7Pfe+1P3dPBb93Ox5/F",
+	"5efvC6UC9Fa0cH7xu+iadv/z7tU13PjnTvtsoO+lhVLhU/fqqtv7iM9x1rns9M46vVMoO+n863rw88Xl",
+	"oH121u9cXYEX0L666n7sYU24+v603RNfdS8VTab+Zbd3dd3unXYGP7dFC4Pu5efDQbd33el/aJ92Mn+p",
+	"exvZ3170NIbO+CfimyT+J/5SauWDTr9/0YcP52emhs6Qk6xQKuAYdXsfLgY3PZ2kqN/59abbF1Pm4mrQ",
+	"/tjvdMRYwxdydnV7YjYM3v8+uLj+udNPpl3yPlJu1VlH1dhfnf7c+dQewFtvg+B692Pvoo/fdXsfzzvJ",
+	"IFz2Ly47/evfB9edT5fnKCZ10zvrnJ63Re/k193OFXweL5dMg67C0Fl+W1bN6Nxi/9ssfGH3ZqFlFiA8",
+	"YBZKJpbawGdALqtw7kbZMQvfrAcHvs5knHtRSDWfg5URupVmM2c9T2aHMt2sZNDkUQrMsna3tLn9kgVz",
+	"/SeLj1jYyNzQw3hbm9Q6fdbrnLDNTZ9cjx+tdY4wz4ZhI58TCuYf9qx4LOajoyrmkB4fzVXLFlsQt3gX",
+	"LvPMtuN6PcZVWBjQS0Dgb65A3W1/ivkHaBjjWMTgxsCRRTjmzHEjrNvPGMC2+JZ4/ni8UPWae+DayR2y",
+	"hm7oQh1gFvrf9xhRX+e+3Xu8IOtW+bAVX7EMJdbxRj6E4l3gRhHjEoDMHRo4ZEodByCAITtslIiwJuJ7",
+	"KY1KvektHbJoL5UbHd5HbGFhSXCF/PDODZj4WVh5L/5X/7bsTqZ+AOtrSqPbQqswdqPb2RDoRZIYXdlh",
+	"X7U/92WxvLcfNy3GI2k1/OJOy77MZ5WnPvw+FrmXI5JFkQ5jg8+mBq5EqiViiJVcf7Aq3GIoZek2JANQ",
+	"8rcEYgSL09xxJ4yHyko8EKX1K8Yf4qbkwXYiji3TqYfK/5mxbQTWnYufZnF6ixaGTCyxQBxJAFGtxw3i",
+	"MXT82dDTpg8ymqIoZGbbpzL/yAD87H6V/d2k0d7akhKMy8QNZ0Q5osC187aDv84GNfme58+Wauv08WtN",
+	"X8fSBj51qu1fnJ9f3Fxn6TAJB1v4SR+Fa5uztBpJr65UncYW0U3thICpkq4DmYNyiC8+uHzMgmng8mhZ",
+	"vAr3AV3ib/5K64RMXAh7l6R0mQ9FAR6czhpGjVi2z/Gpen70ieHIzhs4vW74H60/2uV/Y53w/29/UP7z",
+	"78a3vf/J+Lj2rfiP1k8/7f3j/z//Tf3bT//Y+8f/+84spxeDKFZGnfFXmTPraqOCkexKffQwQxaVbWiq",
+	"rCrjynEF9KrQcr7KYvyZltx3nbkK48wlPU34cy9SntxDUpn5B+sy47YqwZCrRAWILxPC5C/sXoGHJAR7",
+	"jqVFA9iuZevawmOsqLTJOxOEJyN89OWksLmqjxP1tvWweJa++1KJhfft3tkFxhqgmKdUiOM64oDb/igj",
+	"JeoPPF2vlj/PXHxLNpq2zHjJneYkqSa34CFBPceKuym1KaCLVt7czVVSP5zLjRLzdmWmJZ7DMi0RSw0R",
+	"Sqz/Fc1Z5KbfFRNXeCJuFEIwL7fjjR1enklZehQ/Y1+ZJwakPKKAeVtALeZ+VUniMtt84IJbmtSE1WFJ",
+	"3dyTeFTEUg7jAYk1iJA6WWY3Zb4KWBczWG/+N8osDBXjLYOl9yrPHGkB++QgnqQu4KXMEQvin5VgaleS",
+	"XGmucbuGWps+G7FAETQ+xGXBvEnCY9mfeQwcFmw/Y9Zjkc/KQiTO7mSlWynFfY5vAd3vYObp3owMEeR5",
+	"cBZGlywAV8fnj3XZIhZGXTrRGsx45Gny7RLWleQHAH0DWE5cJSwzMZVs4WdrE16jXAOyjN8AoiqzoQS6",
+	"wpTFGrxU90F1yPNYQG5p+NixWGjs4Q8KuSLkOrwSlktGkegsuq1lBOzas+iW1CpVIAkJxWv5wjiBXJ54",
+	"J+JrP3D/TyrHvWc0YAHBXCT8VNXD6wU0yDcSmpzye2zwRE/hzEIWWEqbzWIT6noWsT3qTtBA/fLbNV5V",
+	"IswLGcjVKWZHk0s2SEx/jDz/ToZ5tH4q1Erqw5vA08hLqW37M3HmkJZFGBl/H0dpX/xvoYRBXWh9BeWp",
+	"+O2+7fkzpzz1aCS2McjJsRJhjhuVkr6DXcX6dySOhKuIcErEG197D1wdhVbhs8vuJLif07FqDL8mCSIQ",
+	"JosYxvST4zPO3wJ+mJpOOGG+fQOgCXpcwLKPUqaSJkN76SC5Rl0O4vDzdiT53buQsMnMownLWrLUaPwU",
+	"7csu+Wq0NMijtLtgD8MS1lKY3EsgyGhIw5M0I/qCoh8W+i/qn2v0mSaPI42uuJfaD1NX3fkBkA3duvjt",
+	"hBTxKECdMpROKVFEf2TybJL20jx/MXeSioQlTxHunaj+mFyOTuo6LQwM5RpRQO0vsrhTgUsr5JJGt2GJ",
+	"DH0HnlDDcoXx46KXwjg6L5KnyeTyKT3xjkokRADzV8YdP3ink13heSmEMnv0HfHw6BAa6cYCxSAh2+vA",
+	"LwA1HrgOI8UhDRkktC0xe1v7sgji1g9VdYTGOAzZXJOf+vyrcDjECEhWw+G9HIB4cFril+X85g1lPDDl",
+	"fUJis4Y8VEiuhIwHWGdIA2ZyAjWGikmjQtr8nshSjNTZkXqin1MmFYqJO5mKmRd59zj1VCkHIgBEuyFj",
+	"6N2Ch/YuRBsiHmgORCy6p8ONcaYgsJhyzSZbJ2K+e8SN5PsgyuVJDq2wCYOnv/DNHXUjixRlTaz2xf9Y",
+	"KdyKaDc2UHtkxiPXwyPFLMQzBeJuxKOcuyGwQNz6ToikYRbSDlglYk3oX30ssLBIsVo+qFZLiiaYHFSr",
+	"eyVi+YHDgvf3olvCWGGpDSHWAngXcmPWXilVlwE0LDhUlzSIXOpdzWCDtORLEYY3HqpUZYhVIUnlLaT+",
+	"Q1K09HLnSqVi7aHdkUVhsN0nVdfJq0zOi3JTxU2TetFP/wl91dFpwKLo/hKiW+S/M3HhlAYUdC6UHbiF",
+	"KblioYbSvcelItyR0txRQGsTf4RsdqJdfFEoO0SKFtSLibGyIOZ5E+JrEzt/dyr+9YXdi/+g0zGAxST+",
+	"hl1H/YmvS/JIw+VTz6fOtTizxH8NpoEf+bYPNdn/r/LXmI6+WnsnJJDuHfLZyHIgYS2oHYmGf7m66FWI",
+	"6igJmQdrDGHzeOIRWxP0bzTz4vbIF8amISlOcVbEn7egt/Aei2K+lXBr2iul50ZJ/mYf5mSJWP8DurPy",
+	"/vGeiF1QLy2+t6SiBiI0NySNapVYLgdC1Uv1bnD19OBIJx59ntUIiB3ETrqKZeGEuA5ermgVRD/SzAoh",
+	"USkjGs5BcsIK6atlruhdpc6sFJKlyHHpOtDbT3LEJzT4wmDhYQTJgi5I7HwC4RIDJsNxE3qPExe2YCAc",
+	"x7IfEieLk+ygMG+iaV1ZGCBh7pj7AeTH2KQS9wayZY5vz8B9cHwGpIaiaay1gs4F7D9I/+HGeq1yW9VW",
+	"sSqU5LY3c5DMW/02vn54j8y4MuA2C7E/MK1wncHJVx1brHhnRk84ciNvziPTnaniV0M6WnsFLeFV+GpI",
+	"eCenU7fQKtQr1Uodo9u34Ppmcvr/Lf/1Tbdqo/ThWFyceQDuJ8wWcUmmJM/5D7KUzbt7hILiJTCi4g5b",
+	"QusJw25yXFJWbD9baouyYqIJ6SoljFer8Btze5bPxQ2RwVIbXjUhUDOCFKkSpkCknqwVh1vuVZIeUe6Y",
+	"HM2nErIYLbqXmjIIupFirimmdPm8YDeg8ISLncifRfL5UuAVmwYBEDJlV6epWgSXhxGjDrir1tyrtCqk",
+	"CxuU6ATsqzhfJVgoEs6dWtRFPyCc3WHRcBAqf0Jtxz8t235P0ps6ns6Utw8vLG1ITY5CtrNkeuDUqMR+",
+	"gpa0jEMpUNYDcyY7ouNBeaiwqmKpsrbnIXTEEiaUj/GN30KBYvxGhZcF+4vJxeXC1wPiUjeUGn1jPOmp",
+	"9ZiMbhm7BDeFHRePIeJNWuWybB/Xt6/nJwpzL6hC01AfsX7VVl1o/ZEd10x+sn+JS0+cCgrfSmt/jsxI",
+	"vwo/I8/Pu3NjmfvCT/GEyH3JBU6z3L+PJ1TuK/oZTmHui6+Q51mOdw8S0bkvbntR/udKPEJ5DQCCpU8k",
+	"jHKtWlVneikGDcsFzc6+cC5RfSgm9nOdFXXlK/YBLZiFMxo42OY3iz/+zqLVKdSqtUbZMMq16rVRbVXF",
+	"/1XqzWq52kR1ZejUQcOoNY+Oq7W60WwcHlVrRq2gysXj+u70HRU4s1UYBeU7NhR/o1LPtcuCQqtw2e98",
+	"6t580kuaHyt9I2vv5x59X3bg258xKQBUDQoTCgE7rfYKMynZtZyYIv1DFtRh8KoQl8MttiwmRJyyKFxr",
+	"VWhx7TqwkUMF27v5y9/NFZlBnGjliLfnTdTWxnXF3PtWKmD6Zl1y58OqvsLDLceTLEanEvjst1KhgQst",
+	"6+7xgtx/Tx0VoYdLjPWX3HAV32QORtzg/JvnQsVZJwmTQFh0MqHBPVTrhNGiB5YGCAOGeSxW7cJC/lO0",
+	"lt9pXFIK8gjncVngTHci5WwumTxxI8m8FxnHM5ZgfKVvv9yJM/m8F4eeTMr5E24inAi41tkS+BSo8ZO4",
+	"eyaX/l7sJMwpzG3q9Jk88fqWVuVYFfKbG90uukQ/RcGMWRiPkK6KybF/Lvo0QIrok6IbpX1iLZq53rM0",
+	"+UrXkjzMszS51otMB5Ns6l+mmkQ3c3mpE/qZGZ7dsgt2Ht7Ow3stHt4yo615egsyf6L5Zbb+Mb5fs9mo",
+	"VY+Mg3qtZjSb9Wr96ACYM5JbbctvSyVr9l3qlF0bNfUXnc3sR02czkSO/6tHeSFhg9q+uuLW3Kz5tpdN",
+	"g/2Fh5MpxVh18w36utlj8Sw+77Jlldv37ebp+xofeJnX9QZ84aUOZewTy8WbOMXLXsmGznEa+vNAf1hL",
+	"CK8Moyo3E/ytrDCqgs1r7W0SR0VWujjwZpXIA4Kg894zBhf1Lq0Ik8Zu8zKen9hrNnnOWKlGMbkmSgqJ",
+	"8zVh0k19WZPLMGmKvOoxrqzJZaxUH1L0ZBeSvktd2IVf7nzXne/6WnzXFPNFRmBSt7l/yGaP6oZxbNQa",
+	"B0f1RtVoHNarRpqdTfNVjeuq8lWr1cRXnXMXEtLb2CV8OIfsHDlrQpuasKICP+m2A5nJUO0/vPOKOVMV",
+	"uuuEi08ab1UEjEvoEedd1PgUs3UXFVt+sIsKl+dxUZfxwj2NV6qto9yO6DIWwzW+p777fffe5lJSRs29",
+	"nN9gc/mV2avhEY7l0trM0A8ircwjcXVMvomvUyFtaFH4JowGIYoHuFEoiavNpNAsKR0D9wfrysQvZblt",
+	"xg8r5LeEqwdC3MjUUzL5vPeE6hVLKXxiiXGo3U88KuGHxUVokW/yRaIf0uYSgghDjMSDym9d7lplJa1f",
+	"mVf19pyj1+zfLFnbsYPzx9+F7mUbC7AKrUK9UTGMo8rBcQUSpd3LS1lDJ3ae08tCaXU4TnNxGkYtdnEW",
+	"NSKuJIOTLOuVtCNsSEYBPLdTKBVGOqS3MPvwC2e/f56Nr29+irO7wuMyDo1as350WG0cGFWI8E0/x0VM",
+	"3cvPjRwJ30UIceHolF9X7fCrc//pp4IOZ9VU7IAkjzrvlWQZoioKrYT06FO71/4IgLz5nPLUD6I+5bCn",
+	"Nxr1cqNRf76McinGIG3nNtjaz6IpqfK2f8eG4pd/4Qxf+QKkrzFHolY4HR9MbNeo//u3bmRPPn+h//rF",
+	"+73+609PP0wPTQ4/JCX83bojSzb5BWfkw0IaWEz+LKKcU1AiCgld0jYKNQhLMfSd+xMiq7e1AvzKXL2o",
+	"yZOC0VIG3h+34lHqk4DJok8HsQkh49GJvDa0UB3K5LEXjuERhxTpKGLQXSjOvJdVYUiWG90G/mx8q+tZ",
+	"7FXIxcSNIuhkYmctMmS2P2Ehsa5PL6HTixbGIpayMFA2rAyeRSxh8LAQHZqVlh0r0UIpg5aqmAVkBEi1",
+	"Ch8FlZbFF05C2KgKUjVIQwsKk20fEDNKXTr2dERT4NSEpFE9Jhb1xFu47wCKQfTOC33JNAxUueD6CV8q",
+	"cj2PBDMOfFCgSQrvHXqFdFUmL1pjBoIhEGXawwEGBxD7isLVmY6deFTMWCdaYCWouBV7kaZmGLAIgSJk",
+	"ygLXT6AREAAL3LHLqZfcwuSgdJguAyxBiR8kt4W/KaYsKcb9hD+F28jmqonfhVqx715+Ty852j+lr9dX",
+	"4/aczhHcEiSVN/KLNvNrHuajZPgaz+QpPOcG/rDdEHfChA5UEoM8ztnNoOQoVEdVuz48ZuWjkcHKDdq0",
+	"y8dO/aBcGx5SgzXsI+c4Tgp//wG7VxyuWzOEh/EQxqG9hJoy0X5Z4ta/mvDfxjGrLJdQ7G3JFoX02dL9",
+	"UQXpz+oZNqrH6y869fnIc+1oi64kCsstdflyeJMPjW/t/53+4Bs6pB6LMok6xOehDhiZd07F2ncwpAXp",
+	"EebskTm4hKXDLBEvOzcHAJMbSgIMjyEkN/aDwojeJ66QDGbBdZorErs7Jwi/kAqxPkeYOQjkSldvFDBG",
+	"6Ji6/Hldo/xejXwfTx3BSt31VftC2947Dx1j1KQ1u1wfNli5MTqg5aZ97JSrzBgJk9+wDxy1d9aaB/XD",
+	"au3QMBrNo9px/bDRXLV3GlvZO48PtQ1oVKNNw66ycl3tRGLzObarTsbemcydF9o783c93g8T0bbdfuho",
+	"NvcF9sPG+ot6fvTBn/FthlZwo3nMflhanbV55A6mQVVNLvaS5WSKChipBT1UoCaMMzh3oD2ambbhfkTu",
+	"mVLcVJ+MxIDn30DEWLzK3eOzy+6+l41jlyF4aIagVIgYnRRaBcBxPSIIICFohVbhx8odPCb0sLjDzFm8",
+	"H2JH+ciix20nIMecEa2XPr3anvMdgCTr4i9XFz0yYcGYEWgeuC1MbqXvb1VIO9S4cLAIjYT0Pixh3NfS",
+	"oJmW4pOAFiFGze9NjgQld4EbST0p4M9ASSLsDEoS4O+iW8qXsOtJXg2TK2INixRDBpTrSC8hId0sspIw",
+	"tBYz35MVmCqToCUIxFlwIUMg9kju8zKWAaSzFJNZCCKF2T1FdjSTZzMWk7ZMWdBI9q1F0kdRgK1DyD6J",
+	"nOfcb3Gy7M5rD4ldv2yQ9WmceJUeQ+EvsdKL6am197qNcMOorb+gE9HxJzcE/pwtWu5LGK/XEBrbj+lM",
+	"gcAyM3t7KRy1TbcDYTAjyZMKca6E+BRsnMmHbJEAtRj/meiYaWyhiUchHQprT3GmSiMJzC2SQ1KnSgJE",
+	"AJ5LFI5W9Qb5qyi/x35K4y0spZzhd4BIXZIvjenwMvKTRSsVuWiRhDt2j7ihydMLJqHekoY/vTPIUFt+",
+	"i5282p3VfjqrPU82/MrNNs4iR1fc/77s9pZMMDq5+jAACdsLWGTFVAa2+Dw+a2bb4j6betSWzvndre8x",
+	"Al4n0ZiL8weBoIoG725VsqpowBtl/51Rb5nrXESBoJjzaWmwRnLeRdRjJSXGQfxA1sJqlg6LQiRDGra6",
+	"xN29GJHozicBMqwnXErJpqI3y/6idgQVJczkwPLHnHCVzSd5Tf5ceGuZVdc7o/ImUFuk0S/CuQgTMiZP",
+	"KFehkCTFt8h9PaEDWR6cOy2x9U78MCKHjRPExc3TAUJCF8TI8Jjk+XcssGnIiMci0R8/IJRLCltOkTc8",
+	"aUC2CpVIcMIK8cg230xYIo47dqOwRKyBrMgqW6SYbnbhKrEtig+dvRMim6+mH6BCPru+p6H/UtMlve9L",
+	"6n/cv2GCS6aumOTPvmUqMyehdaKnHuPj6BZqv23QYpoGLERBZ1lfZXLtykDMkeIXdi8vjF963GtVKY+h",
+	"U86YQ264a/sOI7YH5UJ7G23t0lI8eVkQmoe8v3+5oqCMOF6j9tvkavq+GVzNxfFsynEXAAGOJTG93BGq",
+	"j/CKFoSSnqJIhnFnZSHGcZoooXF8eFQ7OqofVBvHxweN4+bh8WuuiUnN6u8Dx7ZmHBuLhTEpzNuPnAXU",
+	"AwiS0/0NRhAuAxY7Lh+o6221XPtKoovk8D2TB5vNdICqHdsn8ZJc/VkQM5M/AE5fIW1Jw/3kGDOpMvDq",
+	"QGaJj0l0F5MBgde7kFjC6FtYcLSa7ARe+gacVlLaZQde24HX1loSHclG0zSBMdsQ9CPhWnopuqNvpbhL",
+	"tZfuUk126VupkEjoQKe+UtejQ9dzo/srD7bzWEEV/i5c9i/Obk5BjL130Yv15LGtR+f+LwPfmSHfvc6o",
+	"M/IDolFXoZ5x4V/GLzVaP29MDn6NU/714+phrXlQMw4bx0az3jxq1CTtl5yQ8w+4/IFycjnBTBQnB3/s",
+	"2tS7ioKZHc0CprGdwfScsCjw8Z8jaosOuCz1573k/zIKJdSIX5zVf7zQ3P0Te1RoFXBFCWvxsh2rZXWs",
+	"Vvj2J/IlRIGPoymNlCRR01gVvsVnE3Gsg4/LY/kqt32QWGXC9udvnwGYXD3xnrO3jyUPg1YewRsm3aW3",
+	"xhkmH2stU5h8CTlAlHz1rZaAKRE4iNayMmcqLRlFw1gFKVrtz+3ueft997x7/fvg6ryti0lbWQFaPeS2",
+	"V1kl7iG8V2HklwAyY9SiFniFOJtUW3KY7TrqAjcVl5V5xnm0I43Awzd5cR2ykWwMbDR5CtmYiIxIKtwU",
+	"O2zAUPGOOVKiwg3VSQS7WCLDmVTtwc81eCRJoyNLUI4Snz/E3gSCSstQk5mHmnisUedLnBVH1PVmAVNh",
+	"1SmeuXRBKZCoyqjdcXwWtrDzya1GLnfDWxafovCIBtIoFfjf8I8/xbMI4wYLCx/j1HfiGRt/9QmZcqyS",
+	"OMrE44PYGpwb3NcXg/hSDjeklXVshMkBHJGMU8bo7LVMXk5zNIMuGQQvUD6V+yjgBWTOya/SR9sWaKyB",
+	"pku/c3Vx0z/tDHoX14MPFze9M4sUG9UGsXoX1wQ/2CsRS5ICqeA1tJa0f7LYLwyoyODJkHk+HwNFMZVF",
+	"UjhcRT/QR2V4r74XnYs1zdTiCLCsYw/7r3W+2xvcXHUG738ftHsX1z93+gP1FTxNFR71ffuM9Du/3nSu",
+	"rq096DEcifUFEVdkmQXNDQARauivWZDq+UUl82UcJtqKYlHsgQITdu/Xm4vr9qDzr9NO56yD41on1oeL",
+	"/vvu2VmnZ+3FusDQaJePfEtp5BatRM5falCB8n9PCjbBHxaubsrlBNZbgJVkJf62tHPzfiPaPLldz8G1",
+	"E7OtjZHJiyFjxFqx4wpzuxm+x+S5AD4kH/S5ZPINsc8bhwt2COj5w/XuPPyQ8/BDzqMPPF4uOX9sw8Xe",
+	"oa936OsHoa+z4yfbzzNtdCR+DZhs6MkPBcpec4TMf1jdStJo/+8V3+ZGb68+FGdXP63KaqSUczdAdKc1",
+	"QaJbNgmZ91Ueqbiv4I/yuIq9eyT+u7QE/B3jwvUeTeg9+Y8vDj/o+ssslRiaIVOd23t53PhKl/B54OMr",
+	"duEfCkt+xI6pYdeH5QPnaFRuDGu03LQbrHw4atLqsGY3nEMWi3MYx9XDg0b96MioVY/rjaZxsMoTqG3D",
+	"E2jWa8l2attHozo1hsflQ3o0TGHeXyGWfIOur8aS73b3JQjzl9jdXxZivrXdPQfifNu7bgnDNCkAOoaL",
+	"ixJ0DlEpC7axIVOsfeLU5k8jd+KGkWsTz7e/pOKxGGMpx6GXHLGaksnxjhgKjS+9u2WobBZPLiJuzjG3",
+	"MbfZKtCGKjoRbSa4ePIYWPzK/fEZUB9b2BxfeKvbRVFesqpAxlYc5lx59L1YsWqeDvEPuUN3e6cXny7b",
+	"1933553Bp851/+KqUCqoyCK83Ln9DaSX5ajAiEgscVk+oPvVje73Hd8OU8+9H86mUz+I9kfuX+XQo4VS",
+	"gf019SiWqqefRD0FFHKnl7xwuyPiiXEFeAIWB5zo+Z5bunCJSx1I3VQKpaScALLcf4rFsWJI+p2P3Yve",
+	"9zUmcv6tGxQ1PeORSYouknz/n9/+fIEClV+b4efq8LrOf/mynQKVXXHKrjjlZYtTthabXnTPV3qJPw5Z",
+	"xxYd8xzcHdt2zTFgNce3gWEtS+sFEFeDzRMutKUtV+lp6/fAlk/ixjIKRpIqEcV+zTEtG9eMlOZxivCE",
+	"72RErJjGg0HU684NWRLi8mcRsWZTh0bsEw2/WEkuEySZ5ylNWoRR+3aBeGQasBAQ6IGO0VRdASRbiaSH",
+	"g/EIxecChjdwQP95eA//KVKOVEnq0CA+dEN1I6Ldh0b4y5IkO1ENhxG9l+wkdAgXaW/N5DMu4cAqhawP",
+	"gsJLauUsI5d5jjrUyGHAIvZYD1kMW/K4fkBsj9FAR1TCwHoQO3UjUgx9/bY/pcZHVcCbfDTzPKAQmFAo",
+	"+7j171KjF7CJ/xUgg9C8ekpxgFKlOMk8qpj8VPTK5eN4qi4UNSGMUKXZJIyTihlwS/xZFLoOi4dGnULp",
+	"3DxahCPinEsNRaLbrXHCwJG3JAZoydTOSwojC2MgyqpOoycxCYIbafwdbkhmPL6eehVyMTK5hrBF+p15",
+	"jK08nmvwWhKja1WBUXwDvZQrhbV1c7MqLBInVEiP3S3WWqlbgeKjhSduq5VVOeP4LDS5mCxQzkOKWZU6",
+	"eyXkCuLpqhqTF3OVxuyJxbBBDYwMzCdFMPMVLqXlBS176fItF6NiJpeRhXgs34UZxVgyZMLnZw0pwgB9",
+	"lXMXX7swom1832E4mnnyTYv1oNk/MbfZXVz3B3kV6cWEC6EYky/GYk5SgyYXe1IxI28SMMx9QDAoeUPh",
+	"G5EHWBnweRZ6phfJh9zEBvX7K8zx6F9PHVICueqlx5a4A3FISX1Se+kuPaYwB+F4Sup7KWpk05P3No5A",
+	"l8gV9Uw1OjW7wQ5pc1g2nPqo3KAHw/KxfeSUm6w6UtUkAHLPxo0fZOPGD41G7ahZrTbqdePguHZoHB2t",
+	"ruY52AYftF4SYzsHzBjVquWDEabCyscOpsIycnix7XsxzHj+vi8v5znYBDO+y/ZtQkVX0gvPrdjhHAEe",
+	"e8dTt46n7nuqFtrPgkWsRaWn5M+pR3DlZQrULw+kmFzjw1ud40wlEwkNv8jgRtYRz+ToN1fIJQv02xe1",
+	"YAI+JwstHSefBi7stYiFz2XBGco6vej1OrgFnnWv2u/PO2dWckzXLr6lIbGoM3F5h9Ohx5wWGVEvhBRp",
+	"qpWL33rx6poD9C9tg/iYSbXdwJ65EfFHJmcueO/gHd9xUoQAg+RRhb6Jdkj7sitGSV4n9tHA9/ZUkEjr",
+	"182lFvY5IZYbtiE/BYd+q3163f3cSQ6w0P+lI3VzaUl6Qavbk5dWiKVNHmg1fsGe+4Wljzi+zB2bnEIv",
+	"Uk4OJDqIBVPgKu4CsT7cnJ//Dg8Sv6DMrAmeSKjnoYQd3KCkLtfeD5e0t7ILRcA3CQ+LynZlhCBVzKZ4",
+	"bs86H/ttAFnEo5qwKqzNb8fH0McmuBeX+S7jvY4/KNNPRrHx9HlAGRTMBWnrFp3Z0mtIkJcKaiUXWgVc",
+	"i7rXlFq1mDpKPQfYn9JrSKunHkSZlSWPokw1zIZtIvw1myNcTrnGHw6B0Exivs71LgZX5+3cdQG9i0H7",
+	"+rp9+vOnTu/6atDtYXHAoN07G/wbHeYXToj3MpLiiybf5WToR7cEJjYYWJgZoHLPGZYPnOB/oEoAyVww",
+	"Egm/zCgZSBK5Mj8JSfKtnG/DjxmWty+t0jKHfblv9WNlAJf7ma/OyU5oScWZk04ufc+173N50t32JzKF",
+	"n5MwAni3zx+WkSQJP2lL+JQmt4YuEPMLT9eiM8eNTsEGwt9flVpugjIHPRrZhvRNZNfuxDpiQOQo/Etw",
+	"pGLWJPxJMWnRKKnwtdU+bb9XqEuTWz4MgaL9Yw4OVCzcO2Sef0fqAFxVmRWiHkLG6WWOg4Zi6EyuBZ0n",
+	"JPKR/9qmnseCsBXnbqJb5gZJq/DMeMwdiP+ILyTrJjX5LQ1vgfBK2FWZrCOB77EKkT0NdZ2EaomgKapD",
+	"D+dTWBu7asn8eWoXjU42pay8WPX+XnXVfj5bLgd+iWXGmf5DGWDNPOU54L+g5Q3nLG8OTugNH26N0ZUG",
+	"BRuU2Tk9JSbNu7KomI9MUn2SDC+K51mS7OZxWbcfKLZjmFbvQuKwacBsoHWI/GnZY1+Zp37uhphs30uS",
+	"41ItZSEjThrVY5NbdAgBkTWZcOFQRbK8hWWkwt8ri42janLIfQsLijj5xAwntRwyoOMGcT2Cw5wZrmPm",
+	"nCS7QHzY1mtqnMCfTpkjNjD5Q+VDEkvc1yJF+G+4X6lULKi1oMSehZE/gX6Z3IpnYKVS2U9+K35q+cGY",
+	"cvf/ZEA7/QOsm1edAVrJL9y/4+SLK2ZA0ZqFLGiJHVeyf7RtoE6Gj2Bewb8cf0JdDv+cBi633Sn1Wvv7",
+	"qb+vWAQfmdyS0DP4PfW8m5AFofx3exbdMh7hwOEXQCeesafiIJk82brrC3zRj9vPwte9n71KlYSYIxmH",
+	"bescydvbCoUXhmbtlecF8kCI8YGfAEh89d3tpRELYdmyAMQHoDp6+Y6KWxzif/wRsabJZVgeiO44nBoe",
+	"erhJqy+IkZQRUcZHfmBrVVDazVAqIOkODjvyXUFTJkclHcXcWllpy/5H2FHt4SDqgOeA+6msrfPYKCKw",
+	"R+Ibpjy8Y0FJhpr1vkgH4M71HJsGjtRVe4SpzXhpO4ObT5aGhZE2bC9kcBd6sTpMpE/E9Lz/IQ4oYrS0",
+	"534Xplcmf3H7uobj+9wNpU7YElZvSTXgcuCCDEuykFoBPimn3n3ohlCyOSLcv6uYHO9JcsMmFcsClv2u",
+	"szg7Quq3TUi9ebgbZ4SYyqus1VI+07dEYrqSufTBfKV4PtRoSVUNfiXyp77nj+9P6VQmitLEpJU5gEpo",
+	"kQmdhkScRlGTKPKJlSoPaZGb/vk36wQtDYQLABQCkj7I3Ch1jlT30uSNMpKQpn9h3JFF8JmMjhAlUYGG",
+	"hKISk+eYuNHuN6H3UokA2SinCV3j3MiZHDHvns/HEBYWviD15Gvaq5BPfsD0inJ9WmfyKhqHeyaHp3GV",
+	"fMJckblOUqOzka4izsxpc3esfo+xUK9eZ/CH5NdCm5dt8tbZ0Ud4ZOmSuEfQZknDI/yn+QouYWC60TKm",
+	"KraMYDiPJXh+Mqc3SOG0I9J5ciKdXMt4U86cFWmYRaBswo6jqkLzMNxkO1ZQJTm9vQ/nKIqLm3DdpCyE",
+	"KeGk4V7Ohf/MLDWvvlLvUb7AGtT9jw21z7l0N0XVb7h4abgaYi9hfFYiD8sXQjytDEQ6FE0vweAvYu5D",
+	"ixQVdnoBdV4iCnUeg5pDwmeeF0OsIdOog8MlKlzirF2ewkBDYbBoSCVwZcrW5CpfW8zELe9VSFvCOmgk",
+	"ccGtxRPHHM7D5ItAj/mpoJcdq+JzPA+5IWF/2Yw5ueNGz466fGLHZeFWrx98+UCbuWWY3gsBm3bYpQ2x",
+	"Sy9xEtvHs7DUxFmedTzVjswpew0ZSLkqKguWnNq3ADeB4gnAxENiEX8dscnUoxHT578SsnCcpMQw9u9K",
+	"BGRRGAkjNm1hunEuQqaqUABrL/a+EqHEUmRSFilSov5Q0TSbRtTzxyUsZcRtkDplw9qDaz2Xf7m+nzIA",
+	"5au+M+fc5V9O/ZnaxChP72NwxUmix2Nyz8dlqW4bd0PlCGZhIrthU88TJj+iXxiXqVYaLXi0Ul8m8scM",
+	"8qLhFBTvFYonvse7EKqxQ0Wlgtuvmtjv2S396vpBy+T9zi+d02t4VOgCSsBjqlmHf6124CuyDh2q5C2T",
+	"3/kzzyGOOxopKRHlnqMUTpoEB0qW5HRTFMwkZYBMXrRSONsWSU1ja29x+825aaaXwxv2/59hGwtP9cF8",
+	"oSzvw2KDToah+862t5eNMqaHzuWvY7N7CP52CSAW+aW0W7wLFWKimA3iNHkKxelKQp+wBMbKmbi8zBD+",
+	"FVPjK/yoPBaELELQqYY3NXkMOD0hVFHkL5wqEkCozKVkwV33SthiChJqx2Y92VfUNhALjKVeN+o1p2Cn",
+	"JoCC4usl0khsSYAqldjNFLK0OI8rnQOOmnw5ctQP5lCoHApvs8CheyWNySve3rBCOHeg6EXRnm81crQl",
+	"MNcOv/UCtvfJAVo7VNYbQmXtsFg7LNb3h8V6Tiu6fbDVDmG1Q1jtEFa596YdrmqHq9rhql7dvvi8wKnX",
+	"hJZ6lRipHTJqh4zaIaPWIqOezkKeyyTjelZJXwOJLHRQ5SpDUrT9OHGZKPSQu1sWCEMyl321KRf++DTw",
+	"v7ri8aEiJ+F8RMkLYTjZnRg0yIyC0TG55SNA6KcFrSQiHsDawxygTNaqev+yz737pMxQtD/yA5UZliPV",
+	"IpQMZ64XlV2Okgj+SFztxXp88mF1JaiRPwukPBYpjrCqaDIFv9qljnBMPfoX+MD/scV/RgG19mRaAPmw",
+	"wJimGgcqLQu4tGTACQiwhPs79WbiWHSvXYCFk6BsIY4ZjhPKAxUQ9QdMeNclYnH2VxSDpSwpeXECNO4m",
+	"dyPh2ljT5Ps5fYQRAL9kb+QrsEjkk7Hc7EXzMFHW2f546u0Aa28VsKaRNQIV9wb8zIlhKhXciE0Ud6OD",
+	"nNiFmnFkHJAPrueOA8bIqT8LIpO3w9vhLOAl8rlNalWjcWTyG+4Ka3IV0YiJxnTqvn/rclylgo3yYbKR",
+	"AjASRi5HMsXeRf/650H7U6ffPW0Xlkm0GUfl6nG5dnBtVFuNZuvAqFTrjXL1KEuirfPfmcvdv4i8Hyme",
+	"nRrls1PD2CuUYjmzS2EaHSCilr/P+PKD/BvWmGpF8Z8fGIWVImxqpBMy84SZUlw6ZSxw+dgZpu5ixAJ2",
+	"XT6Simxq0+tH0Sd4RyDohq1fgs6PLZo/vzhtn0ulv4KmK7ZdukqY5ws9WtKlj+cX70HFcfudsRmPAuoZ",
+	"sIaeUhMtXjH76fcX8262P7e75+3350DGiQU34eX/hZI7FClFn2p51d7u8qo9dHnVvu/l9ezTubbRdP4z",
+	"11s5R9cj5RMVWoXTcRT+/q9xxCbHs39fd6KL9k8/FZ7peR+mXZh6oE0w3rH/+DZg3p7mN2Qdl5JhfuyJ",
+	"KV0wpD7+litnndnl9dALdRMrVosyeXKqkUedCulGIbHUXAUP/+6WRsTS50vFi9uK6BcW5vfWnxnnpG78",
+	"vchw7zzUnYf6arfQDT3CR+xDuWB8auh/WCSfl8zsJ9msNg/rZZMdhVuMyrXnycGBLyREFg6s80/zIpk8",
+	"xuCjVBrA9MUvMQWcSduxPvIFzcahL7KdyJfJIfQlHlKWeYmxxYpSYkEgY21SZBcQ2wXEspZyOhC2KGKS",
+	"vd9LVbbqdfW4VQVVtrpwAaQqGxaAsKCH+2oH+0dO/WC64A2cMQcrKohu8FWln/IRbDpmJaIcFnhKwzhq",
+	"1qvHRq3eqB4eGLXawZEUxsiQE3lRff55RBZoh5x1T9vXIB6ywkcRjgQdMu+Dy8csmIqZUmgVGrXfJlfT",
+	"983g6pM4PypomHAxur1/Dq5/v+wMOtc/d/q9zvXAqH4cnPc1j+Q5fQLNsXLtsnp93LdPfR5RO+pMqOsV",
+	"WuKT/5WzWPSikJJGiQVXLq4Gse6LltyJMXCFVi3Oh85//JQeET619oDCFdIEd9ZFDdAuP2kPH3j83/DY",
+	"/zZO+8sO+bmY3Ehiz4QzI3YRzoK9tHMSqzIPfef+hCi1fis+PZdMriM+l+I9F8GeaTY4rUmQaRP3vOmf",
+	"YzWdSmLGkYLiaOZ5UMM3xc0PO5pU8EGBn8mtlRbAnFWrdVs8EvyLWXsnsrCRxhAiqSWdSqOisLykJ2hU",
+	"G8Ti0l22El44LITXpOeIdXp+cQWyfItK8kSC/kw+ocEX5oiBpM4F9yRrnhS7R9ROyHhUIRcTNwJuGH0v",
+	"tMiQ2f6EhcQSm6LwtSywy6ElmRswES3+H/HoJ8SaN9wqKarAtchGE+u/g/+LZTfiCydRsZMvXxd/bxFK",
+	"Qmb73FF+rXS0wamEsedjFoWkUT0mlkQMdgDnJQbTC31yd+t6LEEGQ+ci1/NIMOM8BrvOAbgwMAS0VkVr",
+	"zCKYtG4YWXsAoEo47zJF6aUXfSKV7KNbxk0ufzebEhrB9VKDkbWIhIqVUiAu3A1aJN4MYp6ejB3BIuy/",
+	"M+oB6WHGGnqDquc70sCs6FmGW/vULupqn+9N+myZrteDHI9nEwevDw+co9ExLRt2jZUbo0Nabg6rdrnm",
+	"NNjhqEmrQ8NWB45a7bhqNA5q9aNm1Wg06ofV46WS39rB6FGS37VaIptdY8eHTsOuD41ylRrDml13yg2G",
+	"CtoZkt+JHYg1v59V8XuDrmcqfqeG8GBR8bt/0+t1ex/Tot/Zh8KnFf1ecP9fRuLbXsKNsiMIyPL6u+g2",
+	"zYVOV3j+D4uUptN5D2McXZvAw7OA7pFojgjMjSig9hf8Cm7v+nwxZIp8Sprs5ixkpOhy25sBpiWloZwi",
+	"m5/3HfeUn6/QNPN+bMBGwDOjfHatcr3Lb0L2/r7NoX5clVNbJTEMohdAvAMUOXF3KuRC4egxe5l6rGV0",
+	"rNmuaSRJEdyQjMWtJAeCyZV/DpQ+dExdXiEXynmTIWPNQy8BAi2tWw3RYDiewdM/r/e53nF8fo7Zt0Uv",
+	"u8bVaI6qtDZs2OVDp8nKDWoMy8diHzxgwgExhnX7wIlzlweH1WOjXm9UjWazVj06MupLXQ3julrfhqvR",
+	"PGzG+3XdOWa1YdU2GuWjYdM+dqqsbIxqtD5s2BmuRjJzXsbV2KDrsftw2emd7dyHbBrjx7oPFwFY8TdC",
+	"arwyHLhZUc76rbykUp5L0gsWQAfERggYKm1/gbcotmw3WtzbYbsWG+NacRid+3P9nvHMZTvfTbnOLo/2",
+	"HeTRjk75ddUOvzr3mEeDiC68Sv4V06hgXHb5tdeeX3t4iGl1KdGPWkG0OgG2IQF4juOrBPxmcnZTni4x",
+	"tSoEeGuFcW2ReUbvVNamRKy5pQCJNd2qrkyuyRTPCSDiEM58F7gRHCORlwKSRjJlRclX6s2YzkY0xwiy",
+	"SDJaDBnyRQyp/UXW045ZZCmCE+boZ8q9CrliEWz+mcR5xAmom+F2SAYq3VkQz4fI7wxo+a3vQafciARs",
+	"6osDPjL+6YTjJs/JOL7eiXh2ivAfWBlpx+f9XRjlTGrup45O7o9ZdObSMffDyLXDXJgDJ/l9JoZ7vfVv",
+	"CdNocuFlgQCb5nkQ8aFEM8+mJEVcGi1mp3XeQZMXV5OZLmMyJTGRqeLknHp0FrpDj5ncn0auTT0y9e9Y",
+	"AE2et08v0fCHyLM9nHHHQ/KmqVJXuIcHIW6Y60Clv4Ld2eqBdi78mBrIdeQR2jT+ocjl5pbvCxicT9QO",
+	"mY1cmLkszqf2achsosiBU2z260zPXFwFuTnJNGDl8JYGqPISJiXap+1/wiI//WcvLtlxbUbGjIsVzBwy",
+	"8gOTg30qcqxPYlz1UEZSEhbjvVJM0o88cor6X3+UXCYiNWg7G/EIG6GP5DojkTXzfihrsWzpPbfZCFmE",
+	"IbHlJFti8T/sMBr5siCzQix5eMOToslhdUPBXylmfQSfQp7xEMOSPuIlFN+q0BMToOiAY+2aagtyi8WM",
+	"mr09hF/On+CyKX0wFGxycYwTJ7eR73n+nQST3EEnH6Ictd4wqdeyO8k9x0kuvMLh/k4ULQKGa29hzu4E",
+	"LfKYYLRoz2BpU2y/53FIPAfV792t7zECQTM4WeU+DgZJkQcmv6DmYeYxlHXCfn7wgzsaOC4f98U3lbh3",
+	"Viur1jqDlBfVH7K19DQzHVvW7BrmBxhFOYpPXpH7lshaccy+E9umB60waPwWVeguAxYvmw/U9baKwlGs",
+	"rnL4nsapTCpIHoFgxraSWNN6FLOS3FyPYu5j/ZzWuCT2Vtp1oFUDtXbYKBaIucFiiRhQroLe6EksxwNR",
+	"/7+mbqBaEj/ifqThmk2eh9JvI1xzgt9eQum3Ma4ZX0G8CHfQ5h20eWGB67jmrHK86qhq14fHrHw0Mli5",
+	"QZt2+dipH5Rrw0NqsIZ95BxXC6UC405GwV1VFms0jFpcrAH9O6obxrFRaxwc1RtVo3FYrxqrCveq2yjc",
+	"OzpMCu3rQ8NuOAfscFQ2aG1YtxtOWfx1RJs5MQJG9VlL9zbofCZKIDWIh4soAbH7pmv8DsRrMQ6NWrN+",
+	"dFhtHBjVgyep8RulHdb9UVC+Y8P19X1/L59zBj7mcXrONY4Pj2pHR/WDauP4+KBx3Dw8XjPnjG3MuUPt",
+	"tY1YbXhkV8vHrOkc2YfD8gFtjOqs5mTMuZRD/ILTLm//V0w7OY6NNzDt/lw+CZ4In67Z6s2LWvMg0xcc",
+	"te8Wnb7wJJozPO8LPcwf3v87/vdKkEofFO7xvD/fq+zDffx1Qi9HbN/zmK3Ev0yOUgAhqVUb6EdyH/Cw",
+	"FXLBpYK+OHsEDhn7LMRIJcIb0nJzCufihibnzIVCnBl3hC/P/YCEkRKzGUUMVklIFIr5jrqq7AefHbIz",
+	"ws2FvgEgHX1ZwDuLHno+H7OAhLf+nXCIczmqz4OxiG/4UvmaxuLMSckigoadPJWcxG/7R0ilqBLzhdWz",
+	"eknnKDTfdDlWEhoFWNMmtyQmwiJlpG4glgRZap8kjFmgQQiVayfAEQE7uSU/dpg45YYMD7BuSIxq1eQ0",
+	"ipm02mQEMQStwwkhF56XmRi/Cvxv+MefYpWKjQdGFWtWT32HWYh2Sr76xMKQjplVIafJsVk7TwdAzj/2",
+	"o4hxqSxOF47PuRbzMxS/v/hK3gLwaesnLZgRcGOYGnjE8x1x6a83F9ftQedfp53OGRSFw0/OWERdD3/4",
+	"35kf0S4f+aIBz524UaFlHJbwn7LQvtu77vRPL3q9zul1uX193T79+VOnd31Vvuz0yx/7FzeX5SkLlFNT",
+	"KBUmLApcW16tdHLmPCM9ajXQMnmDKQsGqMXxDbx/0WPVQVQvW9oo3po6NKLwvuDhzvGhUk8x0J5icNnp",
+	"D+ApChBEpfAa54fum5gME1xL4lvRMnm3vs13hP1lM+aIfRZ60iLGYaUqzZMnrLwwZ/PLtdAqfLjov++e",
+	"nXV6Be3rZKEXWo1qfXfM/l6O2fXj6mGteVAzDhvHRrPePGrUnhxKl8BHpEbXNPAdgJmUldjNM4Hr4uH/",
+	"cSAEG3o0jzyk7AuHfb3K2oPOKTQkoS/OJqFEgqNXUjLFIUKv9wAciizyJA6jjufC+RNIfIpycEmNTFw+",
+	"ixho+MvKmaHH9pQam8kDCBSTCb2XOPohI4kz5geJH9ZScsrwX8Shx9SlOlFpm5vcT2epFpKXWIiiNJyR",
+	"falCrukXQI3HeH3wzfP4Q/BKdg7R8ztEuz1xF3reRuh567tfSVmaGfdYqAhIdDvpYIr0h9gmf6NQjRc8",
+	"wV6pULV/4z++zU+BFfnuMSoXJxfI0huZGyYT32EeoMwQMIZ3kHGxsCR2SQzQUc/kqkJaRfTwaeUlsAvd",
+	"+p4jthfOSoSqvC/I4RWTpC/K7Jk8sc3QHfuW2V/EXgU6dksKgyA+l7VfjTJ++PRFOeMN9qpdivkVp5gz",
+	"1LcWVtnCFpr+wbYzKXm6lNuqf1js6hLzjrd9Fy7YjBNCvTt6j8v7u822RPEjZplFoM6V2h2J0Z4f9W3Y",
+	"7P2/0x9826IRV2xWCzy7Yaz/45ElxnzmMW2MiOMjyRRY9jx29xnCphua3VQHv3+MS/p5lq3iublCihi4",
+	"x5fNnL0fKHKxbLVve4EvJVXZipxKCh5S/Hze7umf7BGXA83eGKkS8iivkFzCKzqzwHrdFZJXdkUTaNlU",
+	"cXhFeaLJN1YcXl2eSNr8XtjLsYosqZcUuOPbiIS3dJoiBjxJ/GHRJ3+Wfm9j9yvkzEye3HJdkbk2lXZO",
+	"7c6pfaBTu5KNaa1MDE2H3l8ouj+k3Llznei20Cq8v7waGNWPhbXUW4aK4tSbSSgsbYgvA9+ZYcEK2FUp",
+	"pw98RPNV6swZs7YmtnemUnhSF6173r3+fXB28and7Q1iFq5ms1GrHhkH9VrNaDbr1frRwRwL17MwK63g",
+	"0EqGP5cqzSSaFVpGo1HNkNcDQq/1HFRPpZBXKgT+LIJI2Ja5zLBdOTPlTZ7mvLcRdxoEJW1FYta9/NwY",
+	"XPTOf19k0ioVokVeNdHENR03qzXjvxCkNdYI2iQ9ecID72pz9SBKsLl+b6J3q23hb0PxlqZsfxbyRh/u",
+	"HMI4fFn7C67qHgT3pKM6p5Vj8kUMdYUkoWzCJjMPbpjNh9giVgQyOdZlu3/d6/QVQkX+ObjsX3zunsHn",
+	"4GyiKk2GuExpUYAn1SuTIxBc/W1hnnDihqHLx3uVjEt1dZ654UKf0uRyMeSU6iFWps1fotAjucIlbUUi",
+	"9KJ58fI7mQ8lkA5NAgDsLzeM9sSnyA6OHr3J72ji/upaPyRD6qdCLLSb6NFHoM9DQymzA2VnfmRyGQmO",
+	"FX5IXoEfk5v8DBcNBjR8KfiDhG5hMkFiE7jAKydVgErEiv0Ny+SWdDjE57G5tYgVm1vxxSSaWUTsihX5",
+	"b4VTFUc8fwRflYjROBT/ewAlc9whzebx4XJeAU20SDfVMIA0DN0xVwzsng8HvIiOTQ7zpQbvDajYh/eE",
+	"Iue6vjalowNnJn0SiVNMRMdxQhmaiOnm53mZViyjCrGyHSbovsMC96tYS7EV0Jt+F2raVRbsd5Y8QFmZ",
+	"zpZ4A6D5Ll5X1i9qYikoIj8xX0Qn5CSqJDYpvVaTWJjJ1QGdRrcV8vQaUTE/PJ4nN1SMQqB1LBklLg0Y",
+	"eaxuFHZVm0Ouxr6fVo1CGzoL4SuX6xchk4UmKyVR4apcIQ7ZrBGYWhCTMvlqNSlk2piwKPBLRAlOQz//",
+	"D3JW8WKJ+2py7GyJ2P6EoSFGm5k5Vd+g6JQegHgu+alNQhCbs398xodnYiv5ThWuss/CDz/XPvtZNMcJ",
+	"8pnPcUsOUfnOTI87kTybItYxbQ6P7EOnfMAao3KD1oflpl1zygarjtR3MXX4Ya160Kwbh4167fjgyGg2",
+	"DlcoYhlbKTmqHRwmslKjQ7tG66xhlLF454iWm8Nju+oYLLci1tNFGZ7u2LtCdSv/8CxR3dJeU17Vrezg",
+	"1Rbrmh4e+HimiqcMd2RBlEsTLNpRHOWW5NKGLVcgYntpuTTrXPLFw1S8NN92LQldci8rlbVb0PlaNu2W",
+	"6X3pTisy1yw63cLDDVO6X/LzlOQXRB4i+5bYHnUnyBaePuk/pQgYlHWLTs1Jf+kPA7pfmmDtZsJfJXCX",
+	"JeeWg94RHHgDJk6jSgOsFPMKp2muYnSoOOcAOnSlWJg6QhCbcu1iGFuElr4ipTDd238ePOtm3n62A/VD",
+	"aY0ZtG4fsKNh+dipjcoNBrKmhl2uOwejI3o8NOwaU05cvX5UO2w0m0a1dtw4PDg6qldX1Y03tuHEHVcb",
+	"Sek1O2ocHrAabZZRrssYlVGu68DJrTX2tpy4DYZntZ7ZzjFbtkPqcmePc8zeltjZpu7Wpgpo23CDJC+/",
+	"NVdzYEHkFOOTymcRZhQ0UaQomnb73JJokOeAnAyGx7EXpY2U0vQ989XVPz5uw3yFWmu7YpQfvRglp7Tb",
+	"rkjlDRepbCPgulof7rsJ6TydVNzm/kIO/biHOgkLOnImV0JyZF5HTrtuA0U5k2s5f5nPLyUlC5vIxsne",
+	"mnx7snFxehRqp/PLxrmQgUW0O5cIEfSfNMgehCGWyAZkZ2M3o8rWXaRnUYR781GFp9UfeIrc1E5T7rk1",
+	"5V4yvL51qYF1+8YjhQaWagdwQkkYUY+ZfLGkZ++E5KhcmbOV5IZ77heGRX8SLD5h0a3vlISVjoCjg+rh",
+	"4E3M6zNqEmxWprGZgsEbMao4SDvNg53mwQsY561IImj0inrpdlH73Oex4QO+I1joYYmEM7EnLQcy7uVD",
+	"KiYaA9tRV5A5NdghVqsrPACbaPLc2gm5sYnipJMNTiQPxiYS7mskUgk2kayGJmILz6zOsMMkvmmijQ2E",
+	"HZ6qgA3pnmpb4MwyagntVK1+xI6p0XhVBWxq2J+aq2QVN1fuQVrBzVV7vWVs8RgsOx35wUYJ02fk71+z",
+	"Pp+GzD8+Nb0BOv+MZ9Hcu/nt87F+3UOo/fNzZWZC9RJ+fyww2jK/P0Q3t8/vL4nEN+H3X3B1XmM91E4N",
+	"4PWrASyahNUWIUfZxYPWMECnhuyWCksAESgax5+SBmFNe6EPx414+YcMayyS3y0UTRA/0BvE3EZcRAEI",
+	"uVzL7NWVULwFWtofy3Fu7Dznnee843zfFnNazn1ra57sBvzvD3Nm50ngTZ5iPXg4CbzJM1ngyeNI4E2e",
+	"zQJPHkcCb/J1LPALe/NzsMDvNuclm/NSzvjafE3hG9nGgTN+t49vvo8vstPvNvEddX0O6vqNt3zRELNn",
+	"gRvdw1bgi0eqiV+vmE7iN2pOifPuRpd5/swpTz0ajfxgUvhTWGRkUsG9KP3WNfIon0smUtyzIcHHCXUc",
+	"YWtIMWSMWNrPy+Vb5k2tErHKZfEja68iJmrgyZXS2t83akeVaqVaMVrNarMKe4McqvlufMQz8SKDM3ek",
+	"xDumiSuJYc2sV4E9K930hwwOayzyC21/ykgRamfG44CNgTDLAxoncWON7JoUuTiv04DFZNJ7Wl9Ga3uB",
+	"dfKrmNNkRSTmwLkj/BGtdJ1cnbe1G64qxs+4O2KBqFMGQhmbRtTzxwudURwtISnafswtJFlgXBbuLenA",
+	"ubou484JEVmq2L1EpoH/1Q1dXzpe2R1ZcsOsG8Us4JuQAvvpioNw7Qjnf7UZ7zPyp77nj8ULmMrXuuSG",
+	"S1/kx3ktXA3xTGh4z+3bwOf+LCSTWaSKD2Ix4LjyYGEZXegZjKVDu+ltY2OZdeMFY/ntz2//XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -75,6 +75,9 @@ type Server struct {
 	roles []gen.RoleDefinition
 	// seedValidator checks seeded assignments as PUTs are checked.
 	seedValidator func() (*validate.Validator, error)
+	// statuses are the statuses only some api-versions answer, read from the spec
+	// (versionedStatuses).
+	statuses map[string]map[int][]string
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -117,6 +120,12 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 // authentication, the api-version check and spec validation before the handler.
 // RewritePath must run before routing.
 func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
+	// Read before the validator keeps only what requests use.
+	statuses, err := versionedStatuses(spec)
+	if err != nil {
+		return err
+	}
+	s.statuses = statuses
 	v, err := validate.New(spec, validate.Options{AllowReadOnly: true})
 	if err != nil {
 		return err

@@ -2,9 +2,12 @@ package authorization
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
@@ -24,6 +27,48 @@ var apiVersions = map[string][]string{
 		"2020-03-01-preview", "2020-04-01-preview", "2020-08-01-preview", "2020-10-01-preview", "2022-04-01", "2022-05-01-preview"},
 	"roleDefinitions": {"2015-07-01", "2017-10-01-preview", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
 	"permissions":     {"2015-07-01", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
+}
+
+// versionedStatuses reads from the spec, per operationId, the statuses that only some
+// api-versions answer: a response's x-api-versions lists them (a role-assignment PUT that
+// updates answers 200 only in the versions whose REST specification defines 200; the
+// others define 201 alone, and their SDKs raise on anything else). A status without it is
+// answered in every version.
+func versionedStatuses(doc *openapi3.T) (map[string]map[int][]string, error) {
+	out := map[string]map[int][]string{}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			for code, r := range op.Responses.Map() {
+				raw, ok := r.Value.Extensions["x-api-versions"]
+				if !ok {
+					continue
+				}
+				status, err := strconv.Atoi(code)
+				list, isList := raw.([]any)
+				if err != nil || !isList {
+					return nil, fmt.Errorf("authorization: %s's response %s: x-api-versions must be a list of the versions of a status", op.OperationID, code)
+				}
+				versions := make([]string, len(list))
+				for i, v := range list {
+					if versions[i], ok = v.(string); !ok || !slices.Contains(apiVersions["roleAssignments"], versions[i]) && !slices.Contains(apiVersions["roleDefinitions"], versions[i]) {
+						return nil, fmt.Errorf("authorization: %s's response %s: x-api-versions names %v, not an api-version served", op.OperationID, code, v)
+					}
+				}
+				if out[op.OperationID] == nil {
+					out[op.OperationID] = map[int][]string{}
+				}
+				out[op.OperationID][status] = versions
+			}
+		}
+	}
+	return out, nil
+}
+
+// answers reports whether the request's api-version answers status to operation opID, as
+// the spec says (versionedStatuses).
+func (s *Server) answers(ctx context.Context, opID string, status int) bool {
+	versions, some := s.statuses[opID][status]
+	return !some || slices.Contains(versions, apiVersion(ctx))
 }
 
 // versionKey carries the request's api-version (a string) in its context.

@@ -221,3 +221,41 @@ func TestNullIsAbsent(t *testing.T) {
 		t.Errorf("null array element: %d %v", st, got)
 	}
 }
+
+// TestUpdateStatusPerVersion: a role-assignment PUT that updates answers 200 in the
+// api-versions whose REST specification defines 200 for it, and 201 in those that define
+// only 201 (whose SDKs raise on anything else); a create is 201 in every version.
+func TestUpdateStatusPerVersion(t *testing.T) {
+	e := newEnv(t)
+	updates := map[string]int{
+		"2015-07-01":         201,
+		"2017-10-01-preview": 201,
+		"2018-01-01-preview": 201,
+		"2018-09-01-preview": 201,
+		"2020-03-01-preview": 200,
+		"2020-04-01-preview": 201,
+		"2020-08-01-preview": 200,
+		"2020-10-01-preview": 200,
+		"2022-04-01":         200,
+		"2022-05-01-preview": 200,
+	}
+	body := `{"properties":{"principalId":"` + principal1 + `","roleDefinitionId":"` + readerID + `"}}`
+	for i, v := range authorization.APIVersions("roleAssignments") {
+		want, ok := updates[v]
+		if !ok {
+			t.Errorf("api-version %s: say here what its update answers", v)
+			continue
+		}
+		// A scope of its own per version: one (scope, role, principal) has one name.
+		path := fmt.Sprintf("/%s/providers/Vendor.Authorization/roleAssignments/%08d-0000-4000-8000-000000000000?api-version=%s", rgScope+fmt.Sprintf("/providers/Vendor.Web/sites/s%d", i), i, v)
+		for _, step := range []struct {
+			name string
+			want int
+		}{{"create", 201}, {"update", want}} {
+			st, got := e.do(t, http.MethodPut, path, body)
+			if rd, _ := member(got, "properties", "principalId"); st != step.want || rd != principal1 {
+				t.Errorf("%s at %s: %d %v, want %d with the assignment", step.name, v, st, got, step.want)
+			}
+		}
+	}
+}

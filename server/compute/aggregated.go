@@ -141,3 +141,42 @@ func noResultsOnPage(scope string) *gen.OperationWarning {
 	msg := fmt.Sprintf("There are no results for scope '%s' on this page.", scope)
 	return &gen.OperationWarning{Code: &code, Message: &msg, Data: []gen.OperationWarningData{{Key: &key, Value: &scope}}}
 }
+
+// ForwardingRulesAggregatedList lists a project's forwarding rules of every scope: the
+// global rules under "global", and every region of the catalog, which holds none (regional
+// rules are not modelled), with the warning of an empty scope.
+func (s *Server) ForwardingRulesAggregatedList(ctx context.Context, req gen.ForwardingRulesAggregatedListRequestObject) (gen.ForwardingRulesAggregatedListResponseObject, error) {
+	p := req.Params
+	q, err := parseAggregatedQuery[gen.ForwardingRule](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
+	if err != nil {
+		return nil, err
+	}
+	path := "projects/" + req.Project + "/aggregated/forwardingRules"
+	out := gen.ForwardingRuleAggregatedList{Kind: gen.ForwardingRuleAggregatedListKindComputeForwardingRuleAggregatedList, Id: path, SelfLink: s.link(ctx, path)}
+	scopes := append([]string{"global"}, s.regionScopes()...)
+	l := s.links(ctx)
+	if err := s.db.View(ctx, func(tx *store.Tx) error {
+		var all []gen.ForwardingRule
+		var items []listItem
+		scanPrefix(tx, s.tables.rules, globalScope(req.Project)+"/forwardingRules/", func(r RuleRecord) bool {
+			if it, ok := r.listed(); ok {
+				it.scope = "global"
+				all, items = append(all, r.Rule), append(items, it)
+			}
+			return true
+		})
+		var next string
+		out.Items, next, err = aggregate(items, q, scopes,
+			func(i int) gen.ForwardingRule { return l.rule(all[i]) },
+			func(page []gen.ForwardingRule, w *gen.OperationWarning) gen.ForwardingRulesScopedList {
+				return gen.ForwardingRulesScopedList{ForwardingRules: page, Warning: w}
+			})
+		if next != "" {
+			out.NextPageToken = &next
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return gen.ForwardingRulesAggregatedList200JSONResponse(out), nil
+}

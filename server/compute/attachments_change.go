@@ -47,7 +47,7 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		if f.err != nil {
 			return operations.Start{}, f.err
 		}
-		if err := s.fixedMembers("InterconnectAttachment", s.links(ctx).attachment(a), b, "name", "interconnect", "type",
+		if err := s.fixedMembers(ctx, "InterconnectAttachment", s.links(ctx).attachment(a), b, "name", "interconnect", "type",
 			"labels", "labelFingerprint", "params", "subnetLength", "description", "adminEnabled", "router", "bandwidth", "stackType", "mtu", "vlanTag8021q"); err != nil {
 			return operations.Start{}, err
 		}

@@ -211,3 +211,20 @@ func (s *Server) ephemeralIP() string {
 	s.read(b[:])
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }
+
+// ForwardingRulesList lists a region's forwarding rules: regional rules are not modelled,
+// so every region answers as the real service does for one that holds none, an empty list.
+// The list's parameters are still held to their rules.
+func (s *Server) ForwardingRulesList(ctx context.Context, req gen.ForwardingRulesListRequestObject) (gen.ForwardingRulesListResponseObject, error) {
+	p := req.Params
+	if _, err := parseListQuery[gen.ForwardingRule](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults)); err != nil {
+		return nil, err
+	}
+	path := "projects/" + req.Project + "/regions/" + req.Region + "/forwardingRules"
+	return gen.ForwardingRulesList200JSONResponse(gen.ForwardingRuleList{Kind: gen.ForwardingRuleListKindComputeForwardingRuleList, Id: path, SelfLink: s.link(ctx, path)}), nil
+}
+
+// ForwardingRulesGet gets a regional forwarding rule: there are none (ForwardingRulesList).
+func (s *Server) ForwardingRulesGet(ctx context.Context, req gen.ForwardingRulesGetRequestObject) (gen.ForwardingRulesGetResponseObject, error) {
+	return nil, notFound("projects/" + req.Project + "/regions/" + req.Region + "/forwardingRules/" + req.ForwardingRule)
+}

@@ -51,7 +51,7 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 		if f.err != nil {
 			return operations.Start{}, f.err
 		}
-		if err := s.fixedMembers("Interconnect", s.renderInterconnect(s.links(ctx), tx, ic), b, interconnectPatchable...); err != nil {
+		if err := s.fixedMembers(ctx, "Interconnect", s.renderInterconnect(s.links(ctx), tx, ic), b, interconnectPatchable...); err != nil {
 			return operations.Start{}, err
 		}
 		next := ic

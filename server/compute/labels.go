@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/wirebytes"
 )
 
 // maxLabels is the most labels a resource may carry.
@@ -101,7 +102,7 @@ func appendLabels(b []byte, labels map[string]string) []byte {
 }
 
 // relabel sets a resource's labels and moves its label fingerprint on.
-func relabel(labels **gen.Labels, fingerprint *[]byte, to map[string]string) {
+func relabel(labels **gen.Labels, fingerprint *wirebytes.Bytes, to map[string]string) {
 	l := gen.Labels(to)
 	*labels, *fingerprint = &l, nextLabelFingerprint(*fingerprint, to)
 }

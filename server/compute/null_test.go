@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -21,5 +22,60 @@ func TestNullIsUnset(t *testing.T) {
 	}
 	if e := post(`{"name":"fr-a","portRange":null}`); !strings.Contains(e.Message, "resource.portRange") {
 		t.Errorf("optional null: %q", e.Message)
+	}
+}
+
+// TestNullInMergePatch: a resource's patch is a JSON merge patch, in which a member given as
+// null is removed. On a rule, the members patch changes go back to what an insert without
+// them gets (the backend bucket migration cleared, as `gcloud compute forwarding-rules
+// update --clear-external-managed-backend-bucket-migration-state` sends it); a member the
+// resource does not have stays absent (an unchanged export imported back sends
+// "allowGlobalAccess": null); removing one it has that patch does not change is 400 naming
+// it. Interconnects and attachments take null for what they do not have, and refuse
+// removing what they have.
+func TestNullInMergePatch(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	if status, b := w.raw("POST", "global/forwardingRules", `{"name":"fr-n","description":"web","loadBalancingScheme":"EXTERNAL"}`); status != 200 {
+		t.Fatalf("insert: %d %s", status, b)
+	}
+	patch := func(path, body string) (int, string) {
+		t.Helper()
+		status, b := w.raw("PATCH", path, body)
+		return status, string(b)
+	}
+	rule := func() map[string]any {
+		t.Helper()
+		_, b := w.raw("GET", "global/forwardingRules/fr-n", "")
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return m
+	}
+	if status, b := patch("global/forwardingRules/fr-n", `{"externalManagedBackendBucketMigrationState":"TEST_BY_PERCENTAGE","externalManagedBackendBucketMigrationTestingPercentage":50}`); status != 200 {
+		t.Fatalf("set the migration: %d %s", status, b)
+	}
+	if status, b := patch("global/forwardingRules/fr-n", `{"name":"fr-n","externalManagedBackendBucketMigrationState":null,"externalManagedBackendBucketMigrationTestingPercentage":null}`); status != 200 {
+		t.Fatalf("clear the migration: %d %s", status, b)
+	}
+	if r := rule(); r["externalManagedBackendBucketMigrationState"] != nil || r["externalManagedBackendBucketMigrationTestingPercentage"] != nil || r["networkTier"] != "PREMIUM" {
+		t.Errorf("after the clearing patch: %v", r)
+	}
+	if status, b := patch("global/forwardingRules/fr-n", `{"name":"fr-n","allowGlobalAccess":null,"networkTier":null,"metadataFilters":[]}`); status != 200 {
+		t.Errorf("nulls of members the rule does not have: %d %s", status, b)
+	}
+	if r := rule(); r["networkTier"] != "PREMIUM" || r["description"] != "web" {
+		t.Errorf("after removing networkTier: %v", r)
+	}
+	status, b := patch("global/forwardingRules/fr-n", `{"description":null}`)
+	if e := wantGoogleError(t, status, []byte(b), 400, "invalid"); !strings.Contains(e.Message, "resource.description") {
+		t.Errorf("removing the description: %q", e.Message)
+	}
+
+	w.interconnect("ic-n", "iad-zone1-1")
+	if status, b := patch("global/interconnects/ic-n", `{"macsec":null,"description":null,"nocContactEmail":"noc@example.com"}`); status != 200 {
+		t.Errorf("interconnect: nulls of members it does not have: %d %s", status, b)
+	}
+	status, b = patch("global/interconnects/ic-n", `{"nocContactEmail":null}`)
+	if e := wantGoogleError(t, status, []byte(b), 400, "invalid"); !strings.Contains(e.Message, "resource.nocContactEmail") {
+		t.Errorf("interconnect: removing its nocContactEmail: %q", e.Message)
 	}
 }

@@ -83,6 +83,7 @@ func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalF
 	if err != nil {
 		return nil, err
 	}
+	sent = withNulls(sent, nullMembers(ctx))
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		rec, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
 		if err != nil {
@@ -143,6 +144,20 @@ func patchedRule(cur, r, b gen.ForwardingRule, sent map[string]json.RawMessage) 
 	if err := json.Unmarshal(raw, &merged); err != nil {
 		return r, err
 	}
+	// Members given as null are removed; a removed networkTier or loadBalancingScheme is
+	// what an insert without it gets.
+	var nulls []string
+	for k, v := range sent {
+		if string(v) == "null" {
+			nulls = append(nulls, k)
+		}
+	}
+	merged, err := removeMembers(merged, nulls)
+	if err != nil {
+		return r, err
+	}
+	merged.NetworkTier = orDefault(merged.NetworkTier, gen.ForwardingRuleNetworkTierPREMIUM)
+	merged.LoadBalancingScheme = orDefault(merged.LoadBalancingScheme, gen.ForwardingRuleLoadBalancingSchemeEXTERNAL)
 	if b.PortRange != nil {
 		pr, err := normalizePortRange(*b.PortRange)
 		if err != nil {
@@ -289,11 +304,15 @@ func readOnlyOf(doc *openapi3.T) map[string]map[string]bool {
 // those in handled, which the caller applies or checks itself, and the readOnly ones) with
 // a value other than the resource's current one, cur (its wire form). A member absent from
 // cur is its zero value, so sending back false, 0 or "" is accepted.
-func (s *Server) fixedMembers(schema string, cur, body any, handled ...string) error {
+func (s *Server) fixedMembers(ctx context.Context, schema string, cur, body any, handled ...string) error {
 	sent, err := jsonMembers(body)
 	if err != nil {
 		return err
 	}
+	// A member given as null is removed, which leaves one the resource does not have as it
+	// is; removing one it has is refused, a member the patch changes included (where we
+	// decided: these patches take a member's new value, not its removal).
+	sent = withNulls(sent, nullMembers(ctx))
 	have, err := jsonMembers(cur)
 	if err != nil {
 		return err
@@ -304,6 +323,9 @@ func (s *Server) fixedMembers(schema string, cur, body any, handled ...string) e
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if string(sent[k]) == "null" && slices.Contains(handled, k) && !sameJSON(sent[k], have[k]) {
+			return invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': 'null'. The field cannot be removed by patch here: send its new value.", k))
+		}
 		if slices.Contains(handled, k) || s.readOnly[schema][k] || sameJSON(sent[k], have[k]) {
 			continue
 		}

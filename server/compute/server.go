@@ -122,16 +122,18 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 		return err
 	}
 	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
+	for _, id := range resourcePatches {
+		mws[id] = append([]echo.MiddlewareFunc{patchNulls}, mws[id]...)
+	}
 	for id := range mws {
-		if w.noBody[id] {
-			mws[id] = append([]echo.MiddlewareFunc{emptyBodyIsNone}, mws[id]...)
-		}
 		// After validation: a request is judged whole before its answer is trimmed.
 		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
 	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: mws,
 	})
+	// Google's batch endpoint: each request it holds is served by e as if sent alone.
+	e.POST(batchPath, batch(e))
 	return nil
 }
 

@@ -459,7 +459,7 @@ func TestVendorValidateOnly(t *testing.T) {
 }
 
 // TestEmptyBodyOnBodylessPost: wait takes no body; the empty JSON values some clients send
-// there anyway are taken as none, and anything else is still refused.
+// there anyway ({}, null, "", blanks) are taken as none, and anything else is still refused.
 func TestEmptyBodyOnBodylessPost(t *testing.T) {
 	w := newWireWorld(t)
 	ops, err := w.svc.GlobalOperations.List(vendorProject).MaxResults(1).Context(context.Background()).Do()
@@ -478,6 +478,11 @@ func TestEmptyBodyOnBodylessPost(t *testing.T) {
 		{"null", "application/json", 200},
 		{"  ", "application/json", 200},
 		{"{}", "", 200},
+		{`""`, "application/json", 200}, // what @google-cloud/compute's REST transport sends
+		{` "" ` + "\n", "application/json", 200},
+		{`" "`, "application/json", 400},
+		{`"x"`, "application/json", 400},
+		{`"" ""`, "application/json", 400},
 		{`{"a":1}`, "application/json", 400},
 		{"[]", "application/json", 400},
 		{"{", "application/json", 400},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"slices"
@@ -21,12 +20,11 @@ import (
 // the validator's middlewares are keyed).
 type wire struct {
 	shapes map[string]*fieldsel.Shape // of the 200 bodies
-	noBody map[string]bool            // the operations that take no request body
 }
 
 // wireOf reads the wire of every operation from the spec.
 func wireOf(doc *openapi3.T) wire {
-	w := wire{shapes: map[string]*fieldsel.Shape{}, noBody: map[string]bool{}}
+	w := wire{shapes: map[string]*fieldsel.Shape{}}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			if r := op.Responses.Status(http.StatusOK); r != nil && r.Value != nil {
@@ -34,7 +32,6 @@ func wireOf(doc *openapi3.T) wire {
 					w.shapes[op.OperationID] = fieldsel.ShapeOf(mt.Schema.Value)
 				}
 			}
-			w.noBody[op.OperationID] = op.RequestBody == nil
 		}
 	}
 	return w
@@ -124,42 +121,6 @@ func (w *bufferedWriter) WriteHeader(status int) {
 func (w *bufferedWriter) Write(b []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	return w.body.Write(b)
-}
-
-// maxEmptyBody is the longest body looked at for an empty JSON value.
-const maxEmptyBody = 64
-
-// emptyBodyIsNone lets a method that takes no body (globalOperations.wait) be sent the
-// empty JSON values some clients send there anyway ({}, null, or blanks), as Google's
-// front end does: such a body is dropped before validation. Any other body is left for
-// the validator to refuse.
-func emptyBodyIsNone(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.Body == nil || req.Body == http.NoBody || req.ContentLength > maxEmptyBody {
-			return next(c)
-		}
-		head, err := io.ReadAll(io.LimitReader(req.Body, maxEmptyBody+1))
-		if err != nil {
-			return err
-		}
-		switch v := bytes.TrimSpace(head); {
-		case len(head) <= maxEmptyBody && (len(v) == 0 || string(v) == "null" || isEmptyObject(v)):
-			req.Body, req.ContentLength = http.NoBody, 0
-			req.Header.Del(echo.HeaderContentLength)
-		default:
-			req.Body = struct {
-				io.Reader
-				io.Closer
-			}{io.MultiReader(bytes.NewReader(head), req.Body), req.Body}
-		}
-		return next(c)
-	}
-}
-
-// isEmptyObject reports whether b is {} with only blanks inside.
-func isEmptyObject(b []byte) bool {
-	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}' && len(bytes.TrimSpace(b[1:len(b)-1])) == 0
 }
 
 // systemEnums are the allowed values of the system parameters (the discovery document's

@@ -45,6 +45,22 @@ func readBody(req *http.Request) ([]byte, error) {
 	return data, nil
 }
 
+// emptyValue reports whether data, the body of a request to an operation that takes none,
+// is one of the empty JSON values clients send there anyway: nothing but blanks, {}, null,
+// or "" (Node's @google-cloud/compute sends "" on operations.wait). Google's front end
+// takes each as no body, and so does every API here; any other body is refused.
+func emptyValue(data []byte) bool {
+	v := bytes.Trim(data, jsonBlanks)
+	switch string(v) {
+	case "", "null", `""`:
+		return true
+	}
+	return len(v) >= 2 && v[0] == '{' && v[len(v)-1] == '}' && len(bytes.Trim(v[1:len(v)-1], jsonBlanks)) == 0
+}
+
+// jsonBlanks are the white space JSON allows around and between tokens (RFC 8259).
+const jsonBlanks = " \t\r\n"
+
 // checkCharset refuses a Content-Type whose charset is not UTF-8: the body was read as UTF-8
 // whatever it said (latin1, utf-16).
 func checkCharset(contentType string) error {

@@ -120,8 +120,9 @@ type route struct {
 // queryParam is what the generated binder needs of a query parameter that kin does not
 // check: that it is given once, unless it is an array; that an unsigned integer (format
 // uint32 or uint64, a Go uint) has no sign, which kin reads as a number and strconv's
-// ParseUint refuses ("-0", "+1").
-type queryParam struct{ one, unsigned bool }
+// ParseUint refuses ("-0", "+1"). list: it is an array, whose empty form (name=) is the
+// empty list (emptyLists).
+type queryParam struct{ one, unsigned, list bool }
 
 // New prepares validation for every operation of doc, which it keeps: what checking
 // requests never reads is dropped from doc (requestsOnly), so a caller that needs anything
@@ -158,7 +159,8 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 						if s := p.Value.Schema; s == nil || s.Value == nil {
 							q.one = true
 						} else {
-							q.one = !s.Value.Type.Is("array")
+							q.list = s.Value.Type.Is("array")
+							q.one = !q.list
 							q.unsigned = s.Value.Type.Is("integer") && (s.Value.Format == "uint32" || s.Value.Format == "uint64")
 						}
 						r.query[p.Value.Name] = q
@@ -209,6 +211,7 @@ func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 					}
 				}
 			}
+			emptyLists(route, query)
 			if err := v.check(req, route, params, query); err != nil {
 				return err
 			}
@@ -223,6 +226,21 @@ func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 				}
 			}
 			return next(c)
+		}
+	}
+}
+
+// emptyLists drops from query each list parameter of route given once with no value
+// (name=): that is how a client sends the empty list (stripe-go's form encoder writes an
+// explicitly empty slice so), and the empty list asks for what the parameter's absence
+// does. kin would refuse the empty value ("empty value is not allowed"), and the generated
+// binder would read it as a list of one empty string. An empty value beside others
+// (name=&name=a) is an item, and is judged as one. query is Echo's parsed query, which
+// kin and the generated binder both read.
+func emptyLists(route *route, query url.Values) {
+	for name, q := range route.query {
+		if vs := query[name]; q.list && len(vs) == 1 && vs[0] == "" {
+			delete(query, name)
 		}
 	}
 }
@@ -245,6 +263,9 @@ func (v *Validator) check(req *http.Request, route *route, params map[string]str
 	data, err := readBody(req)
 	if err != nil {
 		return err
+	}
+	if route.Operation.RequestBody == nil && len(data) > 0 && emptyValue(data) {
+		req.Body, req.GetBody, req.ContentLength, data = http.NoBody, nil, 0, nil
 	}
 	input := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, QueryParams: query, Route: route.Route, Options: v.options}
 	err = openapi3filter.ValidateRequest(req.Context(), input)

@@ -50,6 +50,14 @@ func (v *Validator) reference(req *http.Request, r *route, params map[string]str
 		if !utf8.Valid(data) {
 			return &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body is not valid UTF-8"}
 		}
+		// An operation that takes no body takes an empty JSON value as none.
+		v := strings.Trim(string(data), " \t\r\n")
+		if inner, ok := strings.CutPrefix(v, "{"); ok && strings.HasSuffix(inner, "}") {
+			v = "{" + strings.Trim(strings.TrimSuffix(inner, "}"), " \t\r\n") + "}"
+		}
+		if r.Operation.RequestBody == nil && (v == "" || v == "{}" || v == "null" || v == `""`) {
+			req.Body, req.GetBody, req.ContentLength = http.NoBody, nil, 0
+		}
 	}
 	rt := *r.Route
 	rt.Operation = rt.PathItem.GetOperation(rt.Method)
@@ -171,7 +179,7 @@ func TestCheckMatchesKin(t *testing.T) {
 		"authorization": authzgen.GetSpec, "accounts": accountsgen.GetSpec, "compute": computegen.GetSpec, "admin": admingen.GetSpec,
 	}
 	bodies := []string{
-		"", `{}`, `[]`, `null`, `1`, `"s"`, `{"a":1}`, `{"a":1} trailing`, `{"a":1}{"b":2}`, `{bad`, "{\"a\":\"\xff\"}",
+		"", `{}`, `[]`, `null`, `1`, `"s"`, `""`, " { } \n", `{"a":1}`, `{"a":1} trailing`, `{"a":1}{"b":2}`, `{bad`, "{\"a\":\"\xff\"}",
 		`{"name":"x","properties":{"principalId":"ce2ce14e-85d7-4629-bdbc-454d0519d987","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}`,
 		`{"properties":{"principalId":"ce2ce14e-85d7-4629-bdbc-454d0519d987","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7","scope":"/x","principalType":"User"}}`,
 		`{"properties":{"principalId":"nope","roleDefinitionId":7}}`,
