@@ -144,8 +144,9 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 // which takes none, would otherwise be ignored, and a client's retry believed safe.
 var systemQuery = []string{"$.xgafv", "access_token", "callback", "fields", "key", "oauth_token", "quotaUser", "upload_protocol", "uploadType", "userIp"}
 
-// Spec loads the API's embedded OpenAPI document (validate.Load).
-func Spec() (*openapi3.T, error) { return validate.Load("compute", gen.GetSpecJSON) }
+// Spec loads the API's embedded OpenAPI document with its 200 responses, whose shapes
+// partial responses check (validate.LoadWithOK).
+func Spec() (*openapi3.T, error) { return validate.LoadWithOK("compute", gen.GetSpecJSON) }
 
 // wholeSegments answers 404, as for any URL the API does not have, when a path is longer
 // than its route: Echo gives a route's last parameter the rest of the path, slashes and all

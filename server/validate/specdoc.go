@@ -10,14 +10,24 @@ import (
 )
 
 // Load parses an API's embedded OpenAPI document (its JSON, the generated GetSpecJSON) for
-// checking requests, without the members that only document it (withoutDocs) and without
-// its servers, because requests are matched by our router, never by host. Loading the specs
-// is most of understudy's start-up, and what only documents them is much of what
-// kin-openapi would load. Each call parses the document anew: server.New loads each spec
-// once and hands it to its API, which reads what it needs of it before New keeps only
-// what checking requests reads (requestsOnly).
+// checking requests: without the members that only document it (withoutDocs), without the
+// responses and the components only they use (forRequests), and without its servers,
+// because requests are matched by our router, never by host. Loading the specs is most of
+// understudy's start-up, and kin-openapi never parses what is dropped before. Each call
+// parses the document anew: server.New loads each spec once and hands it to its API.
 func Load(api string, raw func() ([]byte, error)) (*openapi3.T, error) {
-	doc, err := loadLean(raw)
+	return load(api, raw, false)
+}
+
+// LoadWithOK is Load keeping each operation's 200 response (and what it uses), for an API
+// that reads the shape of its answers before New keeps only what checking requests reads
+// (requestsOnly).
+func LoadWithOK(api string, raw func() ([]byte, error)) (*openapi3.T, error) {
+	return load(api, raw, true)
+}
+
+func load(api string, raw func() ([]byte, error), keepOK bool) (*openapi3.T, error) {
+	doc, err := loadLean(raw, keepOK)
 	if err != nil {
 		return nil, fmt.Errorf("%s: embedded spec: %w", api, err)
 	}
@@ -46,13 +56,16 @@ func requestsOnly(doc *openapi3.T) {
 	}
 }
 
-func loadLean(raw func() ([]byte, error)) (*openapi3.T, error) {
+func loadLean(raw func() ([]byte, error), keepOK bool) (*openapi3.T, error) {
 	full, err := raw()
 	if err != nil {
 		return nil, err
 	}
 	lean, err := withoutDocs(full)
 	if err != nil {
+		return nil, err
+	}
+	if lean, err = forRequests(lean, keepOK); err != nil {
 		return nil, err
 	}
 	return openapi3.NewLoader().LoadFromData(lean)
