@@ -113,10 +113,6 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, ready chan<- strin
 		ln.Close()
 		return err
 	}
-	// Building the server leaves several times what it keeps as garbage (kin-openapi's
-	// parsing of the specs): hand it back to the system once, rather than carry it until
-	// the heap grows again.
-	debug.FreeOSMemory()
 	// After server.New, which holds the data dir, so that no other server shares the TLS
 	// files kept in it.
 	tlsConfig, tlsAttrs, tlsCleanup, err := cfg.TLS.load(cfg.Server.DataDir, time.Now())
