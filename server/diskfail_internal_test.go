@@ -35,9 +35,10 @@ func (d *failingDisk) Write(*store.Batch) error {
 func (d *failingDisk) Close() error { return nil }
 
 // TestNoReadShowsAWriteTheDiskRefused: once the disk refuses a write, that write answers
-// 500 and no read of any API shows it, since a restart would lose it: reads answer 500 in
-// their API's envelope, and health 503. The accounts and authorization APIs once served the refused
-// account or assignment with 200 (their reads dropped the store's error).
+// 503 and no read of any API shows it, since a restart would lose it: reads answer 503 in
+// their API's envelope, with Retry-After, and health 503 saying a restart recovers. The
+// accounts and authorization APIs once served the refused account or assignment with 200
+// (their reads dropped the store's error).
 func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 	disk := &failingDisk{}
 	s, err := New(Config{backend: disk, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -45,6 +46,7 @@ func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.Handler()
+	var retryAfter string
 	call := func(method, path, body string, headers map[string]string) (int, string) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		if body != "" {
@@ -55,6 +57,7 @@ func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
+		retryAfter = rec.Header().Get("Retry-After")
 		return rec.Code, rec.Body.String()
 	}
 	acct := map[string]string{"Authorization": "Bearer sk_test_disk1", "Service-Version": "2026-05-27.dahlia"}
@@ -72,10 +75,10 @@ func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 	disk.mu.Lock()
 	disk.fail = true
 	disk.mu.Unlock()
-	if code, _ := call("POST", "/v2/core/accounts", `{"display_name":"Refused"}`, acct); code != 500 {
+	if code, _ := call("POST", "/v2/core/accounts", `{"display_name":"Refused"}`, acct); code != 503 {
 		t.Fatalf("the write the disk refused answered %d", code)
 	}
-	if code, _ := call("PUT", ra+"b0f43c54-e787-4862-89b1-a653fa9cf747?api-version=2022-04-01", put, arm); code != 500 {
+	if code, _ := call("PUT", ra+"b0f43c54-e787-4862-89b1-a653fa9cf747?api-version=2022-04-01", put, arm); code != 503 {
 		t.Fatalf("the assignment the disk refused answered %d", code)
 	}
 	for _, read := range []struct {
@@ -88,12 +91,12 @@ func TestNoReadShowsAWriteTheDiskRefused(t *testing.T) {
 		{"forwarding rules list", "/compute/v1/projects/disk-project-1/global/forwardingRules", arm},
 	} {
 		code, body := call("GET", read.path, "", read.headers)
-		if code != 500 || strings.Contains(body, "Refused") {
-			t.Errorf("%s after the disk failed: %d %.300s", read.name, code, body)
+		if code != 503 || retryAfter == "" || strings.Contains(body, "Refused") {
+			t.Errorf("%s after the disk failed: %d (Retry-After %q) %.300s", read.name, code, retryAfter, body)
 		}
 	}
 	// Health says so: nothing will work again until a restart.
-	if code, body := call("GET", "/_understudy/health", "", nil); code != 503 || !strings.Contains(body, "Unavailable") {
+	if code, body := call("GET", "/_understudy/health", "", nil); code != 503 || !strings.Contains(body, "Unavailable") || !strings.Contains(body, "restart") {
 		t.Errorf("health after the disk failed: %d %s", code, body)
 	}
 }

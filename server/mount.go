@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/httperr"
 )
 
 // api names one of the APIs the server mounts, as the metrics, the journal and fault rules
@@ -102,7 +104,7 @@ type mounting struct {
 
 // mount builds the Echo instance of one API, which the API then registers its routes on.
 // Every error met on it (its handlers', its validator's, its router's 404 and 405, a
-// panic's) is written in the API's own envelope. Its middleware, in the order a request
+// panic's) is written in the API's own envelope, with Retry-After when it is one to retry. Its middleware, in the order a request
 // meets it: before routing, observe (the log line, metrics, journal and request ids),
 // recoverPanic, then the API's own pre middleware; after routing, injectFaults and
 // limitRequest; then each operation's own (its authentication and validation), which the
@@ -111,7 +113,12 @@ func (s *Server) mount(a api, m mounting) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	log := s.cfg.Log
-	e.HTTPErrorHandler = func(err error, c echo.Context) { m.writeError(c, err, log) }
+	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		if !c.Response().Committed {
+			httperr.SetRetryAfter(c, err)
+		}
+		m.writeError(c, err, log)
+	}
 	e.Pre(s.observe(a, m.ids), s.recoverPanic)
 	e.Pre(m.pre...)
 	if a != apiAdmin { // the admin API is never faulted

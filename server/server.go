@@ -171,7 +171,7 @@ func New(cfg Config) (*Server, error) {
 	s.accts = accts
 
 	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
-		Operations: operationIDs, Directory: authz, Ready: func() error { return s.db.View(context.Background(), func(*store.Tx) error { return nil }) },
+		Operations: operationIDs, Directory: authz, Ready: s.ready,
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
 		}}
@@ -239,6 +239,15 @@ func (s *Server) journalDelivery(a accounts.DeliveryAttempt) {
 
 // setting is a named server-wide value that must outlive a restart, such as how far the
 // clock has been advanced; the settings table keys them by name.
+// ready reports whether the store can be reached and kept: a read of one row, which a
+// PostgreSQL store must ask its database for (an empty transaction would not).
+func (s *Server) ready(ctx context.Context) error {
+	return s.db.View(ctx, func(tx *store.Tx) error {
+		s.settings.Get(tx, clockSetting)
+		return nil
+	})
+}
+
 type setting struct {
 	Name  string
 	Value string

@@ -667,9 +667,11 @@ type ClientInterface interface {
 
 	// GetHealth Readiness
 	//
-	// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
-	// it cannot keep its state any more (the data directory's disk refused a write: every
-	// change fails from then on, and only a restart recovers the last synced state).
+	// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` while
+	// it cannot reach or keep its state: once the data directory's disk refused a write
+	// (every change fails from then on, and only a restart recovers the last synced state),
+	// or while its PostgreSQL store cannot be reached (it answers 200 again once the
+	// database is back, without a restart).
 	// `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 	//
 	// Corresponds with GET /_understudy/health (the `GetHealth` operationId).
@@ -1093,9 +1095,11 @@ func (c *Client) DeleteFault(ctx context.Context, id string, reqEditors ...Reque
 
 // GetHealth Readiness
 //
-// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
-// it cannot keep its state any more (the data directory's disk refused a write: every
-// change fails from then on, and only a restart recovers the last synced state).
+// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` while
+// it cannot reach or keep its state: once the data directory's disk refused a write
+// (every change fails from then on, and only a restart recovers the last synced state),
+// or while its PostgreSQL store cannot be reached (it answers 200 again once the
+// database is back, without a restart).
 // `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 //
 // Corresponds with GET /_understudy/health (the `GetHealth` operationId).
@@ -2161,9 +2165,11 @@ type ClientWithResponsesInterface interface {
 
 	// GetHealthWithResponse Readiness
 	//
-	// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
-	// it cannot keep its state any more (the data directory's disk refused a write: every
-	// change fails from then on, and only a restart recovers the last synced state).
+	// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` while
+	// it cannot reach or keep its state: once the data directory's disk refused a write
+	// (every change fails from then on, and only a restart recovers the last synced state),
+	// or while its PostgreSQL store cannot be reached (it answers 200 again once the
+	// database is back, without a restart).
 	// `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -3385,9 +3391,11 @@ func (c *ClientWithResponses) DeleteFaultWithResponse(ctx context.Context, id st
 
 // GetHealthWithResponse Readiness
 //
-// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` once
-// it cannot keep its state any more (the data directory's disk refused a write: every
-// change fails from then on, and only a restart recovers the last synced state).
+// Answers 200 once the server is ready to serve every API, and 503 `Unavailable` while
+// it cannot reach or keep its state: once the data directory's disk refused a write
+// (every change fails from then on, and only a restart recovers the last synced state),
+// or while its PostgreSQL store cannot be reached (it answers 200 again once the
+// database is back, without a restart).
 // `uptimeSeconds` is real time since start, whatever the admin clock was advanced by.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -5808,125 +5816,126 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lb9s49u9XIfRfoDZWdmQnaRsXg4vstJ3J3b6QZG53p+qtaIm2uZFJLUnF9RT57hfnkNTDlh2nzey9",
-	"F/gHi25iS3wcnsfvvDjfglQuCymYMDqYfAsKquiSGabwr5/lsigN+6Dkv1hq4JOM6VTxwnApgklwvWAk",
-	"tc+Q8w8XTzQp7KPDIAzYV7oschZMguV64D4fjMbHQRhweLmgZhGEgaBLeMY9EISBYv8uuWJZMDGqZGGg",
-	"0wVbUrs4Y5iCd//3Jzr44/OnAR38EQ3OPn87CcfP7z65v/4ShIFZFzCqNoqLeXB3dwfj6kIKzXBnr5SS",
-	"Cn5JpTBM4N5oUeQ8pbC3o39p2OC3ehPfAla/ksHY76R5LUuRBWGwZFrTOXwoJKHZkgvCRFZILgyhhhx9",
-	"KUXGlDZltj4SsmABrKfe118UmwWT4L+O6rM4st/qI1zopVu63Uj7DM7Fmswoz0vFho1xcZfnHy62D+29",
-	"YETOiFkwwpZlTg3L4PA0npkol8HkU0BLs5CK/4HECMKApqksgUXCwJ138HmLyGHwM1dpyS0xs4zDyzT/",
-	"oGTBlOFA+BnNNQs7uAgeofZ5og01jBhJNENGKhoDfAvw2+1dJS/ff3yXTHBbqV0G4ZpkciVekOS3D8mE",
-	"cENSqhRnmhhFZzOekh7VZEYVoZpwo0kqxYzPS7sSkjMDH/ebhPntQxAGMFXH/u+avPvJLbR+TE6RwWsy",
-	"XbJCqg6pOieKaVmqlD3R24QJYbGdlPFvdctpY0yQPMKFpVUtvsOg40h3kBtGtOck5ArGmkmVsu+kVLXw",
-	"cB/Rcpne7FgIU7dMPdEkhWe2CSPk6r4XS6WYMMTwJW5iJtWSmmASZNSwAXzaRRs5m2lmrlgqRaa3Z/hV",
-	"rixzLRjNQOQUozlOQZA52xPJcpo3ZhHlcsrUFqlgK5sT76TWeXZLheWHB4ijX7aRZClvmeWSbsLqXVt3",
-	"S4MxaJaRHjVkKbUhlKwZVf3unS/pV74E5jkePR2PT6IoDJZc2I+i+wij9xCjrUO3FlsrZ5C3lSCo6QkT",
-	"tyyXBQPWRiJYxe4EpU2IyjZs8xh+tf2GNSLbor+k6YILNlCMZnSag4BmrFMyK6OzOcjHBTVkBey8UlLM",
-	"O17eoB2upR5wm4Qbz9vddlH6NS3zTo02gy+IKnPWUhZtmtCCd5mrfE3MgmugfEhWCya8+tsiSTdRq1PY",
-	"TUue7VCaZQ4Kk2edb4HtFOn6bYcAnGcZy4h7oPEyF4bNgX33nF+9XvfIjuM3C5nto5d94h6SVfblYu9Y",
-	"1WP3DIegrnsc+EqD0VCGizlZcbPAse8bUckpnfKcm/UOALoAJUcMcD0lS2rSBVh+5DiWkd7Ijm/ccZIV",
-	"1WTOb5kgQgrWP0gLA/8vKRewpk49v6RiTZZSgZ39d8k0IgeCiBLghnxB6FSDSIIyEZLkfMlNN18oZtT6",
-	"fGaYutqtXgFYanIJjw7w2S4iNgYFu1rq3Xa81IQKvWIKKBbhKh3zEinydb9r1A2twLOgmmenbnjD9Q4/",
-	"otYQelsz4Jcdy7+w5ypVxlBHrwlVzPIAQ5nlhi31fRjbaq27as1UKbre2p9bw86tXZb5Q03tueVIZN0l",
-	"vWHaLh3Eo2IjwPZEKqJzuUI4u1Nv7tsieAIHKkjSO798i7+F5HbsfpGK/CLlPAf+plqKvseP1u3ztnJo",
-	"zfgbJuagB0bj551auhRdRqIoQNtIHFawr8ZpMZSsTbKE8JQgilUQBSiJ03vIMOqSgz0q+yPlbspcijmZ",
-	"shmIs5UKmLonlf9wLuEDVIagxZwARf1hE8U8jeCnE8N8lxUgvYxZIYmDCwGsxzIyXZMavgzjoL95AtH4",
-	"5LuMx6/X1x+cBdkc8ukjmBHSgzPTBUubPs5F1j+Ig77DymyMO45Onj+SsWmwZcPuTMjI7tEdmrNycsmN",
-	"YVk/FjRf0bUOSUQEu2UqJNFwfEqkYM5DAJRUKiIFobdMAQog59U8lTHTBVVMxyKTTBMhDUHhInROudCG",
-	"JPhnMozFfsQ92gu1H8UmVXM9f3pyv1gcYK/At0DhJL2TKBqcnp31UU9tW6/W9KdnZ/snv+tQ8L8ymnex",
-	"3CWjGRdMa6LQme8OV3Rt5ByPnyTyJqnxifVH3bZaARl50xlwKQtglqv73DDNLdNWM6B8WAt5APa5ZUpz",
-	"Gw/bPo1a/ZBpyfOMuKfvdzv2YIUPiouUFzR/sEEt/Js+xtUKZTlzlXHFUiPVevu8Mq6LnK7fYVRy248R",
-	"dGkdwoLJIt+0d+PTpw9wLux2Cc9IL5crpgYp1ayP8R1YOEZpYD6AkkMMjNIMdJwPjHZodTixLmYjcyXL",
-	"oto5cU8+qdegSQ+f0TXeq7BTM+4aDc7oYHY+eP352/O7QfPPk4f8ORrf/aXTq6FfL+y0IzSebUTm/+70",
-	"eJFm1elzDfpySQWds4zwjAnDzRoUNEUh4GnzaSOJkjmLBdWaz8USsBPpJdUD1+uCTciVfa9izqRvFWsV",
-	"8tJMBWHwC9AxCIPNx4MweGvXc+GWE4TBa6kYnwv/zksGr9wfMsNv90rObqS9h/tvaV520PfVLVPrmlwh",
-	"WCeeWdh9MMqu6XAf0rar6NrdpbV/3Xv7n7JUguaECaN4lxfhweP2q+/YCszqjCttDt6QW8wlS6XK7t1U",
-	"NfmefbmhOkP2FcSwpuJfdrMHBlGuLVK3uAVtQEZ4t7+dufD32x0RTQTHgJSlvEFGWPI85y78dqBB2QU/",
-	"YZkbwPNhSLOVSggbjr8jnmIUPEOAWQ8IX1w7bWzhviytrvl3ydS6cxQ3264F+kTUE10fakZ6jgcGFyBY",
-	"5B+D+u/+zsj8gS59d0wAw9odunSDZlQpDvzSM1uh9v6hsfJN7WUfAlatmCH0CUG3rxYndsuMZuaS6c6I",
-	"40cL0BU8QzIbv3sYMMNXkyYGw08Oy/vsgDVXPpnyIEijGcvIjOdsgu6BZilCmYIpGxIFngbQkAwG8GgC",
-	"XJ5h/MkdmQFXCLghi4XPteD3C5lnGkMmds4py7zHxOppnZXbUDM+I7hzNxakbAJSu5aQFDk1wDk6JH6o",
-	"6jeSc3GD6yUXGVsWEqH84O9srRucXJO1na38zgWlpTZyiTAAfDYucAQdOgwBkMCiKBt7qK0orhNfa4CH",
-	"znX61Ol3rhBEV6VSCEBsubSZaiRTSKZrn3oPSX3EsDLYiUad5/Vi1+Luuj7RLC0VN+srMHju2LMlF9fy",
-	"hu3wBgx81fQ0VlR7b8OyVi8ZDHCUAT6boM+GyWhxy5VE8pFbqjidAiBLfnv38tXl1fVvL//55fzl24t3",
-	"X67f//3Vu6QfEu08zuS8ef4T8jdGFVMkLqPoOMVJ8FeWDMlHp7+pXWgsQD00PS99o12IVjD7OMhciKrE",
-	"qkNvArjBleOeqJBmwVQYC96Io55EI5L8Jjx3gmTi08nHjx8HsGYAgSk1rFqyYjRf/hQ3MlJxkLyIhako",
-	"yzVmbCmMzwVJpdCGusQlHjcGE0gu53OWWblFuAInO8VJ6rNfGFPYigIuZtIXQ1Bb6OHKMuqVBFuVB1t5",
-	"M3hdybyqfdCh9Q5J0qqASCaoodBvDq2KxliN8TnlWExpegOgfIWpLEx4s4xlYcswOQgUNkPHIdm2UiHA",
-	"CcVTHVpKrhYgrDZ7zb6C284y4CNaq7zQxzb1EwxSgW4SmY01b1UqyJkdt10J05RWK4nUGJounG9BqyqF",
-	"TK4EqNhrH772+UaD8V9401JdW/imStEo3pAK/Jy2W+95NBYbsmb52yzY0uchUsXQF6G5fmG5E9mdIeCv",
-	"alimpSHJAmMgCRGMZToWB0ud3bsNaeySCStQpKcZhilikdSKJiFeDxHLyv0hwYyuJqVmJPkW24RkHEy+",
-	"xRjhjoMw9oHVOLi7S1405Bdo2IiX2XwRBifhoEmPizQvM+BHKohDS85fJivFjWHCCT2ZKWpNsVSEilgA",
-	"M4GLEBJdWpM8Hkbw5ZhFqCyoBY2kqrJyiSiz4inrk7byiGKRXIhbmvPMQcHET+wjwoIuveC4FUpVD27F",
-	"33CTtyW5TmQHjdhOMHLoWqAHERwPo+GxQ2Wo+lsy3DK5R5VniA/OmbnXhTwoOtPyMx3OQROMdIgFN5sB",
-	"jQkxC6lZG7+QjKU5VQw8+tZ8w2qmpG/RkX2bYvJ2wZSNubZNO8Ydm6GDFha4EXKlydxWDoGUtEIICZkp",
-	"uSTcvCCJHZFl17LXtzJSMLXkGk6DpAuWoiXKc7nC0iQLPV64nYNcl2bxxwAwaGoG9QEkoKn2LBcVjuP9",
-	"G6zd0Y7XKv/cF7a5sHHL4Qpyrs2H+rg3yurGUXRAUd1hlW/tSEZH5dtGLAO/n/kChK6Rq6XaqjqLccrl",
-	"kqq1G24vO4Iw0bkGjH8OEhR8hgEOEoujbzy7s0KRs656qktMZOmNIBZwBRy+4+4FLzSWrFEnBqhZNSoE",
-	"eKD/oiOKZSScuTZ0jZHF88u35IaxQjtJkTNCiV1VVs88JCfRSeU+x6Jm8A3mMV08Yodrxr02mORkFwGy",
-	"Hz9GO1CL51HoWnLacZRhq/b1U2cMwI8IeMcHTtulrmP3M8B/TuCf5/5P/9NdAIvp88NqX//UGOzd5zAo",
-	"yg4N/rNi1GyxaG8cjfpgdhQrcur8yt44ivqgO33YOXEcnJApSyUWwGnPVZ67QzeENb1r9E9p9sKq/WWp",
-	"DaE54MY1mTIfBav5skezLBZuKJ+nNQvGlVOd/SF5w2+YgzbeRwphmpwC0CqF4bmPGYRkteDpIhZz4HcP",
-	"R1tmpZVH6JCCojRtEUAb/jeZrR9Wd9zKSATeb7a4TgeNqP+nw7ivDkzYoPPBpciNAG475gG8evefsARd",
-	"VuDS8p3VHONo9J+Z1QrDI6ir8yxrSE9LbTmI9BD7k/oi2U4Mhg46OIoNj1eVQhPA7zkXN+AOccBddZ6+",
-	"UHKunKMGNIXPECrxOjJDVlxkgHtonteYZUguMCFuXTZf+VrkpXbVlFicqsmSZqxLfubM2Jrf7+KshgBh",
-	"+W8wjsZPB6PRYDy6HkWT6HQSRcMoin7fKqedHEfRwTJhV7gDnLiq2ccAJm2P9lBOOKJ1BXAhu3Im51mm",
-	"SeKi9wnpeZcGz1KuWNav9V5zBS9Ab9pYQ6UhQ8QF7JaJWEhh9eiQVIQgKRWgun0t8Nl4fHz8bBwdPyVu",
-	"ftKjU/AEx2djrBPW/XbtdCyqMIdeyBX4r5anqDZkPH46GozGg+PR9fh4cno2OT373QZA68DXE1cpxjW5",
-	"YYUhXMRCUCF1K08+OnsWOf2PzjY6pwImGPcniK4tVa07vpJlnpG5JFO2liAYjJuFnUOxWal93OskisiW",
-	"PwdbyRn1yM/SqRTpgooqftOWCjd3LRnfaVWq0u2nD+V2X1X+aEbgHlEd7RHVs0cVVUKxaqWhnX5ceN/6",
-	"+rS2/JCZVCuqskMk2YaVjlx8Vx99c7/dHc1zOaX5USvUdPSt+efdUVr35HTCuitm9M7AFtkf18LyhIwk",
-	"zc8SlKrErTGpc2bI1ByTh5udNj0b7nkl6DRnWYLeirZNOYTr/sR7vdjjg+/bDAHAQYyfgXwmc2ZecjoX",
-	"UhueWkc4c3CvtejKd4pFHZJzn0rQaNy4ch4LZr0X1ojf9QkXoChvmd3tnJn3NfmuMAOUkF7y8/t37179",
-	"fH3x/t0XXHuIztZc0YxlbkabLoIvsAgkFs1zuHpz3h9i+xKZKkzicIO61upVe0xem9FUSaxEwjCg9sGi",
-	"jBra9OBwO6KOtroYqCWXT5kVpanmAgsASxiSc9GiZCxQA1YuIfvKtcE6yRX6llxophADaMPzHJSp4GLe",
-	"tzGHE5LsjTRoZi4ak/nesi0/rUsm60eONnoY78IuVNTc1RONbN326zjNBjwd/CEFG+3w3xpDPKiLsVe3",
-	"MUbh01HVxtj/Hzu8s+/X+Tb9aLuyDtebjvB/hr6vW9aCSr21u0W7ddzGcfzQxlwb3g7D0NXk9qM24YoZ",
-	"H1xuMJ3PB4AWUqjVfsw4KDYHzHP0zf5y1yLhea3Ljr7Viu1PNhcNdYuWIxZJ/VGCStwuNoHBGjaEIkjt",
-	"0geJVT8zF4JvTjdx6TZrNdCqb6r7hcwza5IaGj8WW3rbKU2n8ntgDfabrB0KrSb7n6rO6n1ijcnclWPW",
-	"6qzUA0a1OelWZfaNBymxvw7s/30CzfXXLsV1/0K7tS7K+OA2p6J7sfUQ/611H0/reuXhGWWn8tg6ov//",
-	"dXGbK79LLTf7lfYH/C0+rTPYwy21keaMqtd2wEMi6e+kTYVjLjlnM/NoMfXNtXZG0XdGnhpZ+ur8Qo9E",
-	"d3dwbaefdtHigVLgz+iTq5msynN8m1QA4JeJzFLE1nHbtwaj1qUPO7pxtiNaCGVeW8+Pi/klNrtZlBy0",
-	"WgzHnS0Xo7ro7zQ6vvt8sHTVrXc7JMu13f0on7yuj7g7w9IZg7r0rW6uD84m5F2DC9paWvCw2SUUugJR",
-	"mzalZkEKxWb8q4vaAJ/GAvgI0+t920OHYABGq4ojM9fcphgcGnNuETUOumy3gofgnVnMk6/tgI12lxdE",
-	"KtcRlmjnAkYh1tOTFeWGJFX3mQUUc0mkGJLzWOBW627RugXONfB09AX2sAHO3nJh2+CyfrUAW/xh3w1d",
-	"ZsMl+VyZR9JodUrIlOVyRUYu14InADSzzQCWJnJmmIhFL5rYuF9/SOqDk607TlCEbXDQdUMNyWWlkjZ8",
-	"VdaZQkwxvm4bM3/A9h4m2K4hcfxgeb1PQh8kn9g/epC5H/0ZRPh/Tbs9iHb79FpYSz5/pIQN3W8Eu9HA",
-	"wTUAUtiFv2gl4RUGegR86Up0qU8/d2Xfvejcm9RuXXFQQ++aEx6eq250RD092QGm70Mxfmmw6TmW6z9a",
-	"YcCDzm5Rdf51AptzV9c2jiIiN5rsuA1Qru1VRqoCUFi0Dfr/NDrGYrhbynNwIxMcIhZ4UZHAIgvGispm",
-	"MVJdMmA7S6mhdXYQ09H6pko6UKxWYxM7aexyCk6t+4oIgU3MsBZU9NQHD4liqbyFjcFEOdWG6LVIWWYX",
-	"Au5t0uo9TNxuXZbPJlJwqBCLONEY1Jeo2Bj4imofaAftsiMJ6HovfxTued0SyJtgq3FyNB6eNmvhMnZ7",
-	"uO/iFrjLaWkzw3fzsauBDCafPre52lXSHsDLrgx2JzN/UBJwFSs1MQA+2NdCam7LO+thvngI8sVIQ3PS",
-	"m643AJrN0CG9+2Estl/94ls7vlSZvwXXRs4VXRI7nGVKP6Irz2uMpI1ULPtiy3A0LuKGi6wf1hnmX8AR",
-	"wpThE+1LgHfw2FtHmXuZDOhyVOSUt9kr+C9y/c8Pr/ZQCTEGwNKdj3yjBf8p9nY6DsJqlT/Fe41rHISW",
-	"2D/FsOI4uCPHdeU3sm/HdXjbnOpJ9MOatsFHy4qw9zFnuzmv20K+WhaGM91VBb7Db/YQNTjU5rjhQF7Z",
-	"sjCPUFf4Wqq56zJwgz/Mb/YrwiR4yoSpfQDnKZx/uNCkB/ZiA4j3QyIanY2hz73benU38BNNNP+Dkd4o",
-	"iiKQPrfb/pD8yigM1cDzCjsUWRYSLW1LgnWkbthax8I+Q4uCUfXCXcVA8U4c+1azf44r10FHLgyhuZau",
-	"GwmNhOsIioX1xKgxcBi44YzlHGZht768ccWmCylvSMa04cJm+idNd5Ek7qVX8E7i2gB8dfsTTX67fNPs",
-	"ug6bbmIvshCMYx8Z5rlskXbfNgngOhBAxYK2WPMi21VA2+DKvfgMb7Ron7a9B2vocRmSsBEMxY66w8wW",
-	"XgmzHZbtnvOwizu6ltTc/Q6Q2HXJx30Lqwrlqxs+3IHtWkfVVthaQtedEKOo81aILejn6ljqW2pc43F9",
-	"UcsoinbSBW+A6l7OqH1vTMdFNh0Y+sExYK9uO+JfzR7gaDge1R27wYf3V9cHun6amTd0ynLtezsnQZWv",
-	"uh0d3ZPwm7VHO5qpwYpNj5qDNvps4fcvt+OTtfnH1aurX35e5vTV2azuJp2cjMa+43WzFAz+NxyNj38P",
-	"HhBSa3ai77Kn25cWiVaf+Y97NC1zcJCR1dbMdEfiXipZuJC0wZXbMEzWxPOY368vFEHfAIft22omSZ0S",
-	"14yBSpxTDi6GkUue0jxfTxq9OK4ggLjbGzRdugJFzZgmrpAKw8N55pOMylakC7bCLm6yXR1n/WS3qkln",
-	"oZputJZ5DyQWLofn/h6SRjizjlwZKbvUuqXsozkpdrgHcGPdC703eQIbtkG3R+A+zUzt0jbro72feABH",
-	"YnfdEWDfu+GaLvO9xavvCwaIgGQyLW1zS+1gYWEdFqhT37lRGwt7HVJ1tco/z9++wUQv11VPF3DpdG1s",
-	"+x38EpJULm0Phe0JY9mEzJmAU2eEkjTneKGfby6w64jFWpbA2EOS0IKjX9zuOkpCkniAA787lZgAa9uk",
-	"cvICPX3sKcWsKC50o2LGNqduNvjBkSDDMyeF+DluvN3TF4tpaYiNbmAKfYdndP7h4qpg6SGRJBvXcBlw",
-	"Vxrm+j/tKSftEFNtb7rSuohkHjHGtE8SPeM1JNG3xO5tn+tomGuJ7OFd3ueiYu7jYVQxeFendncflJeI",
-	"XrK5sSR0DYIZpwQGA0/i8vXP5Ox0NO4/QkDUi9umdB4i/f5ChD09gz5bDctuBNAa9xT4+w0aLX8pFZj8",
-	"CevG3ljYOxQqBdC+L2FIrtC80apz3cmXfUaiB9DDUn0QMlrJu2+61bLfqDicY145IwD3q+5XqmEcC6iF",
-	"WwoaPZ4BOKBLpsNY5IhvQjLjYs5UobhwbcAMyBlaowxQHEzl1q0JPetb1b5ZLFYL5i3pmgBqJqVmWT/s",
-	"uhvA3mbAbFMJ276A4YWdpm7RbqhgvByr8be9Jc9dZoaG2pYa4sXsoEkA4mrD04m16UgKa6fg7HRNH9DH",
-	"oKFi8YbNDJGl1eUrqW4wl5zz+cIQRd02qbDDTCqEsbFB07gQXaM7yJUrV9QuAX2Ddz7Smv1sTaMNTWA4",
-	"zw3NddVF7tQf8ATWOwJf9X1Luu3spGQhNbALkPGJtlCQ3HLNDSxS+ItWsB2jMTQ6l+7Yui7GsOEBZ+8A",
-	"/ayZqZ0kbAvW3u+27RrDWFxJ3OyuRn492W6t32q+dxEeT9ZY2K4HPG4URevWr+yFLCih+IkdrroG5AmG",
-	"EKrDcewrZ7Fos3dtilffY/9i0Wpqv9/+XTkc82PWpHFbStd9JUrm7Lzu2UT76qD339bXVv+7y8WceTxx",
-	"P4P6n+f+N/+zfee4HzKYBJH7GXT8Az9phHeCu1fei91u08np02e/41yucQlJd2AjZKs9ut4lEORldQkL",
-	"Dgj+4i0HRj36X0xkUg1bFxActV/RRzTNsmdj+mxwfPz8dHDynM0G0+xkPJg9jZ7OpvT5iLJn6H5LnPhI",
-	"l9PK9ugjejY+nY1nzwan6dPjwcn02XTw/NnZ2WB8Sk9nZ8+m6fF0jGmE7KEUda/cT9G7xvBN6qCT2rhK",
-	"pmLZtzavexxFS/2A/8KI5fB9XkO4cTvG/wWQcV3d2+H/Uw2dK+uCHO3kSfsKm0+fASlac9UFaynes5M3",
-	"L7m0D8NBqtxdojI5OhqNnw2jYTQcTZ5Hz6MARnUL2WqjdZekYH5javOCres8aiG3W7j7fPd/AgAA//8=",
+	"7H0Jc9s49udXQfE/VZFqKJmS7SRWqmvL00m6vZNrbfdmpsNsCJGQhDEFcADQijrl7771HgAeEiXLiXt2",
+	"t2pdUxlbInE8vOP3LvS3IJXLQgomjA4m34KCKrpkhin862e5LErDPij5L5Ya+CRjOlW8MFyKYBJcLxhJ",
+	"7TPk/MPFE00K++gwCAP2lS6LnAWTYLkeuM8Ho/FxEAYcXi6oWQRhIOgSnnEPBGGg2L9LrlgWTIwqWRjo",
+	"dMGW1C7OGKbg3f/1iQ7++PxpQAd/RIOzz99OwvHzu0/ur78EYWDWBYyqjeJiHtzd3cG4upBCM9zZK6Wk",
+	"gl9SKQwTuDdaFDlPKezt6F8aNvit3sS3gNWvZDD2O2ley1JkQRgsmdZ0Dh8KSWi25IIwkRWSC0OoIUdf",
+	"SpExpU2ZrY+ELFgA66n39RfFZsEk+K+j+iyO7Lf6CBd66ZZuN9I+g3OxJjPK81KxYWNc3OX5h4vtQ3sv",
+	"GJEzYhaMsGWZU8MyODyNZybKZTD5FNDSLKTifyAxgjCgaSpLYJEwcOcdfN4ichj8zFVackvMLOPwMs0/",
+	"KFkwZTgQfkZzzcIOLoJHqH2eaEMNI0YSzZCRisYA3wL8dntXycv3H98lE9xWapdBuCaZXIkXJPntQzIh",
+	"3JCUKsWZJkbR2YynpEc1mVFFqCbcaJJKMePz0q6E5MzAx/0mYX77EIQBTNWx/7sm735yC60fk1Nk8JpM",
+	"l6yQqkOqzoliWpYqZU/0NmFCWGwnZfxb3XLaGBMkj3BhaVWL7zDoONId5IYR7TkJuYKxZlKl7DspVS08",
+	"3Ee0XKY3OxbC1C1TTzRJ4Zltwgi5uu/FUikmDDF8iZuYSbWkJpgEGTVsAJ920UbOZpqZK5ZKkentGX6V",
+	"K8tcC0YzEDnFaI5TEGTO9kSynOaNWUS5nDK1RSrYyubEO6l1nt1SYfnhAeLol20kWcpbZrmkm7B619bd",
+	"0mAMmmWkRw1ZSm0IJWtGVb9750v6lS+BeY5HT8fjkygKgyUX9qPoPsLoPcRo69CtxdbKGeRtJQhqesLE",
+	"LctlwYC1kQhWsTtBaROisg3bPIZfbb9hjci26C9puuCCDRSjGZ3mIKAZ65TMyuhsDvJxQQ1ZATuvlBTz",
+	"jpc3aIdrqQfcJuHG83a3XZR+Tcu8U6PN4Auiypy1lEWbJrTgXeYqXxOz4BooH5LVggmv/rZI0k3U6hR2",
+	"05JnO5RmmYPC5FnnW2A7Rbp+2yEA51nGMuIeaLzMhWFzYN8951ev1z2y4/jNQmb76GWfuIdklX252DtW",
+	"9dg9wyGo6x4HvtJgNJThYk5W3Cxw7PtGVHJKpzznZr0DgC5AyREDXE/Jkpp0AZYfOY5lpDey4xt3nGRF",
+	"NZnzWyaIkIL1D9LCwP9LygWsqVPPL6lYk6VUYGf/XTKNyIEgogS4IV8QOtUgkqBMhCQ5X3LTzReKGbU+",
+	"nxmmrnarVwCWmlzCowN8touIjUHBrpZ6tx0vNaFCr5gCikW4Sse8RIp83e8adUMr8Cyo5tmpG95wvcOP",
+	"qDWE3tYM+GXH8i/suUqVMdTRa0IVszzAUGa5YUt9H8a2WuuuWjNViq639ufWsHNrl2X+UFN7bjkSWXdJ",
+	"b5i2SwfxqNgIsD2RiuhcrhDO7tSb+7YInsCBCpL0zi/f4m8huR27X6Qiv0g5z4G/qZai7/Gjdfu8rRxa",
+	"M/6GiTnogdH4eaeWLkWXkSgK0DYShxXsq3FaDCVrkywhPCWIYhVEAUri9B4yjLrkYI/K/ki5mzKXYk6m",
+	"bAbibKUCpu5J5T+cS/gAlSFoMSdAUX/YRDFPI/jpxDDfZQVIL2NWSOLgQgDrsYxM16SGL8M46G+eQDQ+",
+	"+S7j8ev19QdnQTaHfPoIZoT04Mx0wdKmj3OR9Q/ioO+wMhvjjqOT549kbBps2bA7EzKye3SH5qycXHJj",
+	"WNaPBc1XdK1DEhHBbpkKSTQcnxIpmPMQACWVikhB6C1TgALIeTVPZcx0QRXTscgk00RIQ1C4CJ1TLrQh",
+	"Cf6ZDGOxH3GP9kLtR7FJ1VzPn57cLxYH2CvwLVA4Se8kiganZ2d91FPb1qs1/enZ2f7J7zoU/K+M5l0s",
+	"d8loxgXTmih05rvDFV0bOcfjJ4m8SWp8Yv1Rt61WQEbedAZcygKY5eo+N0xzy7TVDCgf1kIegH1umdLc",
+	"xsO2T6NWP2Ra8jwj7un73Y49WOGD4iLlBc0fbFAL/6aPcbVCWc5cZVyx1Ei13j6vjOsip+t3GJXc9mME",
+	"XVqHsGCyyDft3fj06QOcC7tdwjPSy+WKqUFKNetjfAcWjlEamA+g5BADozQDHecDox1aHU6si9nIXMmy",
+	"qHZO3JNP6jVo0sNndI33KuzUjLtGgzM6mJ0PXn/+9vxu0Pzz5CF/jsZ3f+n0aujXCzvtCI1nG5H5vzs9",
+	"XqRZdfpcg75cUkHnLCM8Y8JwswYFTVEIeNp82kiiZM5iQbXmc7EE7ER6SfXA9bpgE3Jl36uYM+lbxVqF",
+	"vDRTQRj8AnQMwmDz8SAM3tr1XLjlBGHwWirG58K/85LBK/eHzPDbvZKzG2nv4f5bmpcd9H11y9S6JlcI",
+	"1olnFnYfjLJrOtyHtO0qunZ3ae1f997+uyyVoDlhwije5UV48Lj96ju2ArM640qbgzfkFnPJUqmyezdV",
+	"Tb5nX26ozpB9BTGsqfiX3eyBQZRri9QtbkEbkBHe7W9nLvz9dkdEE8ExIGUpb5ARljzPuQu/HWhQdsFP",
+	"WOYG8HwY0mylEsKG4++IpxgFzxBg1gPCF9dOG1u4L0ura/5dMrXuHMXNtmuBPhH1RNeHmpGe44HBBQgW",
+	"+ceg/ru/MzJ/oEvfHRPAsHaHLt2gGVWKA7/0zFaovX9orHxTe9mHgFUrZgh9QtDtq8WJ3TKjmblkujPi",
+	"+NECdAXPkMzG7x4GzPDVpInB8JPD8j47YM2VT6Y8CNJoxjIy4zmboHugWYpQpmDKhkSBpwE0JIMBPJoA",
+	"l2cYf3JHZsAVAm7IYuFzLfj9QuaZxpCJnXPKMu8xsXpaZ+U21IzPCO7cjQUpm4DUriUkRU4NcI4OiR+q",
+	"+o3kXNzgeslFxpaFRCg/+Dtb6wYn12RtZyu/c0FpqY1cIgwAn40LHEGHDkMAJLAoysYeaiuK68TXGuCh",
+	"c50+dfqdKwTRVakUAhBbLm2mGskUkunap95DUh8xrAx2olHneb3Ytbi7rk80S0vFzfoKDJ479mzJxbW8",
+	"YTu8AQNfNT2NFdXe27Cs1UsGAxxlgM8m6LNhMlrcciWRfOSWKk6nAMiS3969fHV5df3by39+OX/59uLd",
+	"l+v3f3/1LumHRDuPMzlvnv+E/I1RxRSJyyg6TnES/JUlQ/LR6W9qFxoLUA9Nz0vfaBeiFcw+DjIXoiqx",
+	"6tCbAG5w5bgnKqRZMBXGgjfiqCfRiCS/Cc+dIJn4dPLx48cBrBlAYEoNq5asGM2XP8WNjFQcJC9iYSrK",
+	"co0ZWwrjc0FSKbShLnGJx43BBJLL+ZxlVm4RrsDJTnGS+uwXxhS2ooCLmfTFENQWeriyjHolwVblwVbe",
+	"DF5XMq9qH3RovUOStCogkglqKPSbQ6uiMVZjfE45FlOa3gAoX2EqCxPeLGNZ2DJMDgKFzdBxSLatVAhw",
+	"QvFUh5aSqwUIq81es6/gtrMM+IjWKi/0sU39BINUoJtEZmPNW5UKcmbHbVfCNKXVSiI1hqYL51vQqkoh",
+	"kysBKvbah699vtFg/BfetFTXFr6pUjSKN6QCP6ft1nsejcWGrFn+Ngu29HmIVDH0RWiuX1juRHZnCPir",
+	"GpZpaUiywBhIQgRjmY7FwVJn925DGrtkwgoU6WmGYYpYJLWiSYjXQ8Sycn9IMKOrSakZSb7FNiEZB5Nv",
+	"MUa44yCMfWA1Du7ukhcN+QUaNuJlNl+EwUk4aNLjIs3LDPiRCuLQkvOXyUpxY5hwQk9milpTLBWhIhbA",
+	"TOAihESX1iSPhxF8OWYRKgtqQSOpqqxcIsqseMr6pK08olgkF+KW5jxzUDDxE/uIsKBLLzhuhVLVg1vx",
+	"N9zkbUmuE9lBI7YTjBy6FuhBBMfDaHjsUBmq/pYMt0zuUeUZ4oNzZu51IQ+KzrT8TIdz0AQjHWLBzWZA",
+	"Y0LMQmrWxi8kY2lOFQOPvjXfsJop6Vt0ZN+mmLxdMGVjrm3TjnHHZuighQVuhFxpMreVQyAlrRBCQmZK",
+	"Lgk3L0hiR2TZtez1rYwUTC25htMg6YKlaInyXK6wNMlCjxdu5yDXpVn8MQAMmppBfQAJaKo9y0WF43j/",
+	"Bmt3tOO1yj/3hW0ubNxyuIKca/OhPu6NsrpxFB1QVHdY5Vs7ktFR+bYRy8DvZ74AoWvkaqm2qs5inHK5",
+	"pGrthtvLjiBMdK4B45+DBAWfYYCDxOLoG8/urFDkrKue6hITWXojiAVcAYfvuHvBC40la9SJAWpWjQoB",
+	"Hui/6IhiGQlnrg1dY2Tx/PItuWGs0E5S5IxQYleV1TMPyUl0UrnPsagZfIN5TBeP2OGaca8NJjnZRYDs",
+	"x4/RDtTieRS6lpx2HGXYqn391BkD8CMC3vGB03ap69j9DPCfE/jnuf/T/3QXwGL6/LDa1z81Bnv3OQyK",
+	"skOD/6wYNVss2htHoz6YHcWKnDq/sjeOoj7oTh92ThwHJ2TKUokFcNpzlefu0A1hTe8a/VOavbBqf1lq",
+	"Q2gOuHFNpsxHwWq+7NEsi4UbyudpzYJx5VRnf0je8BvmoI33kUKYJqcAtEpheO5jBiFZLXi6iMUc+N3D",
+	"0ZZZaeUROqSgKE1bBNCG/01m64fVHbcyEoH3my2u00Ej6v/pMO6rAxM26HxwKXIjgNuOeQCv3v0nLEGX",
+	"Fbi0fGc1xzga/WdmtcLwCOrqPMsa0tNSWw4iPcT+pL5IthODoYMOjmLD41Wl0ATwe87FDbhDHHBXnacv",
+	"lJwr56gBTeEzhEq8jsyQFRcZ4B6a5zVmGZILTIhbl81XvhZ5qV01JRanarKkGeuSnzkztub3uzirIUBY",
+	"/huMo/HTwWg0GI+uR9EkOp1E0TCKot+3ymknx1F0sEzYFe4AJ65q9jGASdujPZQTjmhdAVzIrpzJeZZp",
+	"krjofUJ63qXBs5QrlvVrvddcwQvQmzbWUGnIEHEBu2UiFlJYPTokFSFISgWobl8LfDYeHx8/G0fHT4mb",
+	"n/ToFDzB8dkY64R1v107HYsqzKEXcgX+q+Upqg0Zj5+OBqPx4Hh0PT6enJ5NTs9+twHQOvD1xFWKcU1u",
+	"WGEIF7EQVEjdypOPzp5FTv+js43OqYAJxv0JomtLVeuOr2SZZ2QuyZStJQgG42Zh51BsVmof9zqJIrLl",
+	"z8FWckY98rN0KkW6oKKK37Slws1dS8Z3WpWqdPvpQ7ndV5U/mhG4R1RHe0T17FFFlVCsWmlopx8X3re+",
+	"Pq0tP2Qm1Yqq7BBJtmGlIxff1Uff3G93R/NcTml+1Ao1HX1r/nl3lNY9OZ2w7ooZvTOwRfbHtbA8ISNJ",
+	"87MEpSpxa0zqnBkyNcfk4WanTc+Ge14JOs1ZlqC3om1TDuG6P/FeL/b44Ps2QwBwEONnIJ/JnJmXnM6F",
+	"1Ian1hHOHNxrLbrynWJRh+TcpxI0GjeunMeCWe+FNeJ3fcIFKMpbZnc7Z+Z9Tb4rzAAlpJf8/P7du1c/",
+	"X1+8f/cF1x6iszVXNGOZm9Gmi+ALLAKJRfMcrt6c94fYvkSmCpM43KCutXrVHpPXZjRVEiuRMAyofbAo",
+	"o4Y2PTjcjqijrS4GasnlU2ZFaaq5wALAEobkXLQoGQvUgJVLyL5ybbBOcoW+JReaKcQA2vA8B2UquJj3",
+	"bczhhCR7Iw2amYvGZL63bMtP65LJ+pGjjR7Gu7ALFTV39UQjW7f9Ok6zAU8Hf0jBRjv8t8YQD+pi7NVt",
+	"jFH4dFS1Mfb/2w7v7Pt1vk0/2q6sw/WmI/yfoe/rlrWgUm/tbtFuHbdxHD+0MdeGt8MwdDW5/ahNuGLG",
+	"B5cbTOfzAaCFFGq1HzMOis0B8xx9s7/ctUh4Xuuyo2+1YvuTzUVD3aLliEVSf5SgEreLTWCwhg2hCFK7",
+	"9EFi1c/MheCb001cus1aDbTqm+p+IfPMmqSGxo/Flt52StOp/B5Yg/0ma4dCq8n+p6qzep9YYzJ35Zi1",
+	"Oiv1gFFtTrpVmX3jQUrsrwP7f59Ac/21S3Hdv9BurYsyPrjNqehebD3E/9e6j6d1vfLwjLJTeWwd0f/7",
+	"urjNld+llpv9SvsD/haf1hns4ZbaSHNG1Ws74CGR9HfSpsIxl5yzmXm0mPrmWjuj6DsjT40sfXV+oUei",
+	"uzu4ttNPu2jxQCnwZ/TJ1UxW5Tm+TSoA8MtEZili67jtW4NR69KHHd042xEthDKvrefHxfwSm90sSg5a",
+	"LYbjzpaLUV30dxod330+WLrq1rsdkuXa7n6UT17XR9ydYemMQV36VjfXB2cT8q7BBW0tLXjY7BIKXYGo",
+	"TZtSsyCFYjP+1UVtgE9jAXyE6fW+7aFDMACjVcWRmWtuUwwOjTm3iBoHXbZbwUPwzizmydd2wEa7ywsi",
+	"lesIS7RzAaMQ6+nJinJDkqr7zAKKuSRSDMl5LHCrdbdo3QLnGng6+gJ72ABnb7mwbXBZv1qALf6w74Yu",
+	"s+GSfK7MI2m0OiVkynK5IiOXa8ETAJrZZgBLEzkzTMSiF01s3K8/JPXBydYdJyjCNjjouqGG5LJSSRu+",
+	"KutMIaYYX7eNmT9gew8TbNeQOH6wvN4noQ+ST+wfPcjcj/4MIvzfpt0eRLt9ei2sJZ8/UsKG7jeC3Wjg",
+	"4BoAKezCX7SS8AoDPQK+dCW61Kefu7LvXnTuTWq3rjiooXfNCQ/PVTc6op6e7ADT96EYvzTY9BzL9R+t",
+	"MOBBZ7eoOv86gc25q2sbRxGRG0123AYo1/YqI1UBKCzaBv1/Gh1jMdwt5Tm4kQmYr5zFAm8qEkK6hgUA",
+	"njeMFZX1wkpwN1lGDa1zhJiU1jdV6oFizRqLRc/ObTMLTrn7ugiBrcywIlT31IcQiWKpvIXtwUQ51Ybo",
+	"tUhZZhfRB3Oo7JpxaR+kNnPFrv7HG6KNVMxvYsqqxoseN1UtINAMG1WrzcQCdjOlGo/d5pRWVcmuWxX4",
+	"1kmr8TFxpHYpRpvFwWdDrCBFS1Tf4GID8CuqfZQfVNuODKRr/PxRrOkVWyBvgq2uzdF4eNosxMvY7eGO",
+	"k1vgLo+pzYnfLUSuADOYfPrcFilXxnuAILka3J2S9EFJAHWs1MQA8mFfC6m5rS2th/ni8c8XIw3NSW+6",
+	"3kCHNj2I9AYG3X71i+8r+VKlHRdcGzlXdEnscFYW/IiuNrAxEnJ39sXWAGlcxA0XWT+s09u/gBeG+con",
+	"2tcf7+Cxt44y9zIZ0OWoyClvs1fwX+T6nx9e7aESAhzAxDsf+UYL/lPsQUIchNUqf4r3WvY4CC2xf4ph",
+	"xXFwR47rsnNk3467+LY51ZPoh9V8g4+WFWHvY852Z2C3eX61LAxnuqsEfYfT7vFxcKjBc8OBvLJlYR6h",
+	"qPG1VHPX4uAGf5jT7leEGfiUCVM7IM5NOf9woUkP1PyGF9APiWi0VYY+8W+L5d3ATzTR/A9GeqMoikD6",
+	"3G77Q/IrozBUw5lQ2B7JspBoafshrBd3w9Y6FvYZWhSMqhfuHgiKF/LYt5rNe1y59j1yYQjNtXStUGgk",
+	"XDtSLKwbSI2Bw8ANZyznMAu79bWVKzZdSHlDMqYNF7bMYNL0VUniXnoF7ySuB8GX1j/R5LfLN82W77Dp",
+	"o/Yii/84NrFhks1az77tUMB1IHqLBW2x5kW2q3q3wZV7wSFep9E+bXsJ19CDQiRhIxKL7XyHmS28j2Y7",
+	"Jtw952G3hnQtqbn7HQi164aR+xZWVelX14u4A9u1jqqnsbWErgspRlHnlRRbuNMV0dRX5Liu5/qWmFEU",
+	"7aQLXj/VvZxR+9Kajlt0OgD8gwPQXt12BN+aDcjRcDyq24WDD++vrg/0OzUzb+iU5do3lk6CKll2Ozq6",
+	"J9s4a492NFODFZseNQdtNPnC719uxydr84+rV1e//LzM6auzWd3KOjkZjX277WYdGvxvOBof/x48IJ7X",
+	"bIPfZU+3b0wSrSb3H3enWubgICOrrZnpDgO+VLJw8XCDK7cxoKyJ57G4oL7NBF0SHLZvS6kkdUpcMwYq",
+	"EbwLMDxyyVOa5+tJoxHIVSMQd3WEpktXHakZ08RVcWFsOs98hlNZL0WwFbaQk+3SPOuku1VNOqvkdKOv",
+	"zXsgsXAJRPf3kDRiqXXYzEjZpdYtZR/NSbHDPYAb60bsvZkb2LCN+D0C92lman+6WZzt3dMDOBJb+44A",
+	"+94N13SZ762cfV8wQAQkk2lpO2tqBwur+rA6nvq2kdpY2LuYqntd/nn+9g1mmbmuGsqAS6drY3v/4JeQ",
+	"pHJpGzhsQxrLJmTOBJw6I5SkOcfbBH1ng11HLNayBMYekoQWHP3idstTEpLEAxz43anEBFjbZrSTF1h9",
+	"jw2tmJLFhW6U69jO2M3uQjgSZHjmpBA/x423GwpjMS0NsaEVzN/v8IzOP1xcFSw9JIxlgyou/e7q0lzz",
+	"qT3lpB3fqu1NV04ZkcwjBrj2SaJnvIYk+n7cvb17Hd16LZE9vMX8XFTMfTyMKgbvahPvbsLyEtFLNjeW",
+	"hK47MeOUwGDgSVy+/pmcnY7G/UeIxnpx25TOQ6Tf38awp2HRp8ph2Y3oXeOSBH+5QqPfMKUCM09h3VUc",
+	"C3uBQ6UA2pc1DMkVmjdatc07+bLPSPQAetgnAEJGK3n3Hb9a9hvljnNMamcE4H4VbqMaxrGAWriloNHj",
+	"GYADumQ6jEWO+CYkMy7mTBWKC9eDzICcoTXKAMXBVG5d2dCzvlXtm8VitWDekq4JoGZSapb1w66LCexV",
+	"Csx2tLDt2x9e2Gnq/vCGCsabuRp/2yv63E1qaKhtnSPeCg+aBCCuNjydWJuOpLB2Cs5O1/QBfQwaKhZv",
+	"2MwQWVpdvpLqBhPZOZ8vDFHUbZMKH6P1CGNjg6ZxG7tGd5ArVyupXfb7Bi+cpDX72YJKG5rAcJ4bmuuq",
+	"hd2pP+AJLLYEvur7fnjbVkrJQmpgFyDjE22hILnlmhtYpPC3vGAvSGNodC7dsXXdymHDA87eAfpZM1M7",
+	"SdiTrL3fbXtFhrG4krjZXbcI6Ml2X/9W57+L8HiyxsK2XOBxoyhat35lb4NBCcVP7HDVHSRPMIRQHY5j",
+	"XzmLRZu9a1O8+h77F4tWR/399u/K4ZgfsyaNq1q6LktRMmfndcMo2lcHvf+2vrb6391s5szjifsZ1P88",
+	"97/5n+0Lz/2QwSSI3M+g4x/4SSO8kNy98l7sdptOTp8++x3ncl1TSLoDuzBbvdn1LoEgL6sbYHBA8Bdv",
+	"OTDq0f9kIpNq2Lr94Kj9ij6iaZY9G9Nng+Pj56eDk+dsNphmJ+PB7Gn0dDalz0eUPUP3W+LER7qcVrZH",
+	"H9Gz8elsPHs2OE2fHg9Ops+mg+fPzs4G41N6Ojt7Nk2Pp2NMI2QPpah75X6K3jWGb1IHndTGPTYVy761",
+	"SeXjKFrqB/znTSyH7/Mawo2rOf4PgIzr6tIQ/9+J6FxZF+RoJ0/a9+d8+gxI0ZqrLlhL8ZKfvHnDpn0Y",
+	"DlLl7gaXydHRaPxsGA2j4WjyPHoeBTCqW8hWD6+7oQXzG1OblGzdJVILud3C3ee7/x0AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

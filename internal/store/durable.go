@@ -120,8 +120,9 @@ func (c *committer) lead() {
 	c.writing = false
 	if err != nil {
 		// The database takes no more changes: what memory holds can no longer be made
-		// durable. A restart recovers the last synced state.
-		c.err = fmt.Errorf("%w: the data directory cannot be written: %v", ErrUnavailable, err)
+		// durable. A restart recovers the last synced state, as the error says (health
+		// shows it).
+		c.err = fmt.Errorf("%w: the data directory cannot be written (%v); only a restart recovers the last synced state", ErrUnavailable, err)
 	} else {
 		c.durable.Store(upTo)
 	}

@@ -88,6 +88,8 @@ func toError(c echo.Context, err error) *Error {
 		return invalidRequest(cause.Status, "parameter_invalid", "%s", cause.Message)
 	case httperr.Conflict:
 		return invalidRequest(cause.Status, "resource_conflict", "Another request changed this object at the same time. Retry the request.")
+	case httperr.Unavailable:
+		return &Error{Status: cause.Status, Type: "api_error", Message: "The service is temporarily unavailable. Retry the request shortly.", RetryAfterSec: cause.RetryAfter}
 	}
 	return &Error{Status: http.StatusInternalServerError, Type: "api_error", Message: "An unexpected error occurred."}
 }

@@ -38,9 +38,10 @@ type Deps struct {
 	Journal *control.Journal
 	Faults  *control.Faults
 	Metrics *control.Metrics
-	// Ready, when set, says whether the state can still be kept (a data directory whose
-	// disk refused a write cannot): health answers 503 when it cannot.
-	Ready func() error
+	// Ready, when set, says whether the state can be reached and kept (a data directory
+	// whose disk refused a write cannot until a restart; a database that is down cannot
+	// until it is back): health answers 503, with Ready's error, when it cannot.
+	Ready func(ctx context.Context) error
 	// Directory is the authorization API's directory of principals.
 	Directory Directory
 	// SetCircuit sets a compute interconnect's (region "") or attachment's circuit down or
@@ -93,9 +94,9 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 // GetHealth answers 200 once the server serves.
 func (s *Server) GetHealth(ctx context.Context, _ gen.GetHealthRequestObject) (gen.GetHealthResponseObject, error) {
 	if s.d.Ready != nil {
-		if err := s.d.Ready(); err != nil {
+		if err := s.d.Ready(ctx); err != nil {
 			return nil, &Error{Status: http.StatusServiceUnavailable, Code: "Unavailable",
-				Message: "the state cannot be kept any more (" + err.Error() + "); only a restart recovers the last synced state"}
+				Message: "the state cannot be reached or kept: " + err.Error()}
 		}
 	}
 	up := time.Since(s.started).Seconds() // real time: the admin clock may have been advanced
@@ -160,6 +161,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Code: "BadRequest", Message: cause.Message}
 	case httperr.Conflict:
 		return &Error{Status: cause.Status, Code: "Conflict", Message: "another request changed the same state at the same time; retry"}
+	case httperr.Unavailable:
+		return &Error{Status: cause.Status, Code: "Unavailable", Message: "the store is unavailable; retry shortly"}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: "Internal", Message: "internal error"}
 }

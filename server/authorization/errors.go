@@ -80,6 +80,8 @@ func toError(c echo.Context, err error) *Error {
 		return newError(cause.Status, "BadRequest", "%s", cause.Message)
 	case httperr.Conflict:
 		return newError(cause.Status, "Conflict", "The request conflicts with another one made at the same time. Please retry the request.")
+	case httperr.Unavailable:
+		return newError(cause.Status, "ServiceUnavailable", "The service is temporarily unavailable. Please retry the request after %d seconds.", cause.RetryAfter)
 	}
 	return newError(http.StatusInternalServerError, "InternalServerError", "The server encountered an internal error. Please retry the request.")
 }

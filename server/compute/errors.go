@@ -72,6 +72,8 @@ func toError(c echo.Context, err error) *Error {
 		return &Error{Status: cause.Status, Reason: "invalid", Message: cause.Message}
 	case httperr.Conflict:
 		return &Error{Status: cause.Status, Reason: "conflict", Message: "The resource was changed by another request at the same time. Please try again."}
+	case httperr.Unavailable:
+		return &Error{Status: cause.Status, Reason: "backendError", Message: "The service is currently unavailable."}
 	}
 	return &Error{Status: http.StatusInternalServerError, Reason: "backendError", Message: "Internal error. Please try again."}
 }

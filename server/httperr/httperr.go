@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/labstack/echo/v4"
@@ -42,7 +43,16 @@ const (
 	// Conflict: a write met a record that another one changed or made first
 	// (store.ErrConflict) where its handler did not expect one (409).
 	Conflict
+	// Unavailable: the store cannot be reached or cannot keep a change
+	// (store.ErrUnavailable: a database restarting or away, a disk refusing writes): 503
+	// with Retry-After (Cause.RetryAfter), which clients and SDKs retry.
+	Unavailable
 )
+
+// RetryAfter is the Retry-After, in seconds, of an Unavailable answer: a database restarts
+// in seconds, and a request meanwhile fails at once (connections refused) or within the
+// store's timeout, so a client asking again a second later does not hammer it.
+const RetryAfter = 1
 
 // Fault is an error injected by a fault rule of the admin API: each API renders it in its
 // own envelope with the rule's status, code and message.
@@ -63,6 +73,7 @@ type Cause struct {
 	Code       string          // for Faulted: the rule's code
 	Validation *validate.Error // for Invalid
 	Limit      int64           // for TooLarge, when known
+	RetryAfter int             // for Unavailable: seconds, for the Retry-After header
 }
 
 // Charset is why a 415 was answered when it is the body's charset, not its media type,
@@ -88,6 +99,8 @@ func Classify(err error) Cause {
 		return Cause{Kind: Invalid, Status: bound.Status, Validation: bound}
 	}
 	switch {
+	case errors.Is(err, store.ErrUnavailable):
+		return Cause{Kind: Unavailable, Status: http.StatusServiceUnavailable, RetryAfter: RetryAfter}
 	case errors.Is(err, store.ErrConflict):
 		return Cause{Kind: Conflict, Status: http.StatusConflict}
 	case errors.As(err, &f):
@@ -128,11 +141,23 @@ func Classify(err error) Cause {
 	return Cause{Kind: Internal, Status: http.StatusInternalServerError}
 }
 
+// SetRetryAfter sets the Retry-After header of an answer to err when err is one to retry
+// later (Unavailable), unless a fault rule has set it already.
+func SetRetryAfter(c echo.Context, err error) {
+	h := c.Response().Header()
+	if cause := Classify(err); cause.RetryAfter > 0 && h.Get("Retry-After") == "" {
+		h.Set("Retry-After", strconv.Itoa(cause.RetryAfter))
+	}
+}
+
 // LogUnexpected logs err when it is answered with a 5xx that no fault rule injected: a
 // failure of ours, worth a line saying where it happened.
 func LogUnexpected(c echo.Context, status int, err error, log *slog.Logger) {
 	switch {
 	case status < 500 || Injected(err):
+	case errors.Is(err, store.ErrUnavailable):
+		// Not a bug of ours, and while it lasts every request meets it: a warning.
+		log.Warn("store unavailable", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	case ClientGone(err):
 		log.Debug("client went away", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	default:

@@ -40,6 +40,7 @@ func TestClassify(t *testing.T) {
 		{"bad escape in a query or form", fmt.Errorf("parse: %w", url.EscapeError("%")), BadRequest, 400, 0, `the query or form has an invalid %-escape: invalid URL escape "%"`},
 		{"body binder: a number its Go type cannot hold", echo.NewHTTPError(400, "Unmarshal type error").SetInternal(&json.UnmarshalTypeError{Value: "number 1.5", Type: reflect.TypeFor[int](), Field: "count"}), Invalid, 400, 0, ""},
 		{"store conflict", fmt.Errorf("put: %w", store.ErrConflict), Conflict, 409, 0, ""},
+		{"store unavailable", fmt.Errorf("%w: postgres: connection refused", store.ErrUnavailable), Unavailable, 503, 0, ""},
 		{"echo 500", echo.NewHTTPError(500, "boom"), Internal, 500, 0, ""},
 		{"anything else", errors.New("boom"), Internal, 500, 0, ""},
 	}
@@ -48,6 +49,9 @@ func TestClassify(t *testing.T) {
 			c := Classify(tt.err)
 			if c.Kind != tt.kind || c.Status != tt.status || c.Limit != tt.wantLimit || c.Message != tt.wantDetail {
 				t.Errorf("got %+v, want kind %d status %d limit %d message %q", c, tt.kind, tt.status, tt.wantLimit, tt.wantDetail)
+			}
+			if (c.Kind == Unavailable) != (c.RetryAfter > 0) {
+				t.Errorf("RetryAfter %d for kind %d: want it set for Unavailable only", c.RetryAfter, c.Kind)
 			}
 			if tt.kind == Invalid && c.Validation == nil {
 				t.Error("validation error not passed on")

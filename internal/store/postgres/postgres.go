@@ -5,7 +5,7 @@
 // The engine keeps its tables in one schema (the connection URL's search_path, or
 // "understudy"), which it creates and migrates itself (schema.go). A row is a document under
 // a primary key in rows; its index keys are in unique_keys and index_keys. Write transactions
-// are SERIALIZABLE and run again after a serialization failure or a deadlock, so a
+// lock what they read and change (lock.go) and run again alone after a deadlock, so a
 // read-check-write holds across processes as it does in one; read transactions see one
 // snapshot (REPEATABLE READ, READ ONLY). Sequences are PostgreSQL sequences, one per name.
 package postgres
@@ -61,7 +61,10 @@ type Engine struct {
 	order []string
 
 	// seqs holds the sequences known to exist; seqMu makes one caller create a missing one.
-	seqs   sync.Map
+	seqs sync.Map
+	// locks holds the lock relations known to exist (lock.go), by table; seqMu makes one
+	// caller create a missing one too.
+	locks  sync.Map
 	seqMu  sync.Mutex
 	closed atomic.Bool
 	// conflicts counts the write transactions that ran again alone after a conflict.
@@ -189,13 +192,14 @@ func (e *Engine) Close() error {
 
 // Run runs fn in a transaction.
 //
-// Write transactions run at SERIALIZABLE, many at once: each first takes the writers table's
-// lock in ROW SHARE mode, which they share. One that meets a serialization failure or a
-// deadlock (it conflicted with another) runs again holding that lock in EXCLUSIVE mode: it
-// waits for the writers running then, runs alone (new writers wait for it), and so cannot
-// conflict again. Its snapshot is taken after the lock is granted (LOCK TABLE takes none),
-// so it sees every write before it. Contention thus costs one run again, not a storm of them,
-// and a reset (Wipe), which conflicts with everything, runs alone from the start.
+// Write transactions run at READ COMMITTED, many at once, locking what they read and change
+// (lock.go): each first takes the writers table's lock in ROW SHARE mode, which they share.
+// One that meets a deadlock (it locked in another order than another), or a serialization
+// failure or a unique violation (which the locks should leave none of), runs again holding
+// that lock in EXCLUSIVE mode: it waits for the writers running then, runs alone (new
+// writers wait for it), and so cannot conflict again. Contention thus costs one run again,
+// not a storm of them, and a reset (Wipe), which conflicts with everything, runs alone from
+// the start.
 func (e *Engine) Run(ctx context.Context, mode store.Mode, fn func(store.Txn) error) error {
 	if e.closed.Load() {
 		return store.ErrClosed
@@ -247,11 +251,13 @@ func (e *Engine) attempt(ctx context.Context, mode store.Mode, alone bool, fn fu
 	case mode == store.Read:
 		t.opts = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
 	case alone:
-		t.opts = pgx.TxOptions{IsoLevel: pgx.Serializable}
+		// No other writer runs: there is nothing to lock against.
+		t.opts = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
 		t.prelude = []string{`LOCK TABLE writers IN EXCLUSIVE MODE`}
 	default:
-		t.opts = pgx.TxOptions{IsoLevel: pgx.Serializable}
+		t.opts = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
 		t.prelude = []string{`LOCK TABLE writers IN ROW SHARE MODE`}
+		t.locking = true
 	}
 	if mode == store.Wipe {
 		t.prelude = append(t.prelude, `DELETE FROM rows`, `DELETE FROM unique_keys`, `DELETE FROM index_keys`,
@@ -284,6 +290,9 @@ func (e *Engine) attempt(ctx context.Context, mode store.Mode, alone bool, fn fu
 
 // conflict reports whether err says that the transaction conflicted with another one.
 func conflict(err error) bool {
+	if errors.Is(err, errLockBusy) {
+		return true
+	}
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
 		return false
@@ -292,8 +301,8 @@ func conflict(err error) bool {
 	case "40001", "40P01": // serialization_failure, deadlock_detected
 		return true
 	case "23505":
-		// unique_violation: under SERIALIZABLE a key written by a concurrent transaction
-		// can surface as this rather than as a serialization failure.
+		// unique_violation: a key written by a concurrent transaction that the locks
+		// missed (two keys sharing a lock key would wait, not miss).
 		return true
 	}
 	return false

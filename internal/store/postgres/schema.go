@@ -140,7 +140,16 @@ func (e *Engine) Load(ctx context.Context, seed func() error) (seeded bool, err 
 		if err := e.reindex(ctx, conn); err != nil {
 			return err
 		}
-		err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT FROM meta WHERE name = 'seeded')`).Scan(&seeded)
+		e.mu.RLock()
+		tables := slices.Clone(e.order)
+		e.mu.RUnlock()
+		e.seqMu.Lock()
+		_, err := e.createLockRelations(ctx, conn, tables...)
+		e.seqMu.Unlock()
+		if err != nil {
+			return err
+		}
+		err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT FROM meta WHERE name = 'seeded')`).Scan(&seeded)
 		if err != nil || seeded {
 			return err
 		}

@@ -16,6 +16,11 @@ import (
 // txn is a transaction of the engine, on one pooled connection. It begins with its first
 // statement, in the same round trip (pgx.Batch.BeginTx): BEGIN, the prelude (the writers
 // lock; a wipe), then that statement.
+//
+// A write transaction that does not run alone (locking) runs at READ COMMITTED and locks
+// what it reads and writes before it does (lock.go): the locks go in the same round trip
+// as the statement they guard (pending), each statement seeing what committed before its
+// locks were granted.
 type txn struct {
 	e       *Engine
 	ctx     context.Context
@@ -24,6 +29,11 @@ type txn struct {
 	prelude []string
 	tx      pgx.Tx // nil until the transaction has begun
 	write   bool
+	locking bool
+	// pending are lock statements to send before the next statement, in its round trip.
+	pending []*pgx.QueuedQuery
+	// held are the locks taken (lockID: exclusive or not), so as to take each once.
+	held map[string]bool
 	// err is the first failure of the database: PostgreSQL has aborted the transaction,
 	// so every later statement would fail too.
 	err error
@@ -59,28 +69,47 @@ func (t *txn) begin() error {
 	if t.tx != nil {
 		return nil
 	}
-	br, err := t.start(nil)
+	br, err := t.send(nil)
 	if err != nil {
 		return err
 	}
 	return br.Close()
 }
 
-// start sends BEGIN, the prelude and, when not nil, the transaction's first statement q in
-// one batch, and reads the results of all but q.
-func (t *txn) start(q *pgx.QueuedQuery) (pgx.BatchResults, error) {
+// send sends, in one batch, BEGIN and the prelude (when the transaction has not begun),
+// the pending locks and, when not nil, q, and reads the results of all but q.
+func (t *txn) send(q *pgx.QueuedQuery) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
-	b.BeginTx(t.opts)
-	for _, sql := range t.prelude {
-		b.Queue(sql)
+	if t.tx == nil {
+		b.BeginTx(t.opts)
+		for _, sql := range t.prelude {
+			b.Queue(sql)
+		}
 	}
+	b.QueuedQueries = append(b.QueuedQueries, t.pending...)
+	t.pending = nil
+	before := len(b.QueuedQueries)
 	if q != nil {
 		b.QueuedQueries = append(b.QueuedQueries, q)
 	}
-	br := t.conn.SendBatch(t.ctx, b)
-	t.tx = br.Tx()
-	for range 1 + len(t.prelude) {
-		if _, err := br.Exec(); err != nil {
+	var br pgx.BatchResults
+	if t.tx == nil {
+		br = t.conn.SendBatch(t.ctx, b)
+		t.tx = br.Tx()
+	} else {
+		br = t.tx.SendBatch(t.ctx, b)
+	}
+	for _, pre := range b.QueuedQueries[:before] {
+		var err error
+		if pre.SQL == tryLockSQL {
+			var granted bool
+			if err = br.QueryRow().Scan(&granted); err == nil && !granted {
+				err = errLockBusy
+			}
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
 			_ = br.Close()
 			return nil, err
 		}
@@ -90,10 +119,10 @@ func (t *txn) start(q *pgx.QueuedQuery) (pgx.BatchResults, error) {
 
 // queryRow runs a statement that returns one row.
 func (t *txn) queryRow(sql string, args ...any) pgx.Row {
-	if t.tx != nil {
+	if t.tx != nil && len(t.pending) == 0 {
 		return t.tx.QueryRow(t.ctx, sql, args...)
 	}
-	br, err := t.start(&pgx.QueuedQuery{SQL: sql, Arguments: args})
+	br, err := t.send(&pgx.QueuedQuery{SQL: sql, Arguments: args})
 	if err != nil {
 		return errRow{err}
 	}
@@ -102,10 +131,10 @@ func (t *txn) queryRow(sql string, args ...any) pgx.Row {
 
 // query runs a statement that returns rows.
 func (t *txn) query(sql string, args ...any) (pgx.Rows, error) {
-	if t.tx != nil {
+	if t.tx != nil && len(t.pending) == 0 {
 		return t.tx.Query(t.ctx, sql, args...)
 	}
-	br, err := t.start(&pgx.QueuedQuery{SQL: sql, Arguments: args})
+	br, err := t.send(&pgx.QueuedQuery{SQL: sql, Arguments: args})
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +211,7 @@ func (t *txn) Get(table, pk string) ([]byte, bool, error) {
 	if _, err := t.e.def(table); err != nil {
 		return nil, false, err
 	}
+	t.lockKey(table, pkIndex, pk, false)
 	var doc []byte
 	err := t.queryRow(`SELECT doc FROM rows WHERE tbl = $1 AND pk = $2`, table, []byte(pk)).Scan(&doc)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -245,6 +275,9 @@ func (t *txn) Put(table, pk string, doc []byte, keys []store.Key) error {
 	if doc == nil {
 		doc = []byte{} // a row always has a document, if an empty one
 	}
+	if err := t.lockWrite(table, pk, uIdx, uKey, kIdx, kKey); err != nil {
+		return t.fail(err)
+	}
 	var idx int16
 	var key, holder []byte
 	err = t.queryRow(putSQL, table, []byte(pk), doc, uIdx, uKey, kIdx, kKey).Scan(&idx, &key, &holder)
@@ -268,6 +301,9 @@ func (t *txn) Delete(table, pk string) (bool, error) {
 	if _, err := t.e.def(table); err != nil {
 		return false, err
 	}
+	if err := t.lockWrite(table, pk, nil, nil, nil, nil); err != nil {
+		return false, t.fail(err)
+	}
 	var n int
 	err := t.queryRow(`WITH
 		row AS (DELETE FROM rows WHERE tbl = $1 AND pk = $2 RETURNING 1),
@@ -290,6 +326,7 @@ func (t *txn) Lookup(table string, index int, key string) (string, []byte, bool,
 	if _, err := t.e.def(table); err != nil {
 		return "", nil, false, err
 	}
+	t.lockKey(table, index, key, false)
 	var pk, doc []byte
 	err := t.queryRow(`SELECT u.pk, r.doc FROM unique_keys u JOIN rows r ON r.tbl = u.tbl AND r.pk = u.pk
 		WHERE u.tbl = $1 AND u.idx = $2 AND u.key = $3`, table, int16(index), []byte(key)).Scan(&pk, &doc)
@@ -328,6 +365,9 @@ func (t *txn) Scan(table string, index int, r store.Range, fn func(store.Cursor,
 	}
 	if index >= 0 && (index >= len(d.Indexes) || d.Indexes[index].Kind != store.Ordered) {
 		return nil // only ordered indexes (and the primary key) have an order
+	}
+	if err := t.lockTable(table, lockScan); err != nil {
+		return t.fail(err)
 	}
 	from := r.From
 	batch := make([]entry, 0, firstBatch)
@@ -449,6 +489,7 @@ func (t *txn) Count(table string, index int, key string) (int, error) {
 	if index < 0 || index >= len(d.Indexes) {
 		return 0, errors.New("store: table " + table + " has no such index")
 	}
+	t.lockKey(table, index, key, true)
 	q := `SELECT count(*) FROM index_keys WHERE tbl = $1 AND idx = $2 AND key = $3`
 	if d.unique[index] {
 		q = `SELECT count(*) FROM unique_keys WHERE tbl = $1 AND idx = $2 AND key = $3`
@@ -466,6 +507,9 @@ func (t *txn) Len(table string) (int, error) {
 	}
 	if _, err := t.e.def(table); err != nil {
 		return 0, err
+	}
+	if err := t.lockTable(table, lockScan); err != nil {
+		return 0, t.fail(err)
 	}
 	var n int
 	if err := t.queryRow(`SELECT count(*) FROM rows WHERE tbl = $1`, table).Scan(&n); err != nil {

@@ -2,116 +2,20 @@ package postgres_test
 
 import (
 	"errors"
-	"io"
 	"net"
-	"net/url"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/store/postgres"
 	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
 )
 
-// proxy stands between the engine and the test cluster, so that a test can take the
-// database away (down: connections refused, open ones cut, as when it restarts) or make it
-// stop answering (silent: connections accepted, nothing forwarded).
-type proxy struct {
-	t      *testing.T
-	target string // network address of the cluster: "unix:/path" or a host:port
-	addr   string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-	silent bool
-}
-
-// newProxy starts a proxy to the test cluster and returns it with the URL of schema
-// through it.
-func newProxy(t *testing.T, schema string) (*proxy, string) {
-	base := pgtest.Base(t)
-	cfg, err := pgconn.ParseConfig(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
-	if strings.HasPrefix(cfg.Host, "/") {
-		target = "unix:" + cfg.Host + "/.s.PGSQL." + strconv.Itoa(int(cfg.Port))
-	}
-	p := &proxy{t: t, target: target, addr: "127.0.0.1:0"}
-	p.up()
-	t.Cleanup(p.down)
-	u := url.URL{Scheme: "postgres", Host: p.addr, Path: "/" + cfg.Database,
-		RawQuery: url.Values{"sslmode": {"disable"}, "search_path": {schema}}.Encode()}
-	u.User = url.User(cfg.User)
-	if cfg.Password != "" {
-		u.User = url.UserPassword(cfg.User, cfg.Password)
-	}
-	return p, u.String()
-}
-
-func (p *proxy) up() {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c)
-			silent := p.silent
-			p.mu.Unlock()
-			if silent {
-				continue // accepted, never answered
-			}
-			network, addr := "tcp", p.target
-			if a, ok := strings.CutPrefix(addr, "unix:"); ok {
-				network, addr = "unix", a
-			}
-			s, err := net.Dial(network, addr)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, s)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
-}
-
-// down refuses new connections and cuts the open ones.
-func (p *proxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 // TestUnavailable: while the database cannot be reached, transactions fail quickly with
 // store.ErrUnavailable, never hang, and work again once it is back.
 func TestUnavailable(t *testing.T) {
-	p, url := newProxy(t, pgtest.NewSchema())
+	p, url := pgtest.NewProxy(t, pgtest.NewSchema())
 	t.Cleanup(func() { _ = pgtest.Drop(url) })
 	const timeout = 2 * time.Second
 	eng, err := postgres.Open(ctx, url, postgres.Options{Timeout: timeout})
@@ -159,9 +63,9 @@ func TestUnavailable(t *testing.T) {
 	}
 
 	// Down: connections refused and cut, as while the database restarts.
-	p.down()
+	p.Down()
 	expectUnavailable("down", time.Second)
-	p.up()
+	p.Up()
 	expectBack("up again")
 
 	// Cut in the middle of a transaction: the write is not half done, and the next works.
@@ -169,13 +73,13 @@ func TestUnavailable(t *testing.T) {
 		if err := tab.Put(tx, "half", "half"); err != nil {
 			return err
 		}
-		p.down()
+		p.Down()
 		return tab.Put(tx, "other half", "other half")
 	})
 	if !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("a transaction cut midway returned %v, want ErrUnavailable", err)
 	}
-	p.up()
+	p.Up()
 	expectBack("after the cut")
 	_ = db.View(ctx, func(tx *store.Tx) error {
 		if _, ok := tab.Get(tx, "half"); ok {
@@ -185,13 +89,13 @@ func TestUnavailable(t *testing.T) {
 	})
 
 	// Silent: connections accepted but never answered (a host gone from the network).
-	p.down()
-	p.silent = true
-	p.up()
+	p.Down()
+	p.Silent(true)
+	p.Up()
 	expectUnavailable("silent", 2*timeout+time.Second)
-	p.down()
-	p.silent = false
-	p.up()
+	p.Down()
+	p.Silent(false)
+	p.Up()
 	expectBack("answering again")
 }
 
