@@ -160,6 +160,21 @@ func BenchmarkAccountCreate(b *testing.B) {
 	})
 }
 
+// BenchmarkAccountCreateRecipient creates an account per iteration as bench/wrk's
+// accountcreate does: a display name and a recipient configuration requesting a capability.
+func BenchmarkAccountCreateRecipient(b *testing.B) {
+	h := benchServer(b)
+	hdr := map[string]string{"Authorization": "Bearer sk_test_bench1", "Service-Version": "2026-05-27.dahlia", "Content-Type": "application/json"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			body := fmt.Sprintf(`{"display_name":"Bench %d","configuration":{"recipient":{"capabilities":{"stripe_balance":{"stripe_transfers":{"requested":true}}}}}}`, seq.Add(1))
+			serve(b, h, http.MethodPost, "/v2/core/accounts", body, hdr, 200)
+		}
+	})
+}
+
 // BenchmarkForwardingRuleInsert inserts a rule per iteration (immediate operations).
 func BenchmarkForwardingRuleInsert(b *testing.B) {
 	benchComputeInserts(b, "/compute/v1/projects/bench-project-1/global/forwardingRules", `{"name":"fr-%d","portRange":"443-443"}`)

@@ -51,36 +51,10 @@ func main() {
 	flag.Parse()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.Pre(authorization.RewritePath)
-	// What the harness waits for before it starts (understudy's own is in the admin spec).
-	e.GET("/_understudy/health", func(c echo.Context) error { return c.JSONBlob(http.StatusOK, []byte(`{"status":"ok"}`)) })
-	// Each API with the options understudy validates it with (its server.go's Register).
-	for _, api := range []struct {
-		name string
-		raw  func() ([]byte, error)
-		opts validate.Options
-	}{
-		{"authorization", authzgen.GetSpecJSON, validate.Options{AllowReadOnly: true}},
-		{"accounts", accountsgen.GetSpecJSON, validate.Options{}},
-		{"compute", computegen.GetSpecJSON, validate.Options{AllowReadOnly: true}},
-	} {
-		doc, err := validate.Load(api.name, api.raw)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "ceiling:", err)
-			os.Exit(2)
-		}
-		opts := validate.KinOptions(api.opts)
-		for path, item := range doc.Paths.Map() {
-			for method, op := range item.Operations() {
-				kinOp := *op
-				kinOp.Security = &openapi3.SecurityRequirements{} // understudy authenticates before kin
-				rt := &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &kinOp}
-				status, body := answers.For(method)
-				e.Add(method, echoPath(path), validated(rt, opts, status, []byte(body)))
-			}
-		}
+	e, err := newHandler()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ceiling:", err)
+		os.Exit(2)
 	}
 
 	ln, err := net.Listen("tcp", *addr)
@@ -106,6 +80,41 @@ func main() {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(shutdownCtx)
+}
+
+// newHandler is the ceiling's Echo instance: a route per operation of the three APIs.
+func newHandler() (*echo.Echo, error) {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Pre(authorization.RewritePath)
+	// What the harness waits for before it starts (understudy's own is in the admin spec).
+	e.GET("/_understudy/health", func(c echo.Context) error { return c.JSONBlob(http.StatusOK, []byte(`{"status":"ok"}`)) })
+	// Each API with the options understudy validates it with (its server.go's Register).
+	for _, api := range []struct {
+		name string
+		raw  func() ([]byte, error)
+		opts validate.Options
+	}{
+		{"authorization", authzgen.GetSpecJSON, validate.Options{AllowReadOnly: true}},
+		{"accounts", accountsgen.GetSpecJSON, validate.Options{}},
+		{"compute", computegen.GetSpecJSON, validate.Options{AllowReadOnly: true}},
+	} {
+		doc, err := validate.Load(api.name, api.raw)
+		if err != nil {
+			return nil, err
+		}
+		opts := validate.KinOptions(api.opts)
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				kinOp := *op
+				kinOp.Security = &openapi3.SecurityRequirements{} // understudy authenticates before kin
+				rt := &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: &kinOp}
+				status, body := answers.For(method)
+				e.Add(method, echoPath(path), validated(rt, opts, status, []byte(body)))
+			}
+		}
+	}
+	return e, nil
 }
 
 // validated is the handler of the operation rt: kin's ValidateRequest, then the constant

@@ -1,8 +1,11 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
+
+	// encoding/json's behaviour and bytes, on go-json-experiment's implementation, which
+	// decodes the generated types in well under half the time.
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Table is a table of rows of type R, each kept as R's JSON: for an API's resources, R is

@@ -2,13 +2,13 @@ package accounts
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	json "github.com/go-json-experiment/json/v1"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )

@@ -1,9 +1,10 @@
 package accounts
 
 import (
-	"encoding/json"
 	"maps"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // Members the server keeps as sent (Account.Details, Person.Details, Token.Details) are

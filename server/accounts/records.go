@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -54,7 +55,7 @@ type accountHead struct {
 
 // withHead is a, read from the store, with its object's head decoded.
 func withHead(a Account) Account {
-	_ = json.Unmarshal(a.Object, &a.head) // the store keeps what fillAccount wrote
+	_ = jsonv1.Unmarshal(a.Object, &a.head) // the store keeps what fillAccount wrote
 	return a
 }
 
@@ -78,14 +79,14 @@ func (a Account) Applied(name string) bool {
 // object is the account's object, for an answer.
 func (a Account) object() (gen.V2CoreAccount, error) {
 	var o gen.V2CoreAccount
-	err := json.Unmarshal(a.Object, &o)
+	err := jsonv1.Unmarshal(a.Object, &o)
 	return o, err
 }
 
 // tree is the account's object as a JSON tree, for a change.
 func (a Account) tree() map[string]any {
 	var obj map[string]any
-	_ = json.Unmarshal(a.Object, &obj)
+	_ = jsonv1.Unmarshal(a.Object, &obj)
 	if obj == nil {
 		obj = map[string]any{}
 	}
