@@ -228,7 +228,8 @@ func (s *Server) journalDelivery(a accounts.DeliveryAttempt) {
 		path = u.String()
 	}
 	s.journal.Add(control.Entry{Time: a.Time, API: "accounts", OperationID: "deliverEvent", Method: http.MethodPost, Path: path,
-		Status: a.Status, Duration: a.Duration, RequestID: a.Event})
+		Status: a.Status, Duration: a.Duration, RequestID: a.Event,
+		Delivery: &control.Delivery{Destination: a.Destination, Attempt: a.Attempt, Error: a.Error, GaveUp: a.GaveUp}})
 }
 
 // setting is a named server-wide value that must outlive a restart, such as how far the
