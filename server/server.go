@@ -202,11 +202,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := con.Register(adminEcho, docs[apiAdmin]); err != nil {
+	consoleSpec, err := console.Spec()
+	if err != nil {
+		return nil, err
+	}
+	if err := con.Register(adminEcho, consoleSpec); err != nil {
 		return nil, err
 	}
 	s.console = con
-	s.routes = routeIDs(docs[:]...)
+	s.routes = routeIDs(append(docs[:], consoleSpec)...)
 	s.seeds = []func(tx *store.Tx) error{func(tx *store.Tx) error { return authz.Seed(tx.New()) }, accts.Seed, func(tx *store.Tx) error { return comp.Seed(tx.New()) }}
 	s.restores = []func(tx *store.Tx) error{accts.Restore}
 	if shared != nil {

@@ -88,8 +88,12 @@ func (c *Console) Close() { c.closeOnce.Do(func() { close(c.done) }) }
 // openOperations need no session: the login page and the login itself.
 var openOperations = map[string]bool{"consoleLoginPage": true, "consoleLogin": true}
 
+// Spec is the admin spec's console operations (tag Console), which gen/console embeds:
+// the admin API's own embedded spec (admin.Spec) leaves them out.
+func Spec() (*openapi3.T, error) { return validate.Load("admin (console)", gen.GetSpecJSON) }
+
 // Register adds the console's routes to e, the admin API's Echo instance, each validated
-// against spec (the admin spec, as admin.Spec loads it): in front of validation the
+// against spec (as Spec loads it): in front of validation the
 // page's headers and error pages (pages), then the session (authenticate).
 func (c *Console) Register(e *echo.Echo, spec *openapi3.T) error {
 	v, err := validate.New(spec, validate.Options{})
@@ -97,6 +101,7 @@ func (c *Console) Register(e *echo.Echo, spec *openapi3.T) error {
 		return err
 	}
 	m := v.Middlewares()
+	registered := 0
 	for _, item := range spec.Paths.Map() {
 		for _, op := range item.Operations() {
 			id := op.OperationID
@@ -111,7 +116,11 @@ func (c *Console) Register(e *echo.Echo, spec *openapi3.T) error {
 				chain = append(chain, c.identify)
 			}
 			m[id] = append(chain, m[id]...)
+			registered++
 		}
+	}
+	if registered == 0 { // each route must have its session check
+		return errors.New("console: the spec has no Console operation")
 	}
 	gen.RegisterHandlersWithOptions(routes.New(e, isStream), gen.NewStrictHandler(c, nil), gen.RegisterHandlersOptions{OperationMiddlewares: m})
 	return nil
