@@ -51,7 +51,7 @@ type principalRow struct {
 
 // maxRoles is how many role definitions the page lists at once (the built-in catalog has
 // hundreds): search for the others.
-const maxRoles = 60
+const maxRoles = 15
 
 // ConsoleAuthorization shows the authorization API's state.
 func (c *Console) ConsoleAuthorization(ctx context.Context, req gen.ConsoleAuthorizationRequestObject) (gen.ConsoleAuthorizationResponseObject, error) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,6 +79,8 @@ type hook struct {
 	*httptest.Server
 	mu     sync.Mutex
 	bodies []string
+	// failing makes it answer 500.
+	failing atomic.Bool
 }
 
 func newHook(t *testing.T) *hook {
@@ -87,6 +90,9 @@ func newHook(t *testing.T) *hook {
 		h.mu.Lock()
 		h.bodies = append(h.bodies, string(b))
 		h.mu.Unlock()
+		if h.failing.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
 	}))
 	t.Cleanup(h.Close)
 	return h
@@ -110,7 +116,7 @@ func (versionTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // stripeClient is stripe-go pointed at srv.
 func stripeClient(srv *understudytest.Server, key string) *stripe.Client {
 	cfg := &stripe.BackendConfig{URL: stripe.String(srv.URL), HTTPClient: &http.Client{Timeout: 30 * time.Second, Transport: versionTransport{}},
-		MaxNetworkRetries: stripe.Int64(0), EnableTelemetry: stripe.Bool(false)}
+		MaxNetworkRetries: stripe.Int64(0), EnableTelemetry: stripe.Bool(false), LeveledLogger: &stripe.LeveledLogger{Level: stripe.LevelNull}}
 	return stripe.NewClient(key, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg)))
 }
 
@@ -167,6 +173,16 @@ func poll(t *testing.T, bctx context.Context, what, expr string) {
 	t.Fatalf("waiting for %s (%s): %v\npage: %s", what, expr, err, page)
 }
 
+// submit clicks a form's button and waits for the page the form leads to.
+func submit(t *testing.T, bctx context.Context, css string) {
+	t.Helper()
+	eval[bool](t, bctx, "window.leaving = true")
+	if err := chromedp.Do(bctx, chromedp.Click(chromedp.CSS(css))); err != nil {
+		t.Fatalf("clicking %s: %v", css, err)
+	}
+	poll(t, bctx, "the page after "+css, `window.leaving === undefined && document.readyState === 'complete' && !!document.querySelector('main')`)
+}
+
 func open(t *testing.T, bctx context.Context, url string) {
 	t.Helper()
 	if err := chromedp.Do(bctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("main"))); err != nil {
@@ -213,9 +229,10 @@ func TestBrowserConsole(t *testing.T) {
 		t.Fatalf("no login page: %v", err)
 	}
 	shot(t, bctx, "login")
-	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("token"), adminToken), chromedp.Click(chromedp.ID("login"))); err != nil {
+	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("token"), adminToken)); err != nil {
 		t.Fatal(err)
 	}
+	submit(t, bctx, `#login`)
 	poll(t, bctx, "the requests page after logging in", `location.pathname.endsWith('/requests') && !!document.getElementById('requests')`)
 	poll(t, bctx, "the live view to connect", `document.getElementById('live').textContent.endsWith('live')`)
 
@@ -234,7 +251,7 @@ func TestBrowserConsole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poll(t, bctx, "the account's creation in the live view", `[...document.querySelectorAll('#requests tbody tr')].some(r => r.textContent.includes('/v2/core/accounts') && r.textContent.includes('v2.core.accounts.create') || r.textContent.includes('/v2/core/accounts') && r.textContent.includes('200'))`)
+	poll(t, bctx, "the account's creation in the live view", `[...document.querySelectorAll('#requests tbody tr')].some(r => r.textContent.includes('createAccount') && r.textContent.includes('200'))`)
 	notPwned(t, bctx, "requests")
 	waitFor(t, "the account.created event at the hook", func() bool { return h.count() >= 1 })
 	shot(t, bctx, "requests")
@@ -270,14 +287,29 @@ func TestBrowserConsole(t *testing.T) {
 	open(t, bctx, base+"/destinations/"+dest.ID)
 	poll(t, bctx, "the delivery attempt", `document.querySelectorAll('#attempts tbody tr td.s2').length >= 1`)
 	before := h.count()
-	if err := chromedp.Do(bctx, chromedp.Click(chromedp.CSS(`#resend button[data-event]`))); err != nil {
-		t.Fatal(err)
-	}
+	submit(t, bctx, `#resend button[data-event]`)
 	waitFor(t, "the resent event at the hook", func() bool { return h.count() > before })
-	poll(t, bctx, "the destination page again", `location.pathname.endsWith('/destinations/`+dest.ID+`') && !!document.getElementById('attempts')`)
 	open(t, bctx, base+"/destinations/"+dest.ID)
 	poll(t, bctx, "two attempts", `document.querySelectorAll('#attempts tbody tr td.s2').length >= 2`)
+
+	// A resend the endpoint fails waits for its retry (a minute away); "Retry now" makes it
+	// due, and it is delivered.
+	h.failing.Store(true)
+	before = h.count()
+	submit(t, bctx, `#resend button[data-event]`)
+	waitFor(t, "the failing attempt", func() bool { return h.count() > before })
+	open(t, bctx, base+"/destinations/"+dest.ID)
+	poll(t, bctx, "the waiting delivery", `document.querySelectorAll('#waiting tbody tr form').length === 1`)
+	if s := eval[string](t, bctx, `document.querySelector('#waiting tbody tr').innerText`); !strings.Contains(s, "500") {
+		t.Errorf("waiting delivery %q does not show its last status 500", s)
+	}
 	shot(t, bctx, "destination")
+	h.failing.Store(false)
+	before = h.count()
+	submit(t, bctx, `#waiting tbody tr form button`)
+	waitFor(t, "the retried delivery", func() bool { return h.count() > before })
+	open(t, bctx, base+"/destinations/"+dest.ID)
+	poll(t, bctx, "nothing waiting", `document.querySelectorAll('#waiting tbody tr form').length === 0`)
 
 	// Authorization: the tree, the assignment at the subscription, and what alice may do.
 	open(t, bctx, base+"/authorization?scope="+"/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/resourceGroups/rg1&principal="+alice+"&action=Vendor.Authorization/roleAssignments/write")
@@ -328,25 +360,59 @@ func TestBrowserConsole(t *testing.T) {
 	// Controls: advance the clock, add a fault rule and remove it.
 	open(t, bctx, base+"/controls")
 	clockBefore := eval[string](t, bctx, `document.getElementById('clock-now').textContent`)
-	if err := chromedp.Do(bctx, chromedp.SetValue(chromedp.ID("advance-seconds"), "3600"), chromedp.Submit(chromedp.ID("advance-seconds"))); err != nil {
+	if err := chromedp.Do(bctx, chromedp.SetValue(chromedp.ID("advance-seconds"), "3600")); err != nil {
 		t.Fatal(err)
 	}
+	submit(t, bctx, `#advance button`)
 	poll(t, bctx, "the clock to move", `!!document.getElementById('done') && document.getElementById('done').textContent.includes('3600')`)
 	if after := eval[string](t, bctx, `document.getElementById('clock-now').textContent`); after <= clockBefore {
 		t.Errorf("clock %s after advancing, was %s", after, clockBefore)
 	}
 	if err := chromedp.Do(bctx, chromedp.SetValue(chromedp.ID("fault-api"), "compute"), chromedp.SendKeys(chromedp.ID("fault-op"), "globalForwardingRules.insert"),
-		chromedp.SendKeys(chromedp.ID("fault-status"), "503"), chromedp.Click(chromedp.ID("fault-add"))); err != nil {
+		chromedp.SendKeys(chromedp.ID("fault-status"), "503")); err != nil {
 		t.Fatal(err)
 	}
+	submit(t, bctx, `#fault-add`)
 	poll(t, bctx, "the fault rule", `document.querySelectorAll('#faults tbody tr form').length === 1`)
 	shot(t, bctx, "controls")
-	if err := chromedp.Do(bctx, chromedp.Click(chromedp.CSS(`#faults tbody tr form button`))); err != nil {
-		t.Fatal(err)
-	}
+	submit(t, bctx, `#faults tbody tr form button`)
 	poll(t, bctx, "the fault rule removed", `!!document.getElementById('done') && document.getElementById('done').textContent.includes('removed') && document.querySelectorAll('#faults tbody tr form').length === 0`)
 
-	// The overview, last: it counts what the walk made.
+	// A circuit down; the state downloaded as a seed file; a reset, once confirmed.
+	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("circuit-project"), project), chromedp.SendKeys(chromedp.ID("circuit-name"), "ic-iad-z1")); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, bctx, `#circuit button`)
+	if done := eval[string](t, bctx, `document.getElementById('done').textContent`); !strings.Contains(done, "ic-iad-z1") || !strings.Contains(done, "DOWN") {
+		t.Errorf("after taking the circuit down: %q", done)
+	}
+	diag, err := client.CheckCompute(srv.Compute.InterconnectsGetDiagnosticsWithResponse(ctx, project, "ic-iad-z1", nil))
+	if err != nil || diag.JSON200.Result == nil || diag.JSON200.Result.BundleOperationalStatus == nil || *diag.JSON200.Result.BundleOperationalStatus != "BUNDLE_OPERATIONAL_STATUS_DOWN" {
+		t.Errorf("the interconnect's diagnostics after its circuit went down: %v", err)
+	}
+	if state := eval[string](t, bctx, `fetch('/_understudy/console/state.yaml').then(r => r.status + ' ' + r.headers.get('Content-Disposition') + ' ' + r.headers.get('Content-Type'))`); !strings.HasPrefix(state, "200 attachment; filename=\"understudy-state-") {
+		t.Errorf("downloading the state: %s", state)
+	}
+	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("reset-confirm"), "yes")); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, bctx, `#reset button`)
+	if msg := eval[string](t, bctx, `document.getElementById('error').textContent`); !strings.Contains(msg, "Type reset") {
+		t.Errorf("an unconfirmed reset: %q", msg)
+	}
+	open(t, bctx, base+"/controls")
+	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("reset-confirm"), "reset")); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, bctx, `#reset button`)
+	if done := eval[string](t, bctx, `document.getElementById('done').textContent`); !strings.Contains(done, "seeded state") {
+		t.Errorf("after the reset: %q", done)
+	}
+	if _, err := sdk.V2CoreAccounts.Retrieve(ctx, acct.ID, nil); err == nil {
+		t.Error("the account made before the reset is still there")
+	}
+
+	// The overview, last.
 	open(t, bctx, base)
 	notPwned(t, bctx, "overview")
 	shot(t, bctx, "overview")
@@ -362,9 +428,10 @@ func TestBrowserConsoleRefusesChanges(t *testing.T) {
 	base := srv.URL + "/_understudy/console"
 	bctx := newBrowser(t, ctx)
 	open(t, bctx, base+"/login")
-	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("token"), adminToken), chromedp.Click(chromedp.ID("login"))); err != nil {
+	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("token"), adminToken)); err != nil {
 		t.Fatal(err)
 	}
+	submit(t, bctx, `#login`)
 	poll(t, bctx, "the overview", `!!document.getElementById('overview')`)
 	post := func(bctx context.Context, body string) int {
 		return eval[int](t, bctx, `fetch('/_understudy/console/controls/clock', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: `+jsString(body)+`}).then(r => r.status)`)

@@ -17,12 +17,14 @@ type controlsData struct {
 	Clock  admingen.Clock
 	Faults []admingen.Fault
 	Done   string
+	// CanLoad says the server can load a seed file while it runs.
+	CanLoad bool
 }
 
 // ConsoleControls shows the clock and the fault rules, with the forms that change the
 // sandbox: each goes through the admin API's own handler.
 func (c *Console) ConsoleControls(ctx context.Context, req gen.ConsoleControlsRequestObject) (gen.ConsoleControlsResponseObject, error) {
-	d := controlsData{Done: deref(req.Params.Done)}
+	d := controlsData{Done: deref(req.Params.Done), CanLoad: c.d.Load != nil}
 	clk, err := c.d.Admin.GetClock(ctx, admingen.GetClockRequestObject{})
 	if err != nil {
 		return nil, err

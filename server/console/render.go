@@ -9,6 +9,7 @@ import (
 	accountsgen "github.com/understudy-dev/understudy/gen/accounts"
 	"html/template"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 )
@@ -125,6 +126,15 @@ var funcs = template.FuncMap{
 			}
 		}
 		return ""
+	},
+	// base is a resource URL's last segment (its name), for tables: the whole URL goes in
+	// the cell's title.
+	"base": func(v any) string {
+		s, ok := v.(string)
+		if !ok {
+			return ""
+		}
+		return path.Base(s)
 	},
 	"add": func(a, b int) int { return a + b },
 	"mul": func(a, b int) int { return a * b },

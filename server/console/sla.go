@@ -181,6 +181,8 @@ func (p picture) finish() picture {
 	tallest := 0
 	for i := range p.Metros {
 		m := &p.Metros[i]
+		// zone1 above zone2, whatever the facilities' order
+		slices.SortStableFunc(m.Zones, func(a, b picZone) int { return strings.Compare(zoneOf(a.Label), zoneOf(b.Label)) })
 		m.X, m.Width = metroGap/2+i*(metroWidth+metroGap), metroWidth
 		y := picTop + 40
 		for j := range m.Zones {
@@ -191,6 +193,15 @@ func (p picture) finish() picture {
 		tallest = max(tallest, y)
 	}
 	p.Width = max(metroWidth+metroGap, len(p.Metros)*(metroWidth+metroGap))
-	p.Height = max(tallest+8, picTop+80)
+	p.Height = max(tallest+24, picTop+80)
 	return p
+}
+
+// zoneOf is the zone a zone's label names ("iad-1 · zone1", "zone2 (no member)").
+func zoneOf(label string) string {
+	if _, z, ok := strings.Cut(label, " · "); ok {
+		return z
+	}
+	z, _, _ := strings.Cut(label, " ")
+	return z
 }
