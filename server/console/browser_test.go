@@ -18,6 +18,7 @@ import (
 	"github.com/stripe/stripe-go/v85"
 
 	"github.com/understudy-dev/understudy/client"
+	admingen "github.com/understudy-dev/understudy/gen/admin"
 	computegen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/understudytest"
 )
@@ -311,7 +312,11 @@ func TestBrowserConsole(t *testing.T) {
 	open(t, bctx, base+"/destinations/"+dest.ID)
 	poll(t, bctx, "nothing waiting", `document.querySelectorAll('#waiting tbody tr form').length === 0`)
 
-	// Authorization: the tree, the assignment at the subscription, and what alice may do.
+	// Authorization: the tree, the assignment at the subscription, and what alice may do; a
+	// principal with a hostile display name stays text.
+	if r, err := srv.Admin.PutPrincipalWithResponse(ctx, "66666666-6666-4666-8666-666666666666", admingen.Principal{Type: admingen.PrincipalTypeUser, DisplayName: ptr(hostile)}); err != nil || r.StatusCode()/100 != 2 {
+		t.Fatalf("putting a principal: %v %v", err, r)
+	}
 	open(t, bctx, base+"/authorization?scope="+"/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/resourceGroups/rg1&principal="+alice+"&action=Vendor.Authorization/roleAssignments/write")
 	if v := eval[string](t, bctx, `document.getElementById('verdict').innerText`); !strings.HasPrefix(v, "Allowed") {
 		t.Errorf("verdict %q, want Allowed", v)
@@ -322,6 +327,7 @@ func TestBrowserConsole(t *testing.T) {
 	if n := eval[int](t, bctx, `[...document.querySelectorAll('#assignments tbody tr')].filter(r => r.textContent.includes('inherited')).length`); n != 1 {
 		t.Errorf("%d inherited assignments at the resource group, want 1", n)
 	}
+	showsHostile(t, bctx, "authorization")
 	shot(t, bctx, "authorization")
 	open(t, bctx, base+"/authorization?principal="+alice+"&action=Microsoft.Compute/virtualMachines/delete")
 	if v := eval[string](t, bctx, `document.getElementById('verdict').innerText`); !strings.HasPrefix(v, "Denied") {
