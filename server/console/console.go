@@ -19,6 +19,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -148,6 +149,9 @@ type request struct {
 	base string
 	// path is the page asked for, with its query (where to come back to after login).
 	path string
+	// lastEventID is the number of the last journal entry a reconnecting live view saw
+	// (its Last-Event-ID header; 0 for none).
+	lastEventID uint64
 }
 
 type requestKey struct{}
@@ -166,6 +170,7 @@ func (c *Console) identify(next echo.HandlerFunc) echo.HandlerFunc {
 		r := requestOf(req.Context())
 		r.secure, r.base, r.path = ec.Scheme() == "https", ec.Scheme()+"://"+req.Host, req.URL.RequestURI()
 		r.session = c.sessionOf(req)
+		r.lastEventID, _ = strconv.ParseUint(req.Header.Get("Last-Event-ID"), 10, 64)
 		return next(ec)
 	}
 }

@@ -246,6 +246,34 @@ func TestConsoleRequestsFilter(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no live event")
 	}
+
+	// A live view reconnecting with Last-Event-ID gets what it missed first, in order.
+	replayCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, _ = http.NewRequestWithContext(replayCtx, http.MethodGet, srv.URL+"/_understudy/console/requests/events?api=accounts", nil)
+	req.Header.Set("Cookie", c.cookie)
+	req.Header.Set("Last-Event-ID", "1")
+	again, err := srv.HTTPClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Body.Close()
+	sc := bufio.NewScanner(again.Body)
+	var ids, paths []string
+	for sc.Scan() && len(paths) < 2 {
+		line := sc.Text()
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			ids = append(ids, id)
+		}
+		for _, acct := range []string{"acct_missing", "acct_live1"} {
+			if strings.HasPrefix(line, "data: ") && strings.Contains(line, "/v2/core/accounts/"+acct+"<") {
+				paths = append(paths, acct)
+			}
+		}
+	}
+	if len(paths) != 2 || paths[0] != "acct_missing" || paths[1] != "acct_live1" || len(ids) != 2 || ids[0] >= ids[1] && len(ids[0]) == len(ids[1]) {
+		t.Errorf("replayed %v with ids %v, want acct_missing then acct_live1", paths, ids)
+	}
 }
 
 func between(s, start, end string) string {

@@ -130,6 +130,20 @@ func (c *Console) ConsoleRequestEvents(ctx context.Context, req gen.ConsoleReque
 	entries, stop := c.d.Journal.Subscribe()
 	s := &stream{ctx: ctx, c: c, f: f, entries: entries, stop: stop, tick: time.NewTicker(keepAlive)}
 	s.buf.WriteString("retry: 2000\n: connected\n\n")
+	// A browser reconnecting (the server's write timeout ends a stream) says which entry it
+	// saw last: those journaled since come first, so that none is missed. Subscribed first,
+	// listed second: an entry in both is sent once (s.last).
+	if last := requestOf(ctx).lastEventID; last > 0 {
+		missed := c.d.Journal.List(control.Filter{Limit: control.DefaultJournalSize})
+		for i := len(missed) - 1; i >= 0; i-- {
+			if e := missed[i]; e.Seq > last {
+				if err := s.send(e); err != nil {
+					s.end()
+					return nil, err
+				}
+			}
+		}
+	}
 	return gen.ConsoleRequestEvents200TexteventStreamResponse{Body: s}, nil
 }
 
@@ -145,6 +159,27 @@ type stream struct {
 	tick    *time.Ticker
 	buf     bytes.Buffer
 	ended   bool
+	// last is the number of the last entry sent.
+	last uint64
+}
+
+// send writes e as a `request` event, its id its number, if it passes the filters and was
+// not sent already.
+func (s *stream) send(e control.Entry) error {
+	if e.Seq <= s.last || !s.f.keeps(e) {
+		return nil
+	}
+	row, err := renderPart("row", e)
+	if err != nil {
+		return err
+	}
+	s.last = e.Seq
+	s.buf.WriteString("event: request\nid: " + strconv.FormatUint(e.Seq, 10) + "\n")
+	for _, line := range strings.Split(strings.TrimSpace(string(row)), "\n") {
+		s.buf.WriteString("data: " + line + "\n")
+	}
+	s.buf.WriteString("\n")
+	return nil
 }
 
 func (s *stream) Read(p []byte) (int, error) {
@@ -154,18 +189,9 @@ func (s *stream) Read(p []byte) (int, error) {
 		}
 		select {
 		case e := <-s.entries:
-			if !s.f.keeps(e) {
-				continue
-			}
-			row, err := renderPart("row", e)
-			if err != nil {
+			if err := s.send(e); err != nil {
 				return 0, err
 			}
-			s.buf.WriteString("event: request\n")
-			for _, line := range strings.Split(strings.TrimSpace(string(row)), "\n") {
-				s.buf.WriteString("data: " + line + "\n")
-			}
-			s.buf.WriteString("\n")
 		case <-s.tick.C:
 			s.c.d.Journal.Capture(s.c.d.Now().Add(watchWindow))
 			s.buf.WriteString(": keep-alive\n\n")
