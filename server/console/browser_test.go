@@ -348,7 +348,22 @@ func TestBrowserConsole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An interconnect group meant for 99.99% with one metro's two zones only.
+	cap := computegen.InterconnectGroupIntentTopologyCapabilityPRODUCTIONCRITICAL
+	_, err = client.CheckCompute(srv.Compute.InterconnectGroupsInsertWithResponse(ctx, project, nil, computegen.InterconnectGroup{
+		Name: "ics", Intent: &computegen.InterconnectGroupIntent{TopologyCapability: &cap},
+		Interconnects: map[string]computegen.InterconnectGroupInterconnect{"a": {Interconnect: ptr("global/interconnects/ic-sjc-z1")}, "b": {Interconnect: ptr("global/interconnects/ic-sjc-z2")}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	open(t, bctx, base+"/compute?project="+project)
+	if n := eval[int](t, bctx, `document.querySelectorAll('figure[data-group="ics"] svg g.member').length`); n != 2 {
+		t.Errorf("the interconnect group draws %d members, want 2", n)
+	}
+	if n := eval[int](t, bctx, `document.querySelectorAll('figure[data-group="ics"] .blockers li').length`); n == 0 {
+		t.Error("the interconnect group short of 99.99% shows no blocker")
+	}
 	if n := eval[int](t, bctx, `[...document.querySelectorAll('figure[data-group="half"] .blockers li')].filter(li => li.textContent.includes('NO_ATTACHMENTS_IN_METRO_AND_ZONE')).length`); n != 1 {
 		t.Error("the group short of its SLA shows no blocker")
 	}
