@@ -100,11 +100,29 @@ func (s *Server) ConsoleAccountByID(ctx context.Context, id string) (ConsoleAcco
 // ConsoleEvents are the most recent events of every platform and mode, newest first, at
 // most limit.
 func (s *Server) ConsoleEvents(limit int) ([]gen.V2CoreEvent, error) {
+	return s.consoleEvents(limit, "")
+}
+
+// ConsoleDestinationEvents are the most recent events of the destination's platform and
+// mode (those it may be sent), newest first, at most limit.
+func (s *Server) ConsoleDestinationEvents(destination string, limit int) ([]gen.V2CoreEvent, error) {
+	return s.consoleEvents(limit, destination)
+}
+
+func (s *Server) consoleEvents(limit int, destination string) ([]gen.V2CoreEvent, error) {
 	var out []gen.V2CoreEvent
 	err := s.db.View(func(tx *store.Tx) error {
 		var all []Event
+		var scope func(Event) bool
+		if destination != "" {
+			d, ok := s.tables.Destinations.Get(tx, destination)
+			if !ok {
+				return nil
+			}
+			scope = func(ev Event) bool { return ev.Scope() == d.Scope() }
+		}
 		s.tables.Events.Each(tx, func(_ string, ev Event) bool {
-			if !s.eventGone(ev) {
+			if !s.eventGone(ev) && (scope == nil || scope(ev)) {
 				all = append(all, ev)
 			}
 			return true

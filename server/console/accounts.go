@@ -160,14 +160,8 @@ func (c *Console) ConsoleDestination(ctx context.Context, req gen.ConsoleDestina
 			d.Attempts = append(d.Attempts, e)
 		}
 	}
-	events, err := c.d.Accounts.ConsoleEvents(maxEvents)
-	if err != nil {
+	if d.Events, err = c.d.Accounts.ConsoleDestinationEvents(req.Destination, maxEvents); err != nil {
 		return nil, err
-	}
-	for _, ev := range events {
-		if ev.Livemode == dest.Destination.Livemode {
-			d.Events = append(d.Events, ev)
-		}
 	}
 	body, err := pageResponse(ctx, "destination", c.page(dest.Destination.Name, "accounts", d))
 	if err != nil {
