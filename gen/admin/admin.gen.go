@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for API.
@@ -75,6 +76,48 @@ func (e CircuitReportState) Valid() bool {
 	case CircuitReportStateDOWN:
 		return true
 	case CircuitReportStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCircuitFormState.
+const (
+	ConsoleCircuitFormStateDOWN ConsoleCircuitFormState = "DOWN"
+	ConsoleCircuitFormStateUP   ConsoleCircuitFormState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCircuitFormState enum.
+func (e ConsoleCircuitFormState) Valid() bool {
+	switch e {
+	case ConsoleCircuitFormStateDOWN:
+		return true
+	case ConsoleCircuitFormStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleFaultFormApi.
+const (
+	ConsoleFaultFormApiAccounts      ConsoleFaultFormApi = "accounts"
+	ConsoleFaultFormApiAuthorization ConsoleFaultFormApi = "authorization"
+	ConsoleFaultFormApiCompute       ConsoleFaultFormApi = "compute"
+	ConsoleFaultFormApiEmpty         ConsoleFaultFormApi = ""
+)
+
+// Valid indicates whether the value is a known member of the ConsoleFaultFormApi enum.
+func (e ConsoleFaultFormApi) Valid() bool {
+	switch e {
+	case ConsoleFaultFormApiAccounts:
+		return true
+	case ConsoleFaultFormApiAuthorization:
+		return true
+	case ConsoleFaultFormApiCompute:
+		return true
+	case ConsoleFaultFormApiEmpty:
 		return true
 	default:
 		return false
@@ -141,6 +184,30 @@ func (e ResetResultStatus) Valid() bool {
 	}
 }
 
+// Defines values for ConsoleAPI.
+const (
+	ConsoleAPIAccounts      ConsoleAPI = "accounts"
+	ConsoleAPIAuthorization ConsoleAPI = "authorization"
+	ConsoleAPICompute       ConsoleAPI = "compute"
+	ConsoleAPIEmpty         ConsoleAPI = ""
+)
+
+// Valid indicates whether the value is a known member of the ConsoleAPI enum.
+func (e ConsoleAPI) Valid() bool {
+	switch e {
+	case ConsoleAPIAccounts:
+		return true
+	case ConsoleAPIAuthorization:
+		return true
+	case ConsoleAPICompute:
+		return true
+	case ConsoleAPIEmpty:
+		return true
+	default:
+		return false
+	}
+}
+
 // API One of the emulated APIs.
 type API string
 
@@ -178,6 +245,114 @@ type Clock struct {
 type ClockAdvance struct {
 	// Seconds Seconds to add (at most a year).
 	Seconds float64 `json:"seconds"`
+}
+
+// ConsoleCircuitForm A circuit to set.
+type ConsoleCircuitForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Name The interconnect's or attachment's name.
+	Name string `json:"name"`
+
+	// Project The compute project.
+	Project string `json:"project"`
+
+	// Region The attachment's region; empty for an interconnect.
+	Region *string `json:"region,omitempty"`
+
+	// State The state to set.
+	State ConsoleCircuitFormState `json:"state"`
+}
+
+// ConsoleCircuitFormState The state to set.
+type ConsoleCircuitFormState string
+
+// ConsoleClockForm How far to move the clock.
+type ConsoleClockForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Seconds Seconds to add (at most a year).
+	Seconds float64 `json:"seconds"`
+}
+
+// ConsoleEventForm An event to deliver.
+type ConsoleEventForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Event The event's id.
+	Event string `json:"event"`
+}
+
+// ConsoleFaultForm A fault rule, as the form gives it (an empty field is no value).
+type ConsoleFaultForm struct {
+	// Api Only this API.
+	Api *ConsoleFaultFormApi `json:"api,omitempty"`
+
+	// Code The error code.
+	Code *string `json:"code,omitempty"`
+
+	// Count Apply to the next this many matching requests (empty for no limit).
+	Count *string `json:"count,omitempty"`
+
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// LatencyMs Wait this long first.
+	LatencyMs *string `json:"latencyMs,omitempty"`
+
+	// Message The error message.
+	Message *string `json:"message,omitempty"`
+
+	// Method Only this HTTP method.
+	Method *string `json:"method,omitempty"`
+
+	// OperationId Only this operation.
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path Only paths starting with this.
+	Path *string `json:"path,omitempty"`
+
+	// Status The status to answer (400-599), or 0 or empty for latency only.
+	Status *string `json:"status,omitempty"`
+}
+
+// ConsoleFaultFormApi Only this API.
+type ConsoleFaultFormApi string
+
+// ConsoleForm A console form that changes nothing but the session.
+type ConsoleForm struct {
+	// Csrf The session's CSRF token, which every console page puts in its forms.
+	Csrf string `json:"csrf"`
+}
+
+// ConsoleLoginForm The login form.
+type ConsoleLoginForm struct {
+	// Next The console page to go to.
+	Next *string `json:"next,omitempty"`
+
+	// Token The server's admin token.
+	Token string `json:"token"`
+}
+
+// ConsoleResetForm A confirmed reset.
+type ConsoleResetForm struct {
+	// Confirm Must be `reset`.
+	Confirm string `json:"confirm"`
+
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+}
+
+// ConsoleStateForm A seed file to load.
+type ConsoleStateForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Seed The seed file (YAML).
+	Seed openapi_types.File `json:"seed"`
 }
 
 // ErrorResponse understudy's own error envelope for the admin API.
@@ -373,6 +548,24 @@ type State struct {
 
 // ComputeProject defines model for ComputeProject.
 type ComputeProject = string
+
+// ConsoleAPI defines model for ConsoleAPI.
+type ConsoleAPI string
+
+// ConsoleDestination defines model for ConsoleDestination.
+type ConsoleDestination = string
+
+// ConsoleNext defines model for ConsoleNext.
+type ConsoleNext = string
+
+// ConsoleOperation defines model for ConsoleOperation.
+type ConsoleOperation = string
+
+// ConsoleStatus defines model for ConsoleStatus.
+type ConsoleStatus = string
+
+// ConsoleText defines model for ConsoleText.
+type ConsoleText = string
 
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
@@ -4487,6 +4680,33 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
+type ConsoleErrorTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type ConsolePageTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type ConsoleRedirectResponseHeaders struct {
+	Location string
+}
+type ConsoleRedirectResponse struct {
+	Headers ConsoleRedirectResponseHeaders
+}
+
+type ConsoleSessionRedirectResponseHeaders struct {
+	Location  string
+	SetCookie string
+}
+type ConsoleSessionRedirectResponse struct {
+	Headers ConsoleSessionRedirectResponseHeaders
+}
+
 type ErrorJSONResponse ErrorResponse
 
 type ListPrincipalsRequestObject struct {
@@ -5808,133 +6028,148 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Jbxs5uuBfIeoNEAmvJJVkO4llNBaeHNPeyQXbvXkzqWyKqqIkjktkNUlZURv+7wt+H1mHVJLlxD27",
-	"CzyhkdbB4vHxuy/fBalcFFIwYXQwvgsKquiCGabg0yu5KJaGfVLyXyw19puM6VTxwnApgnFwPWckxTHk",
-	"/NPFM00KHNoPwoB9p4siZ8E4WKx77vvecHQUhAG3DxfUzIMwEHRhx7gBQRgo9vuSK5YFY6OWLAx0OmcL",
-	"ipszhin77P/+Qnt/fP3So70/ot7p17vjcPTy/ov79JcgDMy6sLNqo7iYBff393ZeXUihGZzsjVJS2Tep",
-	"FIYJOBstipyn1J5t8C9tD3hXHeIuYNUjmZ37gzRv5VJkQRgsmNZ0Zr8UktBswQVhIiskF4ZQQwbfliJj",
-	"Sptlth4IWbDA7qc6118Umwbj4D8G1V0M8Fc9gI1euq3jQZp3cC7WZEp5vlSsX5sXTnn+6WL70j4KRuSU",
-	"mDkjbLHMqWGZvTwNdyaWi2D8JaBLM5eK/wHACMKApqlcWhQJA3ffwdctIIfBK67SJUdgZhm3D9P8k5IF",
-	"U4ZbwE9prlnYgkV2CMXxRBtqGDGSaAaIVNQmuAvg1+1TJa8/fv6QjOFYKW6DcE0yuRJnJPntUzIm3JCU",
-	"KsWZJkbR6ZSnpEM1mVJFqCbcaJJKMeWzJe6E5MzYr7t1wPz2KQgDu1TL+e/ruPvFbbQaJieA4BWYLlkh",
-	"VQtVnRPFtFyqlD3T24AJ7WZbIeOfaqfT2pyW8ggXCKuKfPtBy5XuALedEe9JyJWdaypVyn4QUuXGw31A",
-	"y2V6s2MjTN0y9UyT1I7ZBoyQq4ceXCrFhCGGL+AQU6kW1ATjIKOG9ey3bbCR06lm5oqlUmR6e4Vf5QqR",
-	"a85oZklOMZrDEgSQs7mQXE7y2ipiuZgwtQUqe5TNhXdC6zy7pQLx4RHk6LdtJFnIW4ZY0g5Yvevobmt2",
-	"DpplpEMNWUhtCCVrRlW3/eQL+p0vLPIcDZ+PRsdRFAYLLvCr6CHA6D3AaPLQrc1WzNnS20oQ4PSEiVuW",
-	"y4JZ1AYgIGN3hNIERCkbtnEMftp+AoXINukvaDrngvUUoxmd5JZAM9ZKmaXQ2Zzk85wasrLovFJSzFoe",
-	"3oAd7KWacBuEG+PxtG2QfkuXeStHm9ofiFrmrMEsmjChBW8TV/mamDnXFvIhWc2Z8OxvCyTtQC1vYTcs",
-	"ebaDaS5zyzB51vqUlZ0iXb9vIYDzLGMZcQNqD3Nh2Myi7577q/brhuy4fjOX2T544YgHQFbKl4u9c5XD",
-	"HpgOlLr2eexP2goNZbiYkRU3c5j7oRmVnNAJz7lZ71BA55bJEWOxnpIFNencSn7AOJaRzhDnN+46yYpq",
-	"MuO3TBAhBesexIUt/i8oF3ZPrXx+QcWaLKSycvb3JdOgORDQKK26Ic8InWhLkpaZCElyvuCmHS8UM2p9",
-	"PjVMXe1mr1ax1OTSDu3B2DYg1ia1cnWpd8vxpSZU6BVTFmIR7NIhL5EiX3fbZt3gCjwLynV28oZ3XO+w",
-	"IyoOobc5A/zYsv0LvFepMgY8ek2oYogDDGiWG7bQD+nYyLXuyz1Tpeh663xuDzuPdrnMHytqzxEjAXUX",
-	"9IZp3LoljxKNrG5PpCI6lytQZ3fyzX1HtJbAgQySdM4v38O7kNyO3BupyN+knOUWv6mWouv1RzT7vKzs",
-	"oxh/x8TM8oHh6GUrl16KNiFRFJbbSJhWsO/GcTGgrE2whHaUIIqVKoqFJCzvVYZhGx3sYdmfKXdL5lLM",
-	"yIRNLTkjVdilO1L5L2fSfgHM0HIxR0BRt1/XYp5H9tWqw/yQFCCdjCGRxMGFsKjHMjJZk0p96cdBd/MG",
-	"otHxDwmPX6+vPzkJsjnl8ycQI6Rj70wXLK3bOBdZ9yAM+gEpszHvKDp++UTCpoaWNbkzJkM8o7s0J+Xk",
-	"ghvDsm4saL6iax2SiAh2y1RIov7ohEjBnIVgtaSlIlIQesuU1QLIeblOKcx0QRXTscgk00RIQ4C4CJ1R",
-	"LrQhCXxM+rHYr3EP96raTyKTyrVePj9+mCwOkFfWtgDiJJ3jKOqdnJ52gU9tS6/G8ienp/sXv29h8L8y",
-	"mreh3CWjGRdMa6LAmG93V7Qd5ByunyTyJqn0E7RH3bEaDhl50+pwWRYWWa4eMsM0R6QtVwD6QAl5gO5z",
-	"y5Tm6A/bvo2K/ZDJkucZcaMfNjv26AqfFBcpL2j+aIFa+Ce9j6vhynLiKuOKpUaq9fZ9ZVwXOV1/AK/k",
-	"th0j6AINwoLJIt+Ud6OT548wLvC4hGekk8sVU72UatYF/47dOHhp7HpWleyDY5Rmlsd5x2gLV7c31oZs",
-	"ZKbksihPTtzIZ9UeNOnAGF3pe6XuVPe7Rr1T2pue995+vXt536t/PH7Mx+Ho/i+tVg39foHLDkF4NjUy",
-	"/7nV4gWYlbfPteWXCyrojGWEZ0wYbtaWQVMgAp7WRxtJlMxZLKjWfCYWVncinaQccL0u2Jhc4XMlciZd",
-	"ZKyly0szFYTB3ywcgzDYHB6EwXvcz4XbThAGb6VifCb8M6+ZfeRhlxn8updydmvae7D/lubLFvi+uWVq",
-	"XYErtNKJZ6h2H6xlV3B4SNPGXbSd7hLlX/vZ/qdcKkFzwoRRvM2K8Mrj9qMf2MqK1SlX2hx8ILeZS5ZK",
-	"lT14qHLxPedyU7W67EsVA0XFv/CwBzpRrlFTR70FZEBGeLu9nTn39/sdHk1Qjq2mLOUNIMKC5zl37rcD",
-	"Bcou9dNuc0PxfJym2QglhDXD3wFPMWotQ6tmPcJ9ce24Mar7com85vclU+vWWdxquzboA1HPdHWpGek4",
-	"HOhdWMIi/9WrPnd3euYPNOnbfQLg1m7hpRswo0pxiy8ds+Vq7x7qK9/kXjjIomqJDKEPCLpzNTCxnWY0",
-	"M5dMt3ocP6OCruwYkqH/7nGKGTya1HUw+OawuM8OtebKB1MepdJoxjIy5Tkbg3mgWQqqTMEUukQtTlul",
-	"Ien17NDEYnkG/id3ZcaaQhYbslj4WAv8Ppd5psFlgmtOWOYtJlYt66TcBpvxEcGdp0ElZVMhxb2EpMip",
-	"sZijQ+KnKt+RnIsb2C+5yNiikKDK9/7O1rqGyRVYm9HKH9xQutRGLkANsDYbFzCDDp0OYVUC1KLQ91BJ",
-	"UdgnPFZTHlr36UOnP7hDS7oqlUJYjS2XGKkGMIVksvah95BUV2x3Zk+iged5vti2ufu2bzRLl4qb9ZUV",
-	"eO7aswUX1/KG7bAGjP2pbmmsqPbWBqJWJ+n1YJYejE3AZoNgtLjlSgL4yC1VnE6sQpb89uH1m8ur699e",
-	"/+Pb+ev3Fx++XX/8+5sPSTck2lmcyXn9/sfkr4wqpki8jKKjFBaBtyzpk8+Of1PcaCwse6hbXvpGOxet",
-	"YDjc0lwIrATZoRcB3MDO4UxUSDNnKowFr/lRj6MhSX4THjstZcLo5PPnzz27Z6sEptSwcsuK0XzxS1yL",
-	"SMVBchYLU0KWa4jYUjs/FySVQhvqApdw3eBMILmczViGdAvqir3ZCSxS3f3cmALRUmiZsyumd1t5bswz",
-	"TTQOCy0+CfRA2e3lcsYFKcBPlbjR7+x3SXdMkl+NKazpkoSxSK7ogl1xw365MoqnJglJcmUxjSVE2s1f",
-	"v7vqE1Q50zkVM0aoXx8XQFcpqPKfPl5dxyKlSq25mLmrhA0+0+TV1eVbBzeqyYrlOUIE0k9SKW84qxJQ",
-	"Kph/c4tVkKIF/ztbY/YFF1PpE0coJsVszRBsZWlsxRjt40rmZZ6IDtGSJkkjWyQZAzcHH0OI4syUB7XS",
-	"JBYTmt5YA2YFYT9IDmAZy8KGEHfqYlh3s4dkW6KHVvVSPNUhYt1qbqGOkX72vZBAxxSNKCceQu8H1s/A",
-	"oWf5uMjQL7+V1SGnOG8za6jO2ZBrUWNoOnd2GC0zOjK5ElYcXXtXv4/NGvCV2ycR6hpVXbUUtUQXqaxN",
-	"2HSBeHqOxQZfQl5g5mzhYzapYmC30VyfISUDa2CAqWW+z2RpSDIHf1FCBGOZjsXBHArPju6fXfwDmQ/p",
-	"aAYunVgkFVNOiOfZBMm+2ycQ/dZkqRlJ7mIM3sbB+C6GaEAchLF3QsfB/X1yVuN1FoY13yLG1sCRay+a",
-	"dLhI82Vm8ZEK4jRL51sgK8WNYcIxSDJVFNUWqQgVsbDIZM2pkOglqi+jfmR/HLEIGCtFBZuUGWkuaGdW",
-	"PGVd0mS0USySC3FLc545tTnxC3vvuaALTzhuh1JVk/djAVhVMpqOoTOSvMJPSTtxurEJ7KZyCo3Jr9fv",
-	"3wGr0g6ENE1ZYWpZBA2uVIpAx7ogF6nGUC2n1WSq5AKkToUjQEtcYZxA2+ncolIipzPc5E3WVGUxBDXH",
-	"XjB0ppUA8zE46kf9I6eSg9xvnLuhbw1KtwAMnDHzoP/gINdcw8nglFzQv+BiY2Fh1PRmjYmZS82ayivJ",
-	"WJpTxTTpJI31+uVKSRdVY3yaQuR+zhQ63Jt6HTid636jhiJ4I+RKkxmmjVmyb/iPEn+DZyTBGVl2LTtd",
-	"JPqCqQXH20/nLAU1JM/lCnAB9c4zd3LLqJZm/kdPg/zsVReQWOTYs13goI6YbyBxSzviKZ0zPqvRxQwa",
-	"1naQc20+Vde9kVM5iqIDMioPS3tsurFa0h43HFnw+9Rnn7TNXG4VUypRwV0uFlSt3XR70dESE51pa+Cd",
-	"WwoKvtoJDiKLwR3P7pEoctaWTHcJUUy94cG0WGEv32H3nBca8hWpIwNgAxo4nB3QPWtxYRpp71wbuga3",
-	"8vnle3LDWKEdpcgpoQR3lVUr98lxdFz6TmJRIfgG8pg2HMHp6k7PDSQ53gWA7OevESdq4DwQXYNOW64y",
-	"bCQ+f2l1APkZrQLnvebNPOeRe/Xgn2P7z0v/0b/as58hd+KwxOc/1QF//zUMimULB3+lGDVbKNoZRcOu",
-	"FV6KFTl1ToXOKIq6lnf6mEPiMDghE5ZKyH7UHqs8doduCtQl1uCcoNkZsv3FUhtCc6sIr8mEeRdohZcd",
-	"mmWxcFP5ID2KRmSd3T55x2+Y09W8gRzaZXJqNcelMDz3DqOQrOY8ncdiZvHd69cNsdIIIrVQQbE0TRIA",
-	"peSvMls/Lum8EY4KvNMEFVUd1EI+Xw7DvsorhRGHg/PQa977psPL4ur9v0MStEmBS8Q75ByjaPjvWRWJ",
-	"4QnY1XmW1ainwbacivQY+ZP6DOlWHQy8M3zRCAOrpdDEGiQ5FzfWvuNW76qSNAolZ8pZnham9jtQlXjl",
-	"liMrLjKr99A8r3SWPrmAbAi0QX3ac5EvtVOCITNZkwXNWBv9zJjBhO8fwqwaAUHudzCKRs97w2FvNLwe",
-	"RuPoZBxF/SiK/rmVSz0+iqKDaQJ3uEM5cSnTT6GYNE30QzFhQKv070K2BczOs0yTxIVuEtLxNhrcpVyx",
-	"rFvxvfoOzizfREdTySFD0AvYLROxkAL5aJ+UgCApFZZ1+0Tw09Ho6OjFKDp6Ttz6pEMn1rQdnY4gSVx3",
-	"m4nzsSh9XHouV9YgR5yi2pDR6PmwNxz1jobXo6Pxyen45PSf6P2uvJ7PXJog1+TGGmNcxEJQIXUjSWJ4",
-	"+iJy/B+8B2BtC7vAqDsG7Rqhiv6FlVzmGZlJMmFraQmDcTPHNRSbLrV3eh5HEdkyUO1Rcka95odwWgr0",
-	"eWVtVOHWrijjB6VKmbf//LHY7ksKnkwIPECqwz2kevqkpEoopCzVuNPPE+97n5zYpB8ylWpFVXYIJaOf",
-	"bOCc+3pw597dD2a5nNB80PCdDe7qH+8HaVWQ1arWXTGjd3rqyH5HHeSmZCSpf5cAVSVuj0kVMAWk5hA5",
-	"3iyz6qD/6o2gk5xlCVgrGiuyCNfdsbd6ocALXSMQHrLqIDgELX0mM2ZeczoTUhueoiGcOXWvsenSdopF",
-	"5WN034L3mRuXy4XKrLfCag7JLuHCMspbhqedMfOxAt8VhP8S0kleffzw4c2r64uPH77B3kMwtmaKZixz",
-	"K2Ks0P4AGUCxqN/D1bvzbh9q18hEQQSPG+C1yFfxmjw3o6mSkIYGfk3tvV8ZNbRuwcFxROU+dk5d51Ry",
-	"8dJiacq1rASwW+iTc9GAZCyAA5YmIfvOtYEk2RXYllxopkAH0IbnuWWmgotZF30OxyTZ62nQzFzUFvOF",
-	"hVt2WhtNVkMGGwWs92GbVlQ/1TMNaN206zjNejzt/SEFG+6w32pTPKqEtVPVsEbh82FZw9r9Hzussx/n",
-	"+Rh7xpK8w/mmA/yfwe+resWgZG/NUuF2HrdxHT91MFeDuUMwtFU4/qxMuGLGe8trSOcDHJYLKeBqPycc",
-	"FJtZnWdwh2/uGyA8r3jZ4K5ibH+yuKixW5AcsUiqrxJg4rjZxE5WkyEUlNQ2fpAg+5m6mEJ9ubGLtaLU",
-	"AKm+ye7nMs9QJNU4fiy2+LZjmo7ld6w02C+ydjC0Cux/KjurzgkJRjOXi1uxs6XuMarNcTsrwycexcT+",
-	"s4f/+2I513+2Ma6HN9rOdYHGe7c5Fe2brab4b677dFzXMw+PKDuZx9YV/f/Pi5tY+YNsGdMHxnc7fhnU",
-	"kqceGjK4c+/u9w3eSIDaNa5KQNo9AtIS9AFDatLi4aHONfXgwLLQ78CREFsZlIGVB5/CHL4DBvq+B7sG",
-	"ZkwbLtCzMLirfbr/oYdgYyL70WeNReedj0Ioef/vcrkPKrXE6YeGDNgtE4eNvNPs933Qgivor+kibxlU",
-	"rwjdH1VDI7DKe+lvyeY0Z1S9xQkPCVd9kJhAAxkoOZuaJwtcbe61NVS1071by+0pmWTozb3dNbLbMd5d",
-	"sHikqPF39MVlpZcJkL4QNbAWJhMZQgQrZfCp3rDRVmdHveO22xjshbfoXuFidgnlxGiKBo0i7lFrUduw",
-	"Sqs+iY7uvx4swqri5h3iyxU2/yyevK2uuD2M2erovfTFxK7SGNN4XAkhKLS04GG9DjN0KfiYm0DNnBSK",
-	"Tfl35xq1eBoLi0eQlNPFKmXQuO1sZfp55sqHFbOXxpzvgRpnH2w32whjIQs0LPI1TlgrKDwjUrma20Q7",
-	"P0sUQsUSWVFuSFLW96LWPpNEij45jwUctarHr4qMXYlkS+V1B0qMsY8QFhpn3XIDmDKGz4YufOgi6S45",
-	"LKkVkyZkwnK5IkMX0IQbsDDDciuEiZwaJmLRicboXO/2SXVxstFFCkgYPfCu3rRPLkuWtOEQYq1x+hSC",
-	"WFj6/hMK7mGE7Uq+R4+m14co9FH0CRX6B+nUwz8DCP+vcbdHwW4fXwsryudPFBWl+4VguzZwcKKNFLjx",
-	"s0amiwJvqrA/uiII6nM82lJcPOk8mDnSaCJT2bcVJjw+IaRWc/r8eIfF+pAW47dmDz2Dgqgny7551N3N",
-	"y9rqVsXm3GXDjqKIyI0yZo5RgDU2i1OlAgVlMZb/n0RHkEJ7S3lOJzlLYIpYQCs4AZlMjBWlzGKkbOOC",
-	"tfvU0CoEDzkf+qaM7FHIcWVjXDR2gTvH1n3akYA2EXYvwOip99ATxVJ5aw8G2fNUG6LXImUZbqTbj0XS",
-	"qO5O3GldKB2jlTBVCKnfIAyqBFMMNK2o9tEsy112RNpddfvPqnuetwTyJtgqTR+O+if1hNOM3R7uIHAb",
-	"3OUZaCLDD+Oxy5wOxl++NrHa5d8fgMsueX4nMn9S0upVbKmJscoH+15IzTEpvFaA4FWQb0YampPOZL2h",
-	"oGEYHODdDWOx/eg3Xzz3rQyvz7k2cqboguB0iJR+RpcDW5tJG6lY9g1z3TRs4oaLrBtWaRx/s4YQxOWf",
-	"aV84sAPH3jvIPIhkFi6DIqe8iV7Bf5Drf3x6swdKoGNYtXTnkDta8F9iL6fjICx3+Uu8V7jGQYjA/iW2",
-	"O46De3JU1dYA+rY0HN3GVA+in+a0NTxalIB9CDmb5c/tEvLNojCc6bbakR12s1dRg0NljpvO0itbFOYJ",
-	"knffSjVzdVxu8sfZzX5HkGmSMmEqG8BZCuefLjTpWHmxoYh3QyJqteOhT3DBKhc38TNNNP+Dkc4wiiJL",
-	"fe603T75lVE7VU2fV1ADzrKQaIllAmhI3bC1jgWOoUXBqDpzzW4odB3Dp+oVyly5GmVyYQjNtXT1niAk",
-	"nHsxFmiJUWPsZcCBM5Zzuwp6cqC0iE3mUt6Qug9qXDcXSeIeemOfSVzxkK+JeabJb5fv6n0twrqZ2IlQ",
-	"BeNQqQvBZCxv6GJpEewDFKhY0AZqXmS7stRrWLlXP4OeQc3bxk6Dfa+XAQhrEQeoWT5MbEHTre3YR/ua",
-	"h7VGattS/fQ7lMS2NkoPbawsryl7KLkL27WPsnC7sYW2rjvDqLXvzpbq55LFqj5grrVD1QprGEU74QI9",
-	"9tq3M2x25mppFdaiQz860OLZbYv/q95lIeqPhlVPhODTx6vrA00/zcw7OmG59tXz46AMCt8OBw9E1afN",
-	"2QZT1VuxyaA+aa2TgX3/7XZ0vDb/dfXm6m+vFjl9czqt6vXHx8OR7ymwmW9p/+sPR0f/DB7hUqv3+tgl",
-	"T7fbwolGJ4+ft2ga4uAgIYsBhh2euNdKFs4lbWDn6IbJ6vo8JNFULZvANoBpu5gyKKlj4poxyxJnlFsT",
-	"w8gFT2mer8e1Cj6XdUNcfxxNFy4LWDOmictWBPdwnvlIvsKyD8FW0CeDbKegop3sdjVuzQbVtYJUb4HE",
-	"wgXK3ec+qbkzK89VWb3WJAGE7JMZKTjdI7Cx6jaxN0JpD4xOtyfAPs1MZdLWixC8nXgARkJN7sDqvvc+",
-	"mLJbFfpYMKsRkEymS6wgqwwsyF6FKhDqy6MqYYEN58rmVf84f/8Osim4LitBLZZO1gaLdu2bkKRygYVK",
-	"WEnKsjGZMWFvHYq+cw4tU30FD+4jFmu5tIjdJwktONjFzdK+JCSJV3Dse8cSE4vamLmRnIGlD1X7kHoA",
-	"G91IS8Py/82yYHslgPDMUSF8DwdvVgLHYrI0BL0bkKeywzI6/3RxVbD0EE8S+jVcmonLv3SFqXjLSdPF",
-	"VMmbttwJ0GSe0Me0jxI94tUo0RfS761RbalKbZDs4X00zkWJ3Ef9qETwtl4Y7cWGniI6yebBktCVFWec",
-	"EjuZtSQu374ipyfDUfcJHKKe3Dap8xDq9y1n9hTm+pQQu+2aA63WCcZ3kKnV1aZUQPAnrNoBxAK71JQM",
-	"oNmRpk+uQLzRsjeIoy8cA3XPIPswC5WW9O5L9bXs1tJ6Z5C8kRGr7pc181TbeVChFm4rIPR4ZpUDumA6",
-	"jEUO+k1IplzMmCoUF655ALPgDFEoW1XcisqtvjQdtK0q2ywWqznzknRNrNZMlppl3bCt+wr2i2FYucW2",
-	"W9yc4TJVY4caC4b2g7XP2IfUtYsEQY35vPCnLywnsSquNjwdo0wHUKCcsnenK/hYfqyhCv4dmxoil8jL",
-	"V1LdQCw557O5IYq6Y1KB04xLDWPjgKb2Jye0r1NHb4p2Aegb6KpLK/TDxGF0TYA7z03Nddl7wrE/ixOQ",
-	"VGzxqhs2iucpmUtt0cWC8ZlGVZDccs2N71kCFhbUPNWmBuPSXVtb6yF0Dzh5Z7WfNTOVkQTNBLS3u7Em",
-	"qh+LKwmH3dX+Q4+3G3JstexwHh4P1lhgaRFcN5AimvUrbHkFFArf4HRlo6Vn4EIoL8ehr5xCd4Iaelei",
-	"ePUj8i8WjVYYD8u/K6fH/Jw0aaZUbXWEUjJn51VhNMhXp3r/dX2N/N+1b3Ti8di9etU/L/07/9r+qw5+",
-	"ymAcRO7Va/nHvtII/uqCe+Sj2G02HZ88f/FPWMtVBwLoDqw2bvQgqE5pAfK6bHMFE1p78ZZbRB38LyYy",
-	"qfqNtiWD5iN6QNMsezGiL3pHRy9Pescv2bQ3yY5Hvenz6Pl0Ql8OKXsB5reEhQd6OSlljx7Q09HJdDR9",
-	"0TtJnx/1jicvJr2XL05Pe6MTejI9fTFJjyYjCCNkj4Woe+RhiN7Xpq9DB4zUWrOuEmXfY1z3KIoW+hF/",
-	"wwkxfJ/VEG701Pm/oGRcl91+/B/Dad1Zm8rRDJ40m4R9+Wo1RRRXbWothU5meb2NMA62F6ly16ZqPBgM",
-	"Ry/6UT/qD8cvo5dRYGd1G9mqVXetlSC+McG4YKMJUEXkeIT29OSq5RU2Ven8ev3+XS2VRdb7nHX3Nohx",
-	"0neDs5Mc1CfICEH9zkPcsWgvJPrknEyUXGns7AXJXRAKxcqora4y4C1mBd4bCMUzpzO5EGXZOsuXCVWd",
-	"spBJO/C49jeWIP5PAAAA//8=",
+	"7H0Jcxu3muBfwfZMlcma5qnDFlWpKT3HTjTP10rKZl5MrxvsBkk8NYF+ACiK0eq/b+H7gD7IboqUncyb",
+	"qnGlFJFC4/jw3Vc/BLFcZFIwYXQweggyquiCGabg02u5yJaGfVLy7yw29puE6VjxzHApglFwM2ckxjHk",
+	"4tPlC00yHNoNwoDd00WWsmAULNYd931nMDwKwoDbhzNq5kEYCLqwY9yAIAwU+8eSK5YEI6OWLAx0PGcL",
+	"ipszhin77P/9TDu/f/ncoZ3f+52zLw/H4fDV42f36V+DMDDrzM6qjeJiFjw+hsFrKbRM2cWny+1zfBTp",
+	"mth1mTaaGEnMnGt7ItIaB+OATKUiNE3bXb/3fyyZWhebpxkPyhtlYrkIRp+DIAzo0syl4r9TWCoMaBzL",
+	"pQV2GDjIBV92bPdHpg0X+HAt+NkdE4YkxbAXmvCkCn+WfDVMm6+ng+uf5mu5uFr+/vJer06Gg1P7xd/7",
+	"F9f/O3n9bvW+/mpKk+97PSz52oIl2//++aLzm7+mQTgYvnrceT8f2H0josEAktEZs3c0k/anFDEjqZzN",
+	"WEK4aLogYWct73VB798xMTPzYDTsH78Ky5vvfV2KhCltlsm651bdteWPGVMNN1SPWNI/QFpmzojOWPyi",
+	"9O1l0ohopTFNxxkMX+3Y67WhZqmf2igVesUUS8iKmznuWcODIZEKP8cp1Zq0ju/vQ3Jyf98+J2VKado/",
+	"zhI0YE3r86Bz8uWzRRX48f/g8/19+993osxNLcpUT7SaS83Igpm5TEJi8TssAB76cYQn9oAxzczSHn8i",
+	"E860xTxDuYCDN53sH43odXK6vfdHS0c6k0Izx2jhJG+Uksp+tisyAacy7N705maRAmPJaXq87PeP4v+V",
+	"yNjOTewA+IrhHzY/T2Syrvx9gJ/eSjXhScIEft3z37uPm4/1inkr5605X/U2LhzZzqkhmq7thVBDVpZ3",
+	"rZQUM6QET+KIf5r8fPP+XUgEu2OK/Mf1xw/tblBc+yc6Y38qrK4cMv3hoCpzuvKJr1jCVa0g/skyQstf",
+	"qJBmzlSVWbbo1DBFKInnVMwYErHlRcA5ucBRltbl0hBKNNOaSwFcaM5o4rSBdzLeIYgqbLm7U1BsgaDE",
+	"n3DpfU5aOWPoWRXzuyexlLfcfjSkZYk6ZVSx5E87VBhcM9N5DZuon3xjo1Ehdb66o0Wk9bMxmWVlIbmm",
+	"C3bNDfvh2igem5Bcs3ipGJGWOm7eXbcPB3odv6FZlnKESe/vGgGTk9JDwIpHEjvfB2neyqWw4mjBtAaa",
+	"DIQkNFlwQZhIMsmFIdSQilgVMmMApGKD/6rYNBgF/9IrNNIe/lX3YKNXjmPWEo1Ykynl6VJZisnnhStu",
+	"UPkYkVNAGLZYptSwxCp8wN+9+vYs3S0MXnMVLzkCM0m4fZimn5QVN4Zbfj+lqWZhDUbkEommIHAB9zQD",
+	"dTorTfAAgrQGraIfP/76IRrBsWLcBuGaJHIlzkn0y6doRLghMVXKyjWj6HTKY9KimkypIlQTbkDcTfls",
+	"6VSUlBn7dbsMmF8+BWFgl6rXXQsk/Ow2WgyTE1DzCzBdsUyqGkK/IIppuVQxK+tGHjCh3WwtZPxT9TRX",
+	"mtMqAQSkesWI6QY1V9oAbqBiuCchV3auqVQxeyak8o2Hu4CWyvi2iZ2oO6ZeWNVMxrfbgBFy9dSDS6Ws",
+	"RDZ8AYeYSrWgxloA1LCO/bYONnI61cxcs1iKpEaz/FmuELks07UkpxhNYQkCyFldSC4nZWVbLBcTprZA",
+	"ZY+yuXAjtC6SOyoQHw4gR79tI8lC3jHEknrA6qaju62BtEoS0qKGLKS2EnbNqGrXn3xB7/nCIs/R4HQ4",
+	"PO73w2DBBX7VfwowehcwUKY4snsr1aKO6DzXaGI8sVbTneLshSavr6/eEiNvGdhjT9gmXoOum5ILw1Qs",
+	"hWCxsVxAEWoMjecLJuxn+yDscMMv0CocA/3wdJA7BmrtiDB3Pex0b5QcG893Q9jLmjUqG5Wz4cBzwhaZ",
+	"WaNZJSrw2NhJC7bybx38H5hP/9Zw3ieZWXH3z2BjgCBhyZ8D17uTpznEtNRVj5YHEOMfgJ//RPTtgLsH",
+	"mb+5Y6KJyIXzGhlJEpbyO6b+FDjCoju8WLnnquxIujMHe5JqAIZL7wDXW7pMG3ni1P6RqGWKaofFPnuv",
+	"ZMbvmNWNSIsKT6icpYlVuYQkdzRdsvY2aGnGG9wV3u1YJr3n+hBDp6HXgtuq08T+fa+Lg9VqAJNlds9o",
+	"SAp2b3D/CyrWZEFNPOdiVnhgWgUnE5KkfOF0ygoPc3d79tjAuv4ArLSqv4jX72vo+1fK3ZlSKWZkypU2",
+	"TVs+bdpybhU1X4Qbsrnd/vC4dj4zl8kuBPr55uaTc3VtTnlap7+VfIo7Zs2H7QVV8CDXz2b/BP5EZSyC",
+	"5C7GjXnRLVsrvOocmF56LZEdgwOJtI77/c7J2VkbXB59+6PAQnfxRIp03XSrR49NvsctJrOLuTTpWs6B",
+	"AcwEXGPooLHcwwD1TJam7NP4VjYdktWcx3PLbtW66iPKltbME2AA2v3oPa75QDC8kzMu6mFxk7ui7No1",
+	"tsthUYFaVDrYwx8GALQnjCZ0dNTxm+P+2elTMMMVdgDtimlmdiDQlKsFS6xdW6ut44DtZ98vtSETRiJ4",
+	"MNqHT3x33lsvqv2Wd8Dk2qqSTTDRjCVkylPAhlTS5E/SEVnSNKXfT+tvF+/fVbXCCRcUogh7gQYWqYNL",
+	"1T22tY0C2a0RtRJO7DBxx1KZAf8BLoOo7PSPKshyt1+DDKtDvTrt44IsqFUMWEcxmtBJynI1ZH/J+Ws1",
+	"dtB9Gn52L8WE2yDcGI+nrYM06Im7dcSKH+hQzc9yaCa8+fVslW7rQd6AnXbDud59iG50kSQs8TK09LA1",
+	"UWfWcjlU83mGouPDeTtBdqh688R0z1BsnppRyQmd8JSbdYOIm1MRu9gZRc3aWhiAcSwhrQHOb9x1khXV",
+	"YJoIIqRg7b0cbBb/F5QLu6da8xu1eqlYodFzQyBYwKzKdU7oRFuSLCv49XihmFHri6lh6rrZshbGmlpX",
+	"dmgHxtYBsTTpHnphHtVu9bcUwHbdrBtcgSdBvk4jb3jHdYOmUnAIvc0Z4I8127/Ee5UqYcCj14QqhjjA",
+	"gGa5YQv9VPgEudZjvmeqFF1vnc/tofFoV8v0UC/qBWIkoO6C3jJdYxhOKU+tZq5TuYJIRSPf3HXEi0+X",
+	"+zJI0rq4eg+/heRu6H6Rivwk5Sy1+E21FG0fGsC8Ji8r/zR7ObSjBFEsd3hZSMLy3ls0qKOD/c3ZCZta",
+	"ckaqsEu3pPJfzqT9Apih5WKOgPrtbtmBddq3/2rdV8+SAqSVMCSScXApLOqxhEzWpFBfuuOg/d/ESt6Z",
+	"2vNfZz4/R9iU0LIkd0ZkgGd0l+aknFxwY1jSHguaruhah6SPCRwh6XeHJ0QK5oI/VktaKiIFoXdMWS2A",
+	"XOTr5MJMZ1QxPRaJRLOYAHEROqNcaEMi+Bh1x2K3s3Ww08v6XWRSvtar0+OnyeKb/Bh17ot8+ZOzs92L",
+	"P9Yw+J8ZTetQ7orRhAumNVEQp62PRNcd5AKun0TyNir0E7SafX5P2c0pb2t9mMvMIsv1Ux54zRFp8xWA",
+	"PlBC7qH73DGlG8MyBfshkyVPE+JGP2127NAVPikuYp7R9GCBmvknffpCxTvsxBVmz0i13r6vhOsspesP",
+	"tUG3C4ipAX5lTGbppryrS2ZrNi7wuIQnpJXKFVOdmGrWzn3oEIC361lVEpNXaGJ5nE9eqeHq9sbqkI3M",
+	"lFxm+cmJG/mi2IMmLRijC30v153KEb1+54x2phedt18eXj12yh+PD/k4GD7Wu4Pp/SUuOwDhWdXI/Oda",
+	"ixdglt8+15ZfLqigkPqaMGG4WVsGTYEIeFwebSRRMmVjQbXmM7GwuhNpRfmAm3XGRuQan8uRM2ojY83D",
+	"gJqpIAx+snAMwmBzeBAG73E/l247QRi8lYrxmfDP/MjsI0+HEeGvOymnWdPegf0Qk9l+6g04RHNohOAJ",
+	"TVDt3lvLLuDwlKaNu6g7ncsxrD/bf8ilEjQlTBjF66wIrzxuP/qBraxYzUMYex3IbeaKxVIlTx4qX3zH",
+	"udxUtdlYuYqBouLveNg9nSg3qKm7BFMrAxLC6+3txGU2vW9IVgHlGDIg5C0gwoKnKXch1z0FSpP6abe5",
+	"oXgepmlWssTCkuHvgKcYtZahVbMOcF/cOG4c5kmgdk7IcO7WZzHAak0b9KnNkMaQJ1a3HA50LiHJ+j87",
+	"xed2Y9LVniZ9vU8AMpZqeOkGzKhS3OJLy2xlUbX3TYPa5F44COtCHDKEvqwiT4IvYWI9zWhmrpiu9Tj+",
+	"igo6uO9JwpPDFbPC8+/ZO3yzX0pfg1pz7VNLDlJpchf5CMwDzWJQZTKm0CVqcdoqDVGnY4dGFssTDLzj",
+	"lRlrCllsSMbCp9HB3+cyTTS4THDNSVHTUPLMOym3wWZ8kL3xNKikbCqkuJeQZCk1EEgLiZ8q/42kXNzC",
+	"fsllwhaZBFW+81e21iVMLsBaTQB45obipTZyAWqAtdm4gBl06HQIqxKgFoW+h0KKwj7hsZLyULtPn43w",
+	"zB2W05tI6hKzAUwhmax9ClZIiiu2O7Mn0cDzPF+s29xj3TeaxUvFzfraCjx37cmCi5vmuB+EhMqWxopq",
+	"b20garWiTgdm6cDYyNXMMMLEHVcSwEfuqOJ0YhWy6JcPP765ur755ce/fb348f3lh683H//65kPUDol2",
+	"Fmd0Ub7/EfkLo4opgnUGsAjWGURd8muexI/fC8seypaXvtXORSsYDrc0FwIrQXboRQA3sHM4kysrCMeC",
+	"l/yox/0BiX4RHjstZcLo6Ndff+3YPVslMKaG5VtWjKaLH8aliNQ4iM7HwuSQ5RpS7qiCei4I7xrqclLh",
+	"urEaBCu+kG5BXbE3O4FFirufG5MhWpZrC3bGkV9oHwOE+iCBHqiNSolWFJci2lF7RCKfph+FYxFtZOpH",
+	"IYkwVz/Kk/W7BFVODPhvFDM4Vymo8p8+Xt+MRUyVWnMxKycDVIKUFk1WLE0RIlCghGUFRYXSdnlBASma",
+	"8b+yNSbWczGVviaAYlrk1gzBVgL+VozRPq5kmpcA6BAtaRJVou/RCLg5+BhCFGcmP6iVJmMxofGtNWCw",
+	"ZAjyvlnCkrAixJ26GJbd7CHZluihVb0Uj3WIWLeaW6hj3iO7zyTQMUUjyomH0PuB9Qtw6Fk+LhL0y28l",
+	"7Mspzlstiy1zNuRaRbKnJi2ap90mciWsOLrxrn4fmzWuMC8hCHWNqq5ailINg1TWJqy6QDw9j8UGX0Je",
+	"YOZs4WM2sWJgt9FUnyMlA2vAbJG8lGOyNCSag78oIoKxRI/F3hwKz+7Kuxr4BzIf0tIMXDpjERVMOSKe",
+	"ZxMk+3aXQPRbk6VmJHoYY/B2HIwexhANGAfh2Duhx8HjY3Re4nUWhiXfIsbWsN4xYzFpcRGny8Tio8u+",
+	"nTHlfAtkpbgxTDgGSaaKotoCqbpjYZHJmlMh0UtUX4ZdyEAasj4wVooKNslLrl3Qzqx4zNqkymj7YxFd",
+	"ijua8sSpzZFf2HvPBV14wnE7lKqYvDsWgFU5o2kZOiORy6iI6onTlyHBbgqn0AgK84BVaQdCGscsM6Us",
+	"ggpXykWgL3niRpcZquW0mkyVXIDUKXAEaIkrjBNoO51bVErkdIabtMqaiiyGoOTYCwbOtBJgPgZH3X73",
+	"yKnkIPcr567oW73cLQADZ8w86T/YyzVXcTI4JRf0L7jYsbAwqnqzRsRAGWtFeSUJi1OqmCatqLJeN18p",
+	"aqNqjE9TiNzPmUKHe1Wvw8q6kt+oogjeCrnSZIYVQZbsK/6jyN/gOYlwRpbcyFYbiT5jasFdwducxaCG",
+	"pKlcAS6g3nnuTm4Z1dLMf+9okJ+d4gIiixw7tgsc1BHzLdTkaEc8uXPGF6y5mEHF2g5Srs2n4ro3qnSH",
+	"/f4exXL7VbRV3Vg1FW0bjiz4+9Rnn9TNnG8Vq+VQwV0uFlStfYHBLnS0xERn2hp4F5aCgi92gr3IovfA",
+	"k0ckipTVlRZcQRRTb3gwLVbYy3fYPeeZhlI06sgA2IAGDmcHtM9rXJhG2jvXhq7BrXxx9Z7cMpZpRyly",
+	"SijBXSXFyl1y3D/OfSdjUSD4BvKYOhzB6cpOzw0kOW4CQPLt14gTVXAeiK5CpzVXGVY6e3yudQD5Ga0C",
+	"573m1UYSQ/evAz+O7Y9X/qP/V99DAnIn9uvs8Yc64B+/hEG2rOHgrxWjZgtFW8P+oG2Fl2JZSp1ToTXs",
+	"99uWd/qYQ+QwOCITFksobNMeqzx2h24K1CXW4JygyTmy/cVSG0JTqwivyYR5F2iBly2aJGPhpvJBehSN",
+	"yDrbXfKO3zKnq3kDObTLpNRqjktheOodRi4PeCxmFt+9fl0RK5UgUg0VZEtTJQFQSv4ik/Vh9cSVcFTg",
+	"nSaoqOqgFPL5vB/2FV4pjDjsXWJc8t5XHV4WVx//DElQJwWuEO+Qcwz7gz9nVSSG78CuLpKkRD0VtuVU",
+	"pEPkT+yLX2t1MPDO8EUlDKyWQhNrkKRc3Fr7jlu9q0jSyJScKWd5Wpja70BV4oVbjqy4SKzeQ9O00Fm6",
+	"5BKyIdAG9RWtWbrUTgmGolNNFjRhdfQzYwZreZ+FWSUCgrLeYNgfnnYGg85wcDPoj/ono36/2+/3f9sq",
+	"kx0d9ft70wTusEE5cQV430MxqZro+2JCjxaVvZmsC5hdJIkmkQvdRKTlbTS4S7liSbvge+UdnFu+iY6m",
+	"nEOGoBewOybGQgqXcE9yQJCYCsu6fQ3g2XB4dPRy2D86JW590qITa9oOz4ZQH6jb1Zrosch9XHouV9Yg",
+	"R5yi2pDh8HTQGQw7R4Ob4dHo5Gx0cvYber8Lr+cLlybINbm1xhgXYyGokLqSJDE4e9n3dSBqKQhY28Iu",
+	"MGyPQLtGqKJ/YSWXaUJmkkzYWlrCYBz6i3BNFJsutXd6Hvf7ZMtAtUdJGfWaH8JpKdDnldRRhVu7oIxn",
+	"SpW8ZPP0UGz31eLfTQg8QaqDHaR69l1JlWAXmBJ3+nbife+TE6v0Q6ZSrahK9qFk9JP1nHNf9x7cb4+9",
+	"WSonNO1VfGe9h/LHx15c9NqoVeuumdGNnjqy21EHuSkJicrfRUBVkdtjVARMAak5RI43O2i00H/1RtBJ",
+	"ypIIrBWNzTYI1+2Rt3qhdwe6RiA8ZNVBcAha+oxmzPzI6UxIbXiMhnDi1L3KpnPbaSwKH6P7FrzP3Lhc",
+	"Ll+6ilZYySHZJlxYRnnH8LQzZj4W4MMWYhFpRa8/fvjw5vXN5ccPX2HvIRhbM0UTlrgVfdswSiADaCzK",
+	"93D97qLdhbYkZKIggscN8Frkq3hNnpvRWElIQwO/pvber4QaWrbg4DiicB87p65zKrl4KRa7mVzztVvo",
+	"kotqgf1YAAfMTUJ2zzW2EsJmYlxopkAH0IanqWWmgotZG30OxyTa6WnQzFyWFvM9Y7bstDqaLIb0Njo0",
+	"PoZ7tFHwbRMKu47TpMPjzu9SsEGD/Vaa4qAejQf1YrDW2fN5PsaesU3B/nzTAf6P4PdFK5ogZ2/VXpj1",
+	"PG7jOr7pYK69ToNgqGte860y4ZqZzV4VVi64AIflQgq42rcJB+yPoXsP+MtjBYQXBS/rPRSM7Q8WFyV2",
+	"C5JjLKLiqwiYOG42spOVZAgFJbWOH0TIfqYuplBebuRirSg1TKV/iGO+c5kmKJJKHH8stvi2Y5qO5bes",
+	"NNgtshoYWgH2P5Sd1fRJqbKzpe4wqs1xPStzLVgOYWLVtiq1BeFPbrSe6wKNd+5SKuo3W0zxP1z3+3Fd",
+	"zzw8ojQyj60r+u/Pi6tY+Uy2jOkDo4eGv/RKyVNPDek9uN8edw3eSIBqGlckIDWPgLQEvceQkrR4eqhz",
+	"TT05MC/023MkxFZ6eWDlyacwh2+Pgb4LVNPAUtdn3XsofXp81kOwMZE891lj0bnxUQgl7/67XO6CSilx",
+	"+qkhPegltNfIB83+sQtacAXdNYV+tZuDyhWhu6NqaAQWeS/dLdkMvU/f4oT7hKs+SEyggQyUlE3Ndwtc",
+	"be61NlTV6N4t5fbkTDL05l5zjex2jLcJFgeKGn9Hn11Wep4A6QtRA2thMpEgRLBSBp/qDCodUxvqHbfd",
+	"xmAvvEX3ChezKygnRlM0qBRxD2uL2gZFWvVJ/+jxy94irChubhBfrrD5W/HkbXHF9WHMWkfvVd5iHSuN",
+	"MY3HlRCCQkszHpbrMEOXgo+5CdTMSabYlN8716jF07GweARJOW2sUgaN286Wp58nrnxYMXtpzPkeqHH2",
+	"wXazjXAsZIaGRbrGCUsFhedEKldzG2nnZ+mHULFEVpQbEuX1vai1zySRoksuxgKOWtTjF0XGrkSyriUX",
+	"lBhji1gsNE7a+QYwZQyfDV340EXSXXJYVComjciEpXJFBi6gCTdgYYblVggTOTVMjEWrP0LnertLrkq9",
+	"8cvsD0gYPfCu3rRLrnKWtOEQYrVx+hiCWFj6/g0K7n6E7Uq+hwfT61MUehB9QoX+Xjr14I8Awj8bdzsI",
+	"drv4WlhQPv9OUVG6WwjWawN7J9pIgRs/r2S6KIadCQXzRRDU53jUpbh40nkyc6TSRKawbwtMODwhpFRz",
+	"enrcYLE+pcX4rdlDz6Ag6rtl3xx0d/O8trpWsblw2bDDfh/fZlKKX3OMAqyxJavKFSgoi7H8/6R/BCm0",
+	"d5SndJKyCKYYC+jyLSCTibEsl1mM5G1csHafGlqE4CHnQ9/mkT0KOa5shIuOXeDOsXWfdiSgTYTdCzB6",
+	"6j30RLFY3tmDQfY81YbotYhZghtpd8ciqlR3R+60LpSO0UqYKoTUbxAGRYIpBppWVPtoluUuDZF2V93+",
+	"reqe5y2BvA22StMHw+5JOeE0YXf7OwjcBps8A1VkeDYeu8zpYPT5SxWrXf79HrjskucbkfmTklavYktN",
+	"jFU+2H0mNcek8FIBgldBvhppaEpak/WGgoZhcIB3OxyL7Ue/+uK5r3l4fc61kTNFFwSnQ6T0M7oc2NJM",
+	"2kjFkq+Y66ZhE7dcJO2wSOP4yRpCEJd/oX3hQAOOvXeQeRLJ4CUlWUp5Fb2CfyE3f/v0ZgeUQMewamnj",
+	"kAea8R/GXk6PgzDf5Q/jncJ1HIQI7B/Gdsfj4JEcFbU1+7235AYSzxFE38xpS3i0yAH7FHJWy5/rJeSb",
+	"RWY403W1Iw12s1dRg31ljpvO0it0G/0ORpFUM1fH5SY/zG72O4JMk5gJs/FOKqxuIS0rLzYU8XZIRKl2",
+	"PPQJLljl4iZ+oYnmvzPSGvT7fUt97rTtLvkZX7VS0ucV1ICzJCRaYpkAGlK3bK3HAsfQLGNUnbtmNxS6",
+	"juFT5QplrlyNMrk0hKZaunpPEBLOvTgWaIlRY+xl6FLTa+w6Dd+s2GQu5W35PWp6VDYXSeQegr7akSse",
+	"8jUxLzT55epdua9FWDYTW31UwThU6kIwGcsb2lhaVHS/HgtaQc3LpClLvYSVO/Wzxlfb7fsuuyebbm3H",
+	"Pv5p3nr2zLecHfD2soauO4N+bd+dLdXPJYsVfcBca4eiFdag32+EC/TYq9/OoNqZq6ZVWI0OfXCgxbPb",
+	"Gv9XuctCvzscFD0Rgk8fr2/2NP00M+/ohKXaV8+PgjwofDfoPRFVn1Zn601VZ8UmvfKkpU4G9vevd8Pj",
+	"tfnP6zfXP71epPTN2bSo1x8dD4a+p8BmvqX9rzsYHv0WHOBSK/f6aJKn223hRKWTx7dbNBVxsJeQxQBD",
+	"gyfuRyUz55LGFtbohknK+jwk0RQtm8A2gGnbmDIoqWPimjHLEmeUWxPDyAWPaZquR6UKPpd1Q1x/HE0X",
+	"LgtYM6aJy1YE93Ca+Ei+wrIPwVbQJ4Nsp6Cinex2NarNBtWlglRvgYyFC5S7z11ScmcWnqu8eq1KAgjZ",
+	"72ak4HQHYGPRbWJnhNIe2LWb/nbs08wUJm25CMHbiXtgJNTk9qzu++iDKc2q0MeMWY2AJDJeYgVZYWBB",
+	"9ipUgVBfHlUIC2w4lzev+tvF+3eQTcF1XglqsXSyNli0a38JSSwXWKiElaQsGZEZE/bWoeg75dAy1Vfw",
+	"4D7GYi2XFrG7JKIZB7u4WtoXhSTyCo793bHEyKI2Zm5E52Dp48sArbiAjW6kpWH5/2ZZsL0SQHjmqNC1",
+	"jqd6oxJ4LCZLQ9C7AXkqDZbRxafL64zF+3iS0K/h0kxc/qUrTMVbjqoupkLe1OVOgCbzHX1MuyjRI16J",
+	"En0h/c4a1Zqq1ArJ7t9H40LkyH3U7ecIXtcLo77Y0FNEK9o8WBS6suKEUwLv0JRTcvX2NTk7GQzb38Eh",
+	"6sltkzr3oX7fcmZHYa5PCbHbLjnQSp1gfAeZUl1tTAUEf8KiHcBYYJeanAFUO9J0yTWIN5r3BnH0hWOg",
+	"7hlkH2ah0pzefam+lu1SWu8MkjcSYtX9vGaeanj/JSjUwm0FhB5PrHJAF0yHY5GCfhOSKRczpjLFhWse",
+	"wCw4QxTKVhW3onKrL00LbavCNhuL1Zx5SbomVmsmS82SdljXfQX7xTCs3GLbLW7OcZmisUOJBUP7wdJn",
+	"7EPq2kWCoMZ8XniroeUkVsXVhscjlOkACpRT+HaeHD6WH2uogn/HpobIJfLylVS3EEtO+WxuiKLumFTg",
+	"NKNcw9g4oCm9TVD7OnX0pmgXgL6Frrq0QD9MHEbXBLjz3NRc570nHPuzOAFJxRav2mGleJ6SudQWXSwY",
+	"X2hUBckd19z4niVgYUHNU2lqMC7dtdW1HkL3gJN3VvtZM1MYSdBMQHu7G2uiumNxLeGwTe0/9Gi7IcdW",
+	"yw7n4fFgHQssLYLrBlJEs36FLa+AQuEbnC5vtPQCXAj55Tj0lVPoTlBC70IUr54j/8ai0grjafl37fSY",
+	"b5Mm1ZSqrY5QSqbsoiiMBvnqVO+/rG+Q/7v2jU48Hrt/neLHK/+b/7f9Vgc/ZTAK+u5fp+aH/Rf34a0L",
+	"7pGPotlsOj45ffkbrOWqAwF0e1YbV3oQFKdU8PZ83+YKJrT24h23iNr7P0wkUnUrbUt61Ud0j8ZJ8nJI",
+	"X3aOjl6ddI5fsWlnkhwPO9PT/ul0Ql8NKHsJ5reEhXt6Ocllj+7Rs+HJdDh92TmJT486x5OXk86rl2dn",
+	"neEJPZmevZzER5MhhBGSQyHqHnkaoo+l6cvQASO11KwrR9n3GNc96vcX+oDX8yKG77Iawo2eOv8FSsZN",
+	"3u3Hv+e0dmd1Kkc1eFJtEvb5i9UUUVzVqbUUOpml5TbCONhepEpdm6pRrzcYvuz2u/3uYPSq/6of2Fnd",
+	"RrZq1V1rJYhvTDAuWGkCVBA5HqE+PbloeYVNVVr4uvU8lUWW+5y1dzaIcdJ3g7OTFNQnyAhB/c5D3LFo",
+	"LyS65IJMlFxp7OwFyV0QCsXKqK2uMuAtZpku3lV+7t9phSHKvHWWLxMqvc4HmLQDj2t/Ywni/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -23,6 +24,63 @@ import (
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for API.
+const (
+	APIAccounts      API = "accounts"
+	APIAuthorization API = "authorization"
+	APICompute       API = "compute"
+)
+
+// Valid indicates whether the value is a known member of the API enum.
+func (e API) Valid() bool {
+	switch e {
+	case APIAccounts:
+		return true
+	case APIAuthorization:
+		return true
+	case APICompute:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CircuitState.
+const (
+	CircuitStateDOWN CircuitState = "DOWN"
+	CircuitStateUP   CircuitState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the CircuitState enum.
+func (e CircuitState) Valid() bool {
+	switch e {
+	case CircuitStateDOWN:
+		return true
+	case CircuitStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CircuitReportState.
+const (
+	CircuitReportStateDOWN CircuitReportState = "DOWN"
+	CircuitReportStateUP   CircuitReportState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the CircuitReportState enum.
+func (e CircuitReportState) Valid() bool {
+	switch e {
+	case CircuitReportStateDOWN:
+		return true
+	case CircuitReportStateUP:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for ConsoleCircuitFormState.
 const (
@@ -60,6 +118,66 @@ func (e ConsoleFaultFormApi) Valid() bool {
 	case ConsoleFaultFormApiCompute:
 		return true
 	case ConsoleFaultFormApiEmpty:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HealthStatus.
+const (
+	HealthStatusOk HealthStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the HealthStatus enum.
+func (e HealthStatus) Valid() bool {
+	switch e {
+	case HealthStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PrincipalType.
+const (
+	PrincipalTypeDevice           PrincipalType = "Device"
+	PrincipalTypeForeignGroup     PrincipalType = "ForeignGroup"
+	PrincipalTypeGroup            PrincipalType = "Group"
+	PrincipalTypeManagedIdentity  PrincipalType = "ManagedIdentity"
+	PrincipalTypeServicePrincipal PrincipalType = "ServicePrincipal"
+	PrincipalTypeUser             PrincipalType = "User"
+)
+
+// Valid indicates whether the value is a known member of the PrincipalType enum.
+func (e PrincipalType) Valid() bool {
+	switch e {
+	case PrincipalTypeDevice:
+		return true
+	case PrincipalTypeForeignGroup:
+		return true
+	case PrincipalTypeGroup:
+		return true
+	case PrincipalTypeManagedIdentity:
+		return true
+	case PrincipalTypeServicePrincipal:
+		return true
+	case PrincipalTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResetResultStatus.
+const (
+	ResetResultStatusReset ResetResultStatus = "reset"
+)
+
+// Valid indicates whether the value is a known member of the ResetResultStatus enum.
+func (e ResetResultStatus) Valid() bool {
+	switch e {
+	case ResetResultStatusReset:
 		return true
 	default:
 		return false
@@ -136,6 +254,45 @@ func (e ConsoleRequestEventsParamsApi) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// API One of the emulated APIs.
+type API string
+
+// Circuit The operational state to set.
+type Circuit struct {
+	// State `DOWN`: the circuit is down; `UP`: it carries traffic (as far as its configuration lets it).
+	State CircuitState `json:"state"`
+}
+
+// CircuitState `DOWN`: the circuit is down; `UP`: it carries traffic (as far as its configuration lets it).
+type CircuitState string
+
+// CircuitReport A resource's operational state, as set.
+type CircuitReport struct {
+	// Resource The resource's path in the compute API.
+	Resource string `json:"resource"`
+
+	// State The state now in force.
+	State CircuitReportState `json:"state"`
+}
+
+// CircuitReportState The state now in force.
+type CircuitReportState string
+
+// Clock The server's clock.
+type Clock struct {
+	// Now The server's current time.
+	Now time.Time `json:"now"`
+
+	// OffsetSeconds How far ahead of real time it is.
+	OffsetSeconds float64 `json:"offsetSeconds"`
+}
+
+// ClockAdvance How far to move the clock.
+type ClockAdvance struct {
+	// Seconds Seconds to add (at most a year).
+	Seconds float64 `json:"seconds"`
 }
 
 // ConsoleCircuitForm A circuit to set.
@@ -246,6 +403,200 @@ type ConsoleStateForm struct {
 	Seed openapi_types.File `json:"seed"`
 }
 
+// ErrorResponse understudy's own error envelope for the admin API.
+type ErrorResponse struct {
+	// Error The error.
+	Error struct {
+		// Code A machine-readable code.
+		Code string `json:"code"`
+
+		// Message What went wrong.
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Fault A fault rule in force.
+type Fault struct {
+	// Api Only this API, when set.
+	Api *string `json:"api,omitempty"`
+
+	// Code The error code.
+	Code *string `json:"code,omitempty"`
+
+	// Id The rule's id.
+	Id string `json:"id"`
+
+	// LatencyMs Added latency.
+	LatencyMs *int `json:"latencyMs,omitempty"`
+
+	// Message The error message.
+	Message *string `json:"message,omitempty"`
+
+	// Method Only this method, when set.
+	Method *string `json:"method,omitempty"`
+
+	// OperationId Only this operation, when set.
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path Only paths starting with this, when set.
+	Path *string `json:"path,omitempty"`
+
+	// Probability The chance that a match is faulted (1 when the rule was given none).
+	Probability *float64 `json:"probability,omitempty"`
+
+	// Remaining How many more requests it applies to; absent for no limit.
+	Remaining *int `json:"remaining,omitempty"`
+
+	// RetryAfterSeconds Sent as Retry-After when set.
+	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
+
+	// Status The status answered (0 for latency only).
+	Status int `json:"status"`
+}
+
+// FaultList The fault rules.
+type FaultList struct {
+	// Faults In the order they are matched.
+	Faults []Fault `json:"faults"`
+}
+
+// FaultRule A rule that makes matching requests fail or slow down.
+type FaultRule struct {
+	// Api One of the emulated APIs.
+	Api *API `json:"api,omitempty"`
+
+	// Code The error code (ARM code, v2 code, or Google reason) in the API's envelope.
+	Code *string `json:"code,omitempty"`
+
+	// Count Apply to the next this many matching requests, then remove the rule.
+	Count *int `json:"count,omitempty"`
+
+	// LatencyMs Wait this long before answering (or before going on, with status 0).
+	LatencyMs *int `json:"latencyMs,omitempty"`
+
+	// Message The error message (default "Injected by understudy.").
+	Message *string `json:"message,omitempty"`
+
+	// Method Only this HTTP method.
+	Method *string `json:"method,omitempty"`
+
+	// OperationId Only this operation (the spec's operationId).
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path Only paths starting with this.
+	Path *string `json:"path,omitempty"`
+
+	// Probability The chance that a matching request is faulted: 1 (the default, when omitted)
+	// always, 0 never, 0.25 one time in four on average. A request the rule spares
+	// does not count against `count`.
+	Probability *float64 `json:"probability,omitempty"`
+
+	// RetryAfterSeconds Sent as Retry-After when set.
+	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
+
+	// Status The status to answer (400-599), or 0 for latency only.
+	Status *int `json:"status,omitempty"`
+}
+
+// Health Readiness report.
+type Health struct {
+	// Status Always `ok` when the server answers.
+	Status HealthStatus `json:"status"`
+
+	// UptimeSeconds Seconds since the server started.
+	UptimeSeconds *float64 `json:"uptimeSeconds,omitempty"`
+
+	// Version The understudy build version.
+	Version *string `json:"version,omitempty"`
+}
+
+// HealthStatus Always `ok` when the server answers.
+type HealthStatus string
+
+// Principal A principal of the authorization API's directory.
+type Principal struct {
+	// DisplayName A name for people.
+	DisplayName *string `json:"displayName,omitempty"`
+
+	// Id The object id (lower-case), as the path names it.
+	Id *string `json:"id,omitempty"`
+
+	// Members A group's direct members' object ids (groups only).
+	Members []string `json:"members,omitempty"`
+
+	// Type What the principal is. A managed identity is a service principal to role
+	// assignments (`principalType: ServicePrincipal`).
+	Type PrincipalType `json:"type"`
+}
+
+// PrincipalType What the principal is. A managed identity is a service principal to role
+// assignments (`principalType: ServicePrincipal`).
+type PrincipalType string
+
+// PrincipalList The directory.
+type PrincipalList struct {
+	// Value Every principal, in id order.
+	Value []Principal `json:"value"`
+}
+
+// RequestList Journal entries.
+type RequestList struct {
+	// Requests Newest first.
+	Requests []RequestRecord `json:"requests"`
+}
+
+// RequestRecord One request in the journal.
+type RequestRecord struct {
+	// Api The API that served it.
+	Api string `json:"api"`
+
+	// DurationMs How long it took, in milliseconds.
+	DurationMs float64 `json:"durationMs"`
+
+	// Method The HTTP method.
+	Method string `json:"method"`
+
+	// OperationId The operation, when the request reached one.
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path The path, without the query.
+	Path string `json:"path"`
+
+	// RequestId The response's request id (Request-Id or X-Request-Id).
+	RequestId *string `json:"requestId,omitempty"`
+
+	// Status The status answered.
+	Status int `json:"status"`
+
+	// Time When the request arrived (the server's clock).
+	Time time.Time `json:"time"`
+}
+
+// ResetResult What a reset did.
+type ResetResult struct {
+	// Status Always `reset`.
+	Status ResetResultStatus `json:"status"`
+}
+
+// ResetResultStatus Always `reset`.
+type ResetResultStatus string
+
+// State A seed file: one section per API, each as `--seed` reads it (the settings and
+// resources it holds are described with the seed file).
+type State struct {
+	// Accounts Settings, platforms, accounts, account links and Idempotency-Keys.
+	Accounts map[string]interface{} `json:"accounts,omitempty"`
+
+	// Authorization Settings, custom role definitions, management groups, the directory and role assignments.
+	Authorization map[string]interface{} `json:"authorization,omitempty"`
+
+	// Compute Settings, interconnect locations and, by project, resources and finished operations.
+	Compute map[string]interface{} `json:"compute,omitempty"`
+}
+
+// ComputeProject defines model for ComputeProject.
+type ComputeProject = string
+
 // ConsoleAPI defines model for ConsoleAPI.
 type ConsoleAPI string
 
@@ -263,6 +614,9 @@ type ConsoleStatus = string
 
 // ConsoleText defines model for ConsoleText.
 type ConsoleText = string
+
+// Error understudy's own error envelope for the admin API.
+type Error = ErrorResponse
 
 // ConsoleAuthorizationParams defines parameters for ConsoleAuthorization.
 type ConsoleAuthorizationParams struct {
@@ -5408,6 +5762,8 @@ type ConsoleSessionRedirectResponse struct {
 	Headers ConsoleSessionRedirectResponseHeaders
 }
 
+type ErrorJSONResponse ErrorResponse
+
 type ConsoleHomeRequestObject struct {
 }
 
@@ -7196,107 +7552,134 @@ func (sh *strictHandler) ConsoleDownloadState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7F17d9s2lv8qWO6cY+kM9XKcTKKcOXM0SdOkzcON3c3Oht4IIq8kjElAAUDLqlfffQ8uAJKSSFl20+y2",
-	"mfkjNUUQz9/94b6AuQlikS0EB65VMLwJFlTSDDRIfHomuBIpjE5fmacEVCzZQjPBg2HwjqcrIuFzDkor",
-	"ogXRc6bI6PQVaUVBFJCpkISmabsbhAEzH3zOQa6CMOA0g2AY0AULwkDFc8ioqR14ngXDj0EQBjTXcyHZ",
-	"LxSbCgMaxyI3HQyxt7mG4CIM9Gph6lFaMj4L1uvQd/c5KM24/Xin2+dzIHAFXJOkLHakCEtMR+GaZovU",
-	"VAvJJw1Kf3o0OPt+vhLZ+/yXv1yr5cPjwSPzwz/7o7Ofkmevl2/88BZUz8vRVSoPwsBME5OQBEMtc6iO",
-	"ekG1Bmm+/29IPrWwyfbfPo46/0U7v/Q7Ty5uBuHg+PH6T8GeAb+Fa10/0tgWIAs6A7NGM2H+FTwGkorZ",
-	"DBLCeNMCcVNrta8ZvX4NfKbnwfC4f/I4rHa+9ynnCUil82TVc63u6/K7BciGFaoHlvAfkJaeA1ELiI8q",
-	"v75KGoFWKdM0nMHx4z19PdNU5+q2jlKuliAhIUum57bPCj8MiZD2OU6pUqR1cn0dkofX1+2npCopTf23",
-	"tQQNqGl9HHQeXnw0UMF//gefr6/bf9sLmfNayGyOaDkXCkgGei6SkBh8h+WEh74cYYkZYEwXOjfDn4iE",
-	"gTLI05RxHHjTyD43wuvho92+r40cqYXgCqrk9J2UQppn0yJwHJWGa92b6yxFYilkOsr7/QfxvyUiNnUT",
-	"UwB/Avti+3kiktXG+4F9eiHkhCUJcPtzz//uHrc/65X1boy3ZnybqzFyYjunmii6MgtCNVka7lpKwWdW",
-	"EryIW/wp8vL8zeuQcLgCSX44e/e23Q3KZT+lM/iqc/Xegek3n6oq01VH/B4SJiGuAfv3hggNv1Au9Bzk",
-	"Jlm26FSDJJTEc8pnYIXYcBEyJ+O2lJF1kWtCiQKlmODIQnOgidtBX4t4z0a0QcvdvRvFzhRU+Mk2fchI",
-	"N8YYeqoC33sSC3HJzKMmLSPUKVAJyVcbVBicge48w07UV77V0XG563xyQxuT1kutF4bKQnJGMzhjGv56",
-	"piWLdUjOIM4lEGGk4/z1Wfuuk772r6sU9IzJOGf6hZDZbq9HJLavzZwo0KbFhTQ8qpklsljJ6d7RHiny",
-	"7Oz9C6LFJeB2fcvW5Qm2rkrGNchYcA6xNhuoJFRrGs8z4ObZfIg9LHeYj7Tzy0XrY8crJP3w0WD90T3V",
-	"bjM4wH/WQtEqJajDEVeorrmytZPw+HHRWm1bEmaNWNwYmy34lEC20Cu76/KN+djqSQu78ueO/Q/urn9u",
-	"GK/Zo5sQa15V1t7ruT+fBmHw/N2Ht/W6bAnKjxYg5aS65fWtlp+LCb4vmeFZKuLLeli+FEsypchpmbgC",
-	"ZIHYFP8q+FQQC57U6FRn9gWSVZKQFtUkE8oQ7AqoRHGdCplRbXRskU9Qy8zoNcvMrD4YPDo+Pun3wyBj",
-	"3P7UL1rneTYB2TS5vkd7ZvM7YzY0CDl3RoUWJIGUXYH8KvOIje4xcgrDpmpnXOk7Gxo1E2ab3jNdL2ie",
-	"NnLi1LwkMk8hJFQh+sy6khm7AkWYJi3KvaAySBPCFOGCXNE0h/bu1Bpjsl6b9VZpVfTua2Kad0mDmINR",
-	"Q4l5f9DCYWs1E7NYmD5bPcMYYLb/GeUrklEdzxmflQp6q2QyLkjKMqbbOxzm1vbJuoG6fgNUplQDj1dv",
-	"auT7A2VuTKnRYKdMKt3U5UdNXc5AKafINi2EK7Ld3f7xSW19xsTZB6CX5+enzhLarvJRTYVVk3NPrUWx",
-	"g2YVHQz1tZlXaG5KbQBSWKBb9VqrvXbzqrNv/e6VWzpG+4K0Tvr9zsMnT9qoEffNPyUK3cITwdNV06o+",
-	"WDeZpjsks49cmnQtp98imaDlZPV3wx4apWeS66rK+2tpOiTLOYvnhm7latOEWORaEcYJ0wr7ow5Y5jtO",
-	"w2tjitTPxXlhqZi2d4fJ7+Y0qoXSnR1AYYCT1jS98grkkSI0yRiv5ZuT/pNHt82ZbWHPpL0HBXoPgKZM",
-	"ZpAQCfXaui2w++2bXGkyATLGD8eH8MQX5976rdp3ec+cnBlVsmlOFEBCpixFNKSCJl9JR4SkqUrfn9Y/",
-	"Rm9eb2qFE8YpOpkOmhpsZHderIqaS6ZXZ8bcc1qGweV5M4BxbI5cDJTJkjpW9m7B1rjTwVo6WHbsfINA",
-	"gF8xKbixVMgVlYxOUoj4+Oe3z797f3b+8/N/fBo9f/Pq7afzdz9+93bcDokyJaki41FVkxmSvxuLXRLr",
-	"T8FGrD9l3CUfCmeF/Z0bM7/SW6oulVMmONjiRHCjoBW+Pu/vYBp7jmNy7pMw4qziBT3pD8j4Z+71LEjG",
-	"tvT4w4cPHdNn4JrFVEPRZQk0zf4aBSWPRMH4acR1MbNMoe1IJfqtkac0NUo3y4BQnjivl/VsdyPufUhm",
-	"ZSfYSAmLudYLq4hVfSh7CfFIeTCjH5RDQiarbY9QaxxXqHncHpKxd0eMw4iPtzwS45CMrU9iXDgluuQ7",
-	"u5ngzrXltCEZvTQasiKUnL47O494TKVcmZ1NN0ibgckS0tTOCDpirfuk9MTuulHKmaIL9iOsrNeN8anw",
-	"/kNq7fudGoId71z57kgRscSV01KkBHiyEIxrFRIsQ8Yb28h4aECRMA5KhZaPdTFQQ1gRn9D40rCSdY0a",
-	"cQNIIAmxjEftP0UuOU3DitWhwgryj5Q1fUOj4kkWq9Cibjk3s24NeLheCJRjqtDb5xjIVjM6faWOMCah",
-	"QgSi+bHQ7mjq6hBTW693gIxOXxkDreKBUPh16bVQpEUL/1Eilrzdjfj5HFaESlRysCXtAhAJsbOurOYj",
-	"c0tGkOUp1UJ2yciLepWURK4jvsVLlgv0HDJvXcQSEiOyNFVPrSQjNVi1x68jKlfjOdBUz8eEAyQq4gcz",
-	"lB27c2M38IclH9JSgC6LiI9LUh4Tz9nEin27SzA6oEiugIxvogCNgygY3kRoykVBGHlrIgrW6/HTCteZ",
-	"OYx4IqzuaM0vF9dZQExajMdpnhg8OjfSDIzdkU0M8UumNXBHkGQqaYyxK/Q5RdyAiQPXIVF5PDeQOu6i",
-	"Kn0MfSRWSjBUQopwLBrGnOgli6FNNom2H/HxK35FU5Y4d/vYN+zGRjjNvOC4HgpZVt6NOKKqIJqWpjMy",
-	"dqrBuF44vbsVe2NAsgCxSGGIAQikKuWmkMYxLOxOU9HsPCsVW6B37Rp1uUKohmkVmUqR4a5TYgRliUlr",
-	"8ClTnWtUCMt0mul0k5pc+6PTV0EYXIG0lB8MnM3G0Y0QPOj2uw+s9TLHfX9j3Bueg95CMh6zBU1NwXV4",
-	"WNHeDUvW29H2j7W+dP+NIU7UTXYC1cfufx3858T889g/+v/Vx6hZcmho2thutDMddV5c3Dxed6qPJ3d5",
-	"HBzX+pcuticO2bhmQvH3Hk2uKI+h7r0l1p7zlKrejftr3ZulYkLT3gbZ9m6qj+ueI9q7VWy9yqp3Y/9Y",
-	"bzQxKpm8d1PS+v6m7P47vAlmsN9CG1rEm63RfA8JhnmKbS10ocO5WNr9cWuvAHnFYlART1jifU6K8mQi",
-	"rrEAfsOcCUu4WBaKSVUfQZavKClOjCPuopMYp9lSkhRo1SZChkgcbtMKtxniacH4wDBARyM+kWKpQJpu",
-	"Kedv3VbAHvQftLvETJNRqK4YLIn17dkBAY3nmKYyF2mCMxHxlPFL5euywUCcWcsjG94crzC+FOiC34hI",
-	"H/f75j9/kjANhsG/98rUml5RrleNxK7D4EH/wcHfFBE+1LBQmTn4Wxsmrxo2SDnb6u/Hi3W4aeh8vFhf",
-	"hIHKs8yYVdsKsZ9iI9V0ZmjMW5TBxboB2r3C2dqEcQuzRUq1MeuOFPFfEHRcIzpTdgVtr+fFBgvokVaF",
-	"/oWPEa9k4qjQrn7lJ7tRmi1nARw3c+e+Z3tXf1S6i79NBBQLYnVYG4m6DwZ6N+6vdSMa3vGiPR8rMPJr",
-	"SQ+DBbiIVhW1WhkMcU3R8THL7foVyGDSGE0LOmEp08zwpynrNkLk6tAhQqrKZ8SyREYTq3kbNdRAJTTa",
-	"ZUKERL2OYbz8VuSgenHL5u/GXJOcRuNYfxq8veq/+P6nJ+9/fDl79h/Jj/WbPC3aO2inx5o3o0LHD/v1",
-	"u/a3iP0KFu8G94140769XcViAURLAJvfo4FTrokUQocko5zOEKNkJkW+UMaCmBRVWCtZ5DIG9z7iBr3+",
-	"R2cYmp2PUKXYDB1Oql0mglR+JX6z5CIBJwRCAWE64ozPQTKtnlr+Nft+AlPGmRW01iRnqe4wjp/FudIi",
-	"C4kCKuM5naTQtt/Z9RRydaQiXqrH+JHt/lPzd+iMH1qqw9YMsHMVlspN+T6jK5IINBGkKSHkpZHRXHuX",
-	"jTH/CioBPhU4PQuQGUMwKOewq7bPjS1jk9+Wc0A1gaGGRNNULG+R+62A463Sb3Fgc/BwBWzAiIcEurMu",
-	"6W2sO1oUjQmEpqb9mZw7vtK9xojRlOI5xJcYpS3sksYMzOLDpk48OjmgCyNOnBXtm3dT8YbFUigx1d1n",
-	"Tk2/YlLnNH1D4znjYPjA+qxr85BjtyK1PXs4OD6gay6kVyMJbv1oBiFhSUgq36GdH9tih2RLSuuVOzxh",
-	"8uKbVU6qsnZvDcXnAewja28PVni14NqnhX8uNiDgvrCPBy6pRIUT3ZERb6V0AqkKyZTxGUgjM7odbnoH",
-	"w6prsPrg6NJaM9VP/IsWMnmh7J69HpEFi3UujQ5tyLQgLVVsBkzaWdvDak7gDuEzP3otrEXachCxuR9M",
-	"Kr2HP3ziU7134m4ZY9+uXGz6ne8jEei2V/t9E6nAjcE6aQjTzkir+N7N28SoKplAG845Q4x1Ry8B99lb",
-	"0hQTseQhmZgFNVtwvmi7+ABpFQHcdumKd8GCTdc9aZlaUkETdCziH4JDey/c3QTcgvcPXiFJqfIZCCQx",
-	"/G/QT1dECe+qWbgslTrcJ4L/i/EPQrZzWx0pEpdLdHdgV9xywUIoXZefiB6G7TTaFhcuvbRtffybcHXV",
-	"hoSqiI8V6FeVz132sA1/mJel07B4lQjUmDnx8S6X+Y+9jrj1eTXj9gx8Vc4OBKX/LpLV1lEAulikzKZ2",
-	"9647y+WyMxUy6+QyBW705WTjiIAP+gf9n7LHo9WD+fH550fJ4D9/WLy/fHK2rPiZadJhcecXwWFQSWMd",
-	"Btmq4x46g+MHRULr0KbFrqvIr4OUS8Tu1WRhrzfD/cbg3T4+8vvDOXLjRjTQYK1CgvfEvHO2NyD+jbgC",
-	"VRMs9SoM5m+OHd1jwrGBK6g9gHU+2kZTqVLXV8VrkZX8qN+/M/qKVOs/IvbckpRZ4veDGvZeNWNtlGAo",
-	"YSs5eBxLoNrmE1tsuTOANANrCKr2r0FbgjV/UaTZQGJcaMcu3Tc4DsJbUbjZSxu3elGYC++NAtVlXIHU",
-	"QZm7GTzsP7gzY5YZ2n9MzCYbWPo1kEX/Si+BFKxBWA/f96jQ1iHYfllB8P3x+rys6hCzy/ShxoOMHewM",
-	"7hUYvsVxc/H1KPvOgP+jYt0i7wvAHY2oZoSf5lq5QMvo9JWFL+NaoFPBpl5ZY8vC3mbCIuBDe+p87Myz",
-	"MZ5ojbgv0vK2EGYeHUDnzcoupvd+Wb3Bp/wG0tX9ZWFZJiT/MbFp7PICNPfDZXHArol5FymNwWOzCIKI",
-	"aQWtzq8lFP6+4QmgG1l+oQFnO4w41SJjMU3TVWjz/qyPQfrWMEGucogWkiNlUw9MtZgvihmLRmExk6PC",
-	"iPuotqqN5qTuaK3LhihvPcjKIAyQlF1Cu4huQsRpkcOrbW7fsAjWuCNVmctORy91zrkxGrxCHxJIMcpg",
-	"T0gwFaFbBJKiQZu1Yc+gs3hOEjadglRdMnJTgqeljYqiyMwoaFXJxXnGZL2a7EOcrntK+mtBkzPnxWqW",
-	"9ixPNVtQqXso5QnVKJd3ktAyPf6PKKFmHqvycCcRreZX9G4qT80B/eK0ZKX00EYEi+QLsqQMk31bVGvI",
-	"FmZ/EWRKZWidav5uDQ7XOuIStFy5MGYU4BPhYhkFPkPVVbwirjZszeUFu0yglq/SnWIKI46phRU/YiUj",
-	"ZSPnxOWVFM0r4EkU7EHu843rYbaUuLrFL4v0am65+XZj8Ts4wrUy2kgJpS8E555d1+ZN6Kcccucqsd3y",
-	"8Z+N7s0o4yFJcsO3Sxu7xlMLE4iNPSumhrMnMBUS7OGHTXLcvLWokvG2XyHiCZ5e/nJg+1o+GXfCOYAr",
-	"7S5kevj+h/O/PPvMn2SP+fMnk+8fnw8ebf10Zw2sPNr9R+T3M8Ck6fKIOt2F5JcTEi1Xe7yJeHplF8ie",
-	"7QueFtOKIDlpIYwrDTRB9c3GUSv0X2MzNAoLOemfkKUp7pUe0wG1V4i0XD13vfuXGH2LYjRyqgPdRSsX",
-	"d8uAxXzlZv3IH8TbPjJhTOjmUzxk+xDPnCo8y0e0iDhV6LIflvq8PVlRXF1kRAptdJscjrdwzIH4jGvB",
-	"D9DHZ4yjOnFP+cCL7L66MrN9f9KXwtietOkyX70WNmEDe77bWjFksI3zkbrhHPWQlNn4Ea+/NqlyUJEc",
-	"ck4xtDlqCcJLb4zPXhZnIDw4JnORS9V2KXvSzbIFkyHqseHwsYG1vdXMjyXi21fqbeT5465FWif9wa2Q",
-	"/KLOIHtuvl6s/c0cQXHOPbDB/04GHS06tJMKPutIyhORdRTEEvSdSbY88/+FSbZGDk76g7vKwG8hPAb3",
-	"u0dM7sq4It/j2XyWApWq7jI0zEYVoBrPmuzBnmny23KH/1Zkep8N+ztntv8a3BQivS/nyTkSjlRxN09I",
-	"OCxBaZvZFhJOpRRLe2J8dPoqLO8GLTx86GRAdbY1FTnHI+72wOZ9LuBsd8lbWBb9iThdLIDKQleQkAqK",
-	"+Yctu190VOUMDR63HBeqL9aByp0aY+4zj/gP9Iqe4TwQmXPT3oc5S3eOqy+p8ofl3XjQfTPok4zxXLuD",
-	"2BH3vhiaKkEuARbK+lTcAI4UcRcQFs4YnFlyQn5kf0c/ryk9EckqLE81Vw4tD7f8mErsVfYLHr+XHjM6",
-	"fRUYcB5W2t0ve/gH5eW5h39z/n+iWv2/SRDbuQrAKO73IoKeFZFm5Z0oLYFmpDXGq1WxeMf+Nm57u7a4",
-	"w8t1CBIrc8bKxcxAWp44h4hPWWoWc2hRTslY+oPe1kC2aeYJ1dQrgcC1XB0poukkBSLFEiMYL8/fvO6S",
-	"UcRjkWHcwZ+jtF7SwUOiygv4jBR6/uTgDrAvgHtJt2cfzC+bIuyYSDkmul3OLLN8K8K2ffduFSCbd/Di",
-	"m6HHSsTN+g79xQnS3prQ7Xbd3bn+l4hH/G6359qLvkz73d+lgJuNzoPP4B7P9OFdINsb2/0k/kbB5/3H",
-	"E13RIe6N/kqwylbtrlHDc6suulClgc3dLeJmGyv2OT9vR4q0qCr2+afo0TNTeISStvKSb7O77TV4wK8g",
-	"FQvAYCbaX3EuU2Kk31ZPtTP1mfYWFUp8sXGSFKbWk70SuWGFKUtTwrj1oUW8MEH9AnCBV/uBdGEVpm8n",
-	"gEMSWTyh2Ws8vTLhWt1Ibjk5rs1qUfB5b1pLcYMU4/rRSVC5Q3RQJLm4az6+5dOP5YYli8U7XKbsgZIV",
-	"tdeNNx+CrETjSWs8A40R2HHbxeH9ZWSKXgFpjZ9ZSu08Z2ohFB69GlcysPckU7kTAGUUeS9fV801P4bK",
-	"qdzNe25u1vfiYR+E3bpzu2aIu1NXDjksrp4xM+Vvdd5/nfjvDo5+9cozHlu3Mx0EzSIptf6Fv6xl+629",
-	"5ajmhbtDquZNxZbcfWXzrrZ/xzulejd0wdZeanaKuNSYnQmtmTrcEOsYlmLmSUoqd+XYwkEY5DJ1F6YN",
-	"e73B8V+6/W6/Oxg+7j/uo5LjpnjHo+Iu+cLTZROsbfM6qpKaR6anQf2p06pTcQaKtOz/wUH9lSftvVcV",
-	"Da2eumULEHuI398L4k9GlVF/n4/SJaPCG56KGV6Mgg5zI2rWA7pxvxFPnCFbOGyf+mtC7Ymg4hI3L6yV",
-	"GxKRO9z0eOyuL9b/GwAA//8=",
+	"7H17c9s2tvhXwY+/nYk0Sz3sONlEmZ0dbdI0afOq7d7s3jA3gsgjCTUJqABoWfX1d7+DA4APiZQlN81u",
+	"m+0fqSWBeByc94vXQSyypeDAtQpG18GSSpqBBomfnopsmWt4J8VPEGvzTQIqlmypmeDBKDhfAIntGDJ+",
+	"9/KeIks7tB+EAVzRbJlCMAqydc993zs6vh+EATMPL6leBGHAaWbGuAFBGEj4OWcSkmCkZQ5hoOIFZNRu",
+	"TmuQ5tn/+UB7v3z80KO9X4a9xx+vT8LjRzcf3Kc/BWGg10szq9KS8XlwcxMGTwVXIoXxu5fb53jL0zUx",
+	"64LSimhB9IIpcyLSiYIoIDMhCU3Tbt/v/ecc5LrcPF2yoLpR4HkWjD4EQRjQXC+EZL9QXCoMaByL3AA7",
+	"DBzkgo87tvsMlGbcPtwIfrgErklSDrunCEvq8IfkkwalPz08Ovt2sRbZaf7LX67U6sHx0UPzxU/D8dkP",
+	"ydNXq9fNV1OZfN/rgeRTB5fs/u3DuPff/pqOwqPjRzc77+cNXLUiGg4gSzoHc0dzYf4VPAaSivkcEsJ4",
+	"2wVxM2t1rxm9egV8rhfB6Hh48iisbn7wKecJSKXzZD1wq+7a8tslyJYbakYs4R8gHb0AopYQ36t8+zJp",
+	"RbTKmLbjHB0/2rHXM011rm7bKOVqBRISsmJ6Yfes8MGQCGk/xylVinROrq5C8uDqqvuEVCmlbf92lqAF",
+	"azofjnoPPn4wqIL//C9+vrrq/m0nypw3okz9RKuFUEAy0AuRhMTgd1gCPPTjCEvMAWO61Lk5/lQkDJTB",
+	"PE0Zx4O3neznVvR68HB77zeGjtRScAWO0eJJvpFSSPPZrAgcT6XhSg8WOkuRsRQ0HeXD4f34/yUiNnMT",
+	"MwC/AvvD5uepSNa134/sp+dCTlmSALdfD/z37uPmY4Ny3tp5G85Xv42xI9sF1UTRtbkQqsnK8K6VFHxu",
+	"KcGTuMU/RV6cv34VEg6XIMl3Z2/fdPtBee3v6By+KKxOHTL95qCqcrrqiU8hYbJREH9rGKHhL5QLvQBZ",
+	"Z5YdOtMgCSXxgvI5WCI2vAg5J+N2lKF1kWtCiQKlmODIhRZAE6cNvBLxDkFUY8v9nYJiCwQV/mSX3uek",
+	"tTOGnlWB3z2Jhbhg5qMmHUPUKVAJyRc7VBicge49xU00T76x0UkpdT65o01I54XWS8PKQnJGMzhjGv56",
+	"piWLdUjOIM4lEGGo4/zVWfdwoDfxG7pcpszCZPCTsoApSOk6gPKRxMz3RujnIudGHGWgFNJkwAWhScY4",
+	"AZ4sBeOaUE1qYpWLJSCQyg3+ScIsGAX/f1BqpAP7qxrgRk8dx2wkGr4mM8rSXBqKKebFK25R+YCIGSIM",
+	"ZHlKNSRG4UP+7tW3O+luYfCUyThnFphJwszDNH0njbjRzPD7GU0VhA0YUUgkmqLARdxTgOr0sjLBNQrS",
+	"BrSaPHv7/s1khMeK7TYIUyQRK/6ETH58NxkRpklMpTRyTUs6m7GYdKgiMyoJVYRpFHczNs+dipKCNl93",
+	"q4D58V0QBmapZt21RMIPbqPlMDFFNb8E0ykshWwg9DGRoEQuY6jqRh4wodlsI2T8U800V5nTKAEEpXrN",
+	"iOkHDVfaAm6kYrwnLlZmrpmQMdwRUsXGw11AS0V80cZO5CXIe0Y1E/HFNmC4WN32YC6lkciaZXiImZAZ",
+	"1cYCoBp65tsm2IjZTIE+g1jwpEGzfCFWFrkM0zUkJ4GmuARB5KwvJPJpVdnmeTYFuQUqc5TNhVuhNU4u",
+	"Kbf4cAA5+m1rQTJxCRZLmgGr2o7utobSKklIh2qSCWUk7Bqo7DafPKNXLDPIc//o4fHxyXAYBhnj9qvh",
+	"bYBRu4BhZYoju+dCZk1E57lGG+OJlZztFGf3FHl6dvqcaHEBaI/dYpt4DbppSsY1yFhwDrE2XEASqjWN",
+	"Fxlw89k8iDvc8At0SsfAMHx4VDgGGu2IsHA97HRvVBwbd3dDmMuatyobtbPZgU8IZEu9tmYVr8FjYycd",
+	"3Mqfe/Z/aD79ueW8tzKz8u7vwMYQQcKKPwevdydPc4hpqKsZLQ8gxt8AP/+N6NsBdw8y/+YSeBuRc+c1",
+	"0oIkkLJLkF8EjrjoDi9W4bmqOpIu9cGepAaA2aV3gOs5zdNWnjgzPxKZp1btMNhn7pXM2SUY3Yh0KPeE",
+	"yiBNjMrFBbmkaQ7dbdDSJWtxV3i3Y5X07upDDJ2G3ghuo04T8/teF4erNQBmuTR7toYkhytt959RviYZ",
+	"1fGC8XnpgemUnIwLkrLM6ZQ1Hubu9vFNC+v6DbDSqP48Xr9uoO/3lLkzpYLPyYxJpdu2/LBty4VV1H4R",
+	"bsjmdofHJ43z6YVIdiHQi/Pzd87VtTnlwyb9reJT3DFrMWwvqKIHuXk28xP6E6U2CFK4GDfmtW7ZRuHV",
+	"5MD00iu37BgdSKRzMhz2Hjx+3EWXx9D8U2Khu3gieLpuu9X7N22+xy0ms4u5tOlazoGBzARdY9ZBY7iH",
+	"RuqZ5rrq0/i1bDokqwWLF4bdynXdR7TMjZnH0QA0+1F7XPOBYHgl5ow3w+K8cEWZtRtsl8OiAo2odLCH",
+	"PwwQaLcYTdbR0cRvToaPH94GM7vCDqCdggK9A4FmTGaQGLu2UVu3A7affZ0rTaZAJvjgZB8+8dl5b7Oo",
+	"9lveAZMzo0q2wUQBJGTGUsSGVNDkC+mIkLRN6ffT+ef49au6VjhlnGIUYS/Q4CJNcKm7x7a2USK7MaJW",
+	"3Ikd4JeQiiXyH+QyFpWd/lEHWeH2a5FhTajXpH2MSUaNYgA9CTSh0xQKNWR/yfm+Hjvo3w4/s5dywm0Q",
+	"boy3p22CNOqJu3XEmh/oUM3PcGjg3vy6s0q39SBrwU6z4ULvPkQ3GicJJF6GVh42JurcWC6Haj53UHR8",
+	"OG8nyA5Vb26Z7g6KzW0zSjGlU5YyvW4RcQvKYxc7o1azNhYGYhwkpHNk59fuOsmKKjRNOOGCQ3cvB5vB",
+	"/4wybvbUaH5brV5IKDV6pgkGC8CoXE8InSpDklUFvxkvJGi5Hs80yLN2y5prY2qdmqE9HNsExMqke+iF",
+	"RVS7M9xSALtNs25wBZYExTqtvOEVUy2aSskh1DZnwB8btv/S3quQCSCPXhMqweIAIM0yDZm6LXxiudZN",
+	"sWcqJV1vnc/tofVop3l6qBd1bDESUTejF6AaDMMZZanRzFUqVhipaOWbu444fvdyXwZJOuPT1/hXSC6P",
+	"3R9Ckm+FmKcGv6kSvOtDAzavycvKL2Yvh2YUJxIKh5eBJC7vvUVHTXSwvzk7hZkhZ0sVZumOkP7LuTBf",
+	"IDM0XMwR0LDbrzqwHg7Nf43uqztJAdJJwBJJFLzkBvUgIdM1KdWXfhR0fydW8s7Unn+d+XwXYVNBy4rc",
+	"GZEje0Z3aU7KiYxpDUk34jRd0bUKydAmcIRk2D9+QAQHF/wxWlIuieCEXoI0WgAZF+sUwkwtqQQV8URY",
+	"s5ggcRE6p4wrTSb4cdKP+G5n69FOL+tnkUnFWo8entxOFr/Kj9HkviiWf/D48e7FbxoY/AugaRPKnQJN",
+	"GAeliMQ4bXMkuukgY7x+MhEXk1I/sVazz++pujnFRaMPM18aZDm7zQOvmEXaYgWkDysh99B9LkGq1rBM",
+	"yX7INGdpQtzo282OHbrCO8l4zJY0PVigLv2TPn2h5h124spmzwi53r6vhKllStdvGoNuY4ypIX4tQSzT",
+	"TXnXlMzWblzY4xKWkE4qViB7MVXQLXzoGIA36xlV0iav0MTwOJ+80sDVzY01IRuZS5Evi5MTN/JeuQdF",
+	"OjhGlfpeoTtVI3rD3mPam417zz9eP7rpVT+eHPLx6Pim2R1Mr17aZY9QeNY1Mv+50eJFmBW3z5Thlxnl",
+	"FFNfE+Ca6bVh0BSJgMXV0VoQKVKIOFWKzXlmdCfSmRQDztdLGJEz+1yBnJOuZaxFGFCBDMLgWwPHIAw2",
+	"hwdh8Nru56XbThAGz4UENuf+mWdgHrk9jIi/7qScdk17B/ZjTGb7qW/QIVpAI0RPaGLV7r217BIOt2na",
+	"dhdNp3M5hs1n+07kktOUANeSNVkRXnncfvQNrIxYLUIYex3IbeYUYiGTWw9VLL7jXG6qxmysQsWwouIn",
+	"e9g9nSjnVlN3CaZGBiSENdvbictset2SrILKMWZAiAtEhIylKXMh1z0FSpv6aba5oXgepmnWssTCiuHv",
+	"gCeBGsvQqFkHuC/OHTcOiyRQMydmOPebsxhwtbYN+tRmTGMoEqs7Dgd6LzHJ+h+98nO3NelqT5O+2SeA",
+	"GUsNvHQDZlRKZvClo7eyqLr7pkFtci87yNaFOGQIfVlFkQRfwcRmmlGgT0E1ehzfWwUd3fckYcnhilnp",
+	"+ffsHb/ZL6WvRa0586klB6k0hYt8hOaBghhVmSVI6xI1OG2UhkmvZ4ZODJYnNvBur0wbU8hgQxJxn0aH",
+	"vy9Emih0mdg1p2VNQ8Uz76TcBpvxQfbW01glZVMhtXsJyTKlGgNpIfFTFX+RlPEL3C95mUC2FKjK976H",
+	"tapgcgnWegLAHTcU50qLDNUAY7MxjjOo0OkQRiWwWpT1PZRSFPeJj1WUh8Z9+myEO+6wmt5EUpeYjWAK",
+	"yXTtU7BCUl6x2Zk5iUKe5/li0+Zumr5REOeS6fWZEXju2pOM8fP2uB+GhKqWxooqb21Y1OpMej2cpYdj",
+	"J65mBgjwSyYFgo9cUsno1Chkkx/fPPvm9Oz8x2f//DR+9vrlm0/nb7//5s2kGxLlLM7JuHr/I/J3oBIk",
+	"sXUGuIitM5j0yfsiid9+zw17qFpe6kI5Fy0HO9zQXIisxLJDLwKYxp3jmVxZQRhxVvGjngyPyORH7rHT",
+	"UCaOnrx//75n9myUwJhqKLYsgabZX6NKRCoKJk8irgvIMoUpd1RiPReGdzV1Oal43bYaxFZ8WbpFdcXc",
+	"7BQXKe9+ofXSomW1tmBnHPme8jFArA/i1gO1USnRmcSViPakOyITn6Y/CSM+2cjUn4RkYnP1J0Wyfp9Y",
+	"ldMG/DeKGZyrFFX5d2/PziMeUynXjM+ryQC1IKVBkxWkqYUIFijZsoKyQmm7vKCEFF2y72FtE+sZnwlf",
+	"E0BtWuTWDMFWAv5WjNE8LkValACo0FrSZFKLvk9GyM3RxxBacaaLgxppEvEpjS+MAWNLhjDvGxJIwpoQ",
+	"d+piWHWzh2RboodG9ZIsVqHFutXCQN3mPcLVUiAdU2tEOfEQej+wuocOPcPHeWL98lsJ+2Jm562XxVY5",
+	"m+VaZbKnIh1apN0mYsWNODr3rn4fm9WuMC8hFurKqroy55UaBiGNTVh3gXh6jvgGX7K8QC8g8zGbWALa",
+	"bTRVTywlI2uw2SJFKcc012SyQH/RhHCAREV8bw5lz+7Ku1r4h2U+pKMAXToRn5RMeUI8zyaW7Lt9gtFv",
+	"RXIFZHId2eBtFIyuI4wGREEYeSd0FNzcTJ5UeJ2BYcW3aGNrtt5xCTHpMB6neWLw0WXfzkE63wJZSaY1",
+	"cMcgyUxSq7Zgqm7EDTIZcyokKrfqy3EfM5COYYiMlVoFmxQl1y5op1cshi6pM9phxCcv+SVNWeLU5olf",
+	"2HvPOc084bgdCllO3o84YlXBaDqazsnEZVRMmonTlyHhbkqn0AgL85BVKQdCGsew1JUsghpXKkSgL3li",
+	"WlUZquG0isykyFDqlDiCtMSkjRMoM51bVAjL6TTTaZ01lVkMQcWxFxw504qj+Rjc7w/7951KjnK/du6a",
+	"vjUo3AJm4E2439DBNUtuNivqPzQaXv4Zwzi9t6pewH3s/uvhPyfmn0f+o/+vuXYbY5b7VdT/po6vm4+b",
+	"gItdJUvj9wNaFG1s/W4Z68Bpg2pw7f66GcxTMaXpoMZsB9fVjzeDuCjOOmBim4yvBtf2j5vaEuOSkw+u",
+	"S7a+eykrf0fXwRx2J7aNLMYb0WieR9O+ItZC5/FYiJWVjxuywnroVMQTlvjQo6I8mYorHIDPMJf5R7hY",
+	"FYpJVR9BLl9RUhwZR9xV7WL94oaSpECrLhEyRMbhhFa4ySGeFBwfGBau0ohPpVgpkGZbyqWpbypg94f3",
+	"u32CzpBLc0RY2biQqytGg3H87qW3/4xdaE0uN5ctkkXIWj5Sc7p4hfGFQCu+Vql9PBy2uc2KcYNqhfJN",
+	"GNwf3t/7maLyFTWsmU832utZW85ZNWyQ5Wyqvx8+3oR1Q+fDx5uPYaDyLKNyvaUQexAbqqZzw8Z8Il7w",
+	"8aYFtQdV87kRx53L1VnJ91RhJRPM90fsTNkldL2eFxtcwER+Vehf+DHilQ4VyrkLKl9ZQWlEzhI4CnNX",
+	"9cB23v64zLL/OjGguBCrw9oCnrvgwODa/XXTig1vebGeDw8Z+rVMD105eIlWFbVaGYy2q1ULzGDSGE1L",
+	"G+pmhn+asU4QIq8OHUZIVXnMOWYymljN26ihBlVCo10mREjU6xjWkd+KOahe3CL83ZkbmrbQONafjt5c",
+	"Dp9/+8Pj0+9fzJ/+V/J9s5CnxXp7SXqcuV5Mc/xg2Cy1v0bcr+DiYei+6aVrle0qFksgWgJYD6YGTrkm",
+	"Ugjd6I5T+bSYQpX+L/d7xNFBVzjFUCMwkq/qr+uWfs9qCNALSy4ScEQgFBCmI874AiTT6onlvxtuQ9KZ",
+	"5izVPcbxMetcDIkCKuMFnabQfVL3It5TES/VY3zIbv+JdfBZ44dWYpZoBlhYhaVyU/6e0TVJBJoI0owQ",
+	"8sLQaK69ywaTvTwrAY5JuUjyGUNkUM5hV12fG1umCK6gmmBr6GmaitUtdL9Rp3Ur9Vs8sL1p8AZsBhEP",
+	"CfTnfTKo3TtaFK2NdcxMuzscbTn1dxojRlOKFxBfYHFbYZe0diZaVoLAjZt4eLLHFsacOCvaL+9A8ZrF",
+	"Uigx033Xk2xwyaTOafrappMbfmBT/Rv7c8XuRhp39uDoeI+tuRyvBkpw90czCAlLQlJ5Du382A7bp4uQ",
+	"tF65/RsJffxqlZOGrJfDNZRKwKKVWXt7sMJXC177pPDPxQYJuB/sy6hWVKLCie7IiHdSOoVUhWTG+Byk",
+	"oRndrcc9VFh1DVY/OHZprZlaqMT90EFOXii7Z6/GZMlinUvMueHVAEkhDJi0UNvB1RzB7cPP/Om1sBZp",
+	"kdCJJbNMKr2Df/h68c/S7+/j12u2Vf3Od6EIdNur3b6JVKBgsE4awrQz0iq+d/NrErr85W7oHdzGuqMX",
+	"gHL2lu4OiVjxkEwxNZlpki+7Lj5AOkXdW7d0xbtgQd11TzpmllTQBB2L+AfWROxCdweAW/C9SMlKqfKF",
+	"myQx/N9gP10TJbyrZulKXJrwPhH8Pxx/L8x2bqt7isTlFR2O2BW3XLAUTWlWZ4Aehs3uIx0uXFeOrvXx",
+	"19HVTRsSqiI+UaBfVh53TVds+MP8WDoNi58S8cTm/Pt4l+uIh7uOuPV5tePtGfipgiJB5+8iWe9o73XV",
+	"W61WvZmQWS+XKXCjLycb/b5srWQw/CF7NF7fXxyf//wwOfrHd8vTi8dnq4qfmSY9Fvd+ERyOKt0/Gnq/",
+	"uu4jtpvI3g3AGprX3NTzUozBu9lW8feH58gba9FAg2sVJnhHnPdto5ox/rW4BNUQLPUqDKbsThy7xz4t",
+	"Bl1B7UBY56NtNZUqc31RfC2auTwcDg/GvqJDzR8R99yVlM117oZqZSVbM66NEwwlbPRUmcQSqLZtWCxu",
+	"udwumoE1BFX312BbYkvgPiem2UBiXGjHruorOA7CW7Gwvksbt3pemAunWCPIuAKpy3zBUfBgeP9gjlk2",
+	"tvlj4mxSw6Vfg7LoXxkkkII1CJvR9xQV2iYMtk9WMPju+PqsnGofs6tWxF16kHGDvaM7BYZvcdx8/HIs",
+	"+2CE/6PiusW8z4DuNs23FcPf5Vq5QMv43UuLvoxrgU4Fm3pV6cHp0ogR4UPbjX3izLMJdnqOuB/S8bYQ",
+	"Zh7twc7blV1Mjf68eoPvlOKyoMPPjJZlH5c/Jm4au7xAmrvhZdGXsI3zLlMag8fNIggiZhVsdX4tofD7",
+	"mieA1rL8QoOc3TDiVIuMxTRN16HN+7M+BulXwwS5Ws74PWVTD8y0mC/q0s87mNGgwohXcr8bojlFZnNY",
+	"zyEkWRmEAZKyC+gW0U2IOC1yeLXN7RsVwRrXiS5zTX1s8SznxmjwCn1IIMUog20sxVSEbhFIigVt1obt",
+	"zc7iBUnYbAZS2apcAxLsIm5UFEXmRkGrUi7CGZP1GrIPEVx3pPRXgiZnzovVTu1Znmq2pFIPkMoTqpEu",
+	"D6LQsqvQH5FCDRyr9HAQiVbzKwbXlU/tAf2iyWRltO1LXSZfkBVlmOzboVpDtjTyRZAZlaF1qvl3TnC4",
+	"0hHHEm0XxoxswTbhYhUFPkPVTbwmbrZqGZnLBOr4KV31dBhxTC2s+BErGSm1nBOXV1Isr4AnUbADc5/V",
+	"XpuyocQ1XX45ZNDw9pevNxa/hUd4V0YbKVHpM6HzwN5ruxD6IYfcuUrstnz8p7a9OWU8JEmOfcFt7Bqr",
+	"FqYQG3tWzAzPtq02bPFDnTnW3+ZTyXjbrRDxBJu+fj5k+1I+GdcYNoBL7V5U9OD0u/O/PP2ZP84e8WeP",
+	"p98+Oj96uPHVwRpY2RH3j8jfzwCTpsvOvnQbJT8fkWi53uFNxOqVbUT23L7g0/79C5a+c99FX2nXKZ7a",
+	"OGqF/TfYDK3EQk6GJ7ZA1is9ZgNqJxFpuX7mdvcfMvoayWjsVAe6ja32pQP7ExDmK7frR74Qb7NkwpjQ",
+	"7VU8ZLOIZ0EV1vIRLSJOFbrsR6U+bysrilf6GJJCG90mh2Pz8gUQn3Et+B76+JxxVCfuSB/4grcvrsxs",
+	"vlfoc+HYjrTpMl+9EW3CFu75duPGihL/oj5St7Sfda99wWz8iDe/TqhSqEj2qVMMbY5aguila+ezDQMM",
+	"Ch8dk4XIpeq6lD3poGyRyTDqieHhE4PW9m1f/iwR33zVXC3PH6UW6ZwMj25Fyc/qDLLthpvJumhzUbQH",
+	"Dmzwv5dBT4se7aWCz3uS8kRkPQWxBH0wky1bJX9mJttAByfDo0Np4LcgHoP32yUmh3Jcke/wbD5NgUrV",
+	"9JIwzEYVoFprTXbgnlny63KH/1bM9C4C+xtntv8avKm2zWnNeXKOhLKnCTomyq46IeFUSrGyFePYt6J4",
+	"Z2bh4UMnA6qznZnIeeKb3dztxZTdPnkDq2I/EafLJVBZ6AoSUkEx/7Bj5UVPVWposNxyUqi+OAcqd2pi",
+	"G8tE/Dt6Sc8QDkTm3Kz3fsHSrXL1FVW+WN6dB903R0OSMZ5rV4gdce+LoakS5AJgqaxPxR3gniLuxXyF",
+	"MwYhS07I9+zv6Oc1o6ciWYdlVXOlaHm04cdUYqeyX/DxO+kxtuHovqPde1f3f6B8qez+z5z/S1Srf5sE",
+	"sa1WAEZxvxMjGFgSaVfeidISaEY6E3zlKA7v2e8mXW/XFh1u3YYgsTRnrFzMDKRlxTlEfMZSc5kj1+6G",
+	"TKQv9LYGsk0zT6imXgkEruX6niIa+6hLscIIxovz16/6ZBzxWGQYd/B1lNZLevSAqPK9RYYKPf/kru+O",
+	"IWVP6bb2wXxTJ2HHiZTjRLfTmeUsXwuxbb6Ttoog9XfT4i8jjysRN/c78o0TpO2a0O/33Ttl/TcRj/hh",
+	"b5W1TbPM+v3fJYEbQfdTvf+dewfkpmC7G8VfK/h5d3miGzpC2ejfpFIR1UVLsqItfq1DSV26RdyIsULO",
+	"VTqmdagq5PwT9OgZEN5DSlt7yndNqWuvccBgJtpfcS5TYqjfTo8d8bhtmOUsKqT4QnCSFGbWk70WueEK",
+	"M5amhHHrQ4t4YYL6C+ACu+SBdGEVpm9nAPsksniGZhvpNXQCLOjm5Lgxq0XBzzvTWopWbozrhye3NNP+",
+	"eiMupcCSxeXtT1O2oGRN7Wu424sgK9F40pnMQWMEdtJ1cXj/DhdFL4F0Jk8tS+09Y2opFJZeTSoZ2DuS",
+	"qVwFQBlF3smvq+aaP0OlKrfe5+b65k582AdhN95F3XDEbdCVRw6L1jMGUv5lmLvf+Py7Q0d/e2WNx0Z3",
+	"pr1Qs0hKbf7BN2vZ/HXhu2Jv/uB6SDX8UrElt3+yeVeb32NPqcE1XbIbTzVbQ1xqzBZAG0CHArGJw1LM",
+	"PEmrDa3t4CAMcpm6hmmjweDo+C/9YX/YPxo9Gj4aopLjQLzlUXFNvrC6bIqz1dtRlax5bHYaNFedVp2K",
+	"c1CkY1/839zypLuzVdHI6qkbtgCxRfy+L4ivjCqj/j4fpU/GhTc8FXNsjIIOc0Nq1gNa62/EE2fIFg7b",
+	"J/7tarYiqGji5om18mIp5B0OPB53bz7e/F8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
