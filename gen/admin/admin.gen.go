@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for API.
@@ -75,6 +76,48 @@ func (e CircuitReportState) Valid() bool {
 	case CircuitReportStateDOWN:
 		return true
 	case CircuitReportStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCircuitFormState.
+const (
+	ConsoleCircuitFormStateDOWN ConsoleCircuitFormState = "DOWN"
+	ConsoleCircuitFormStateUP   ConsoleCircuitFormState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCircuitFormState enum.
+func (e ConsoleCircuitFormState) Valid() bool {
+	switch e {
+	case ConsoleCircuitFormStateDOWN:
+		return true
+	case ConsoleCircuitFormStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleFaultFormApi.
+const (
+	ConsoleFaultFormApiAccounts      ConsoleFaultFormApi = "accounts"
+	ConsoleFaultFormApiAuthorization ConsoleFaultFormApi = "authorization"
+	ConsoleFaultFormApiCompute       ConsoleFaultFormApi = "compute"
+	ConsoleFaultFormApiEmpty         ConsoleFaultFormApi = ""
+)
+
+// Valid indicates whether the value is a known member of the ConsoleFaultFormApi enum.
+func (e ConsoleFaultFormApi) Valid() bool {
+	switch e {
+	case ConsoleFaultFormApiAccounts:
+		return true
+	case ConsoleFaultFormApiAuthorization:
+		return true
+	case ConsoleFaultFormApiCompute:
+		return true
+	case ConsoleFaultFormApiEmpty:
 		return true
 	default:
 		return false
@@ -141,6 +184,30 @@ func (e ResetResultStatus) Valid() bool {
 	}
 }
 
+// Defines values for ConsoleAPI.
+const (
+	ConsoleAPIAccounts      ConsoleAPI = "accounts"
+	ConsoleAPIAuthorization ConsoleAPI = "authorization"
+	ConsoleAPICompute       ConsoleAPI = "compute"
+	ConsoleAPIEmpty         ConsoleAPI = ""
+)
+
+// Valid indicates whether the value is a known member of the ConsoleAPI enum.
+func (e ConsoleAPI) Valid() bool {
+	switch e {
+	case ConsoleAPIAccounts:
+		return true
+	case ConsoleAPIAuthorization:
+		return true
+	case ConsoleAPICompute:
+		return true
+	case ConsoleAPIEmpty:
+		return true
+	default:
+		return false
+	}
+}
+
 // API One of the emulated APIs.
 type API string
 
@@ -178,6 +245,114 @@ type Clock struct {
 type ClockAdvance struct {
 	// Seconds Seconds to add (at most a year).
 	Seconds float64 `json:"seconds"`
+}
+
+// ConsoleCircuitForm A circuit to set.
+type ConsoleCircuitForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Name The interconnect's or attachment's name.
+	Name string `json:"name"`
+
+	// Project The compute project.
+	Project string `json:"project"`
+
+	// Region The attachment's region; empty for an interconnect.
+	Region *string `json:"region,omitempty"`
+
+	// State The state to set.
+	State ConsoleCircuitFormState `json:"state"`
+}
+
+// ConsoleCircuitFormState The state to set.
+type ConsoleCircuitFormState string
+
+// ConsoleClockForm How far to move the clock.
+type ConsoleClockForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Seconds Seconds to add (at most a year).
+	Seconds float64 `json:"seconds"`
+}
+
+// ConsoleEventForm An event to deliver.
+type ConsoleEventForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Event The event's id.
+	Event string `json:"event"`
+}
+
+// ConsoleFaultForm A fault rule, as the form gives it (an empty field is no value).
+type ConsoleFaultForm struct {
+	// Api Only this API.
+	Api *ConsoleFaultFormApi `json:"api,omitempty"`
+
+	// Code The error code.
+	Code *string `json:"code,omitempty"`
+
+	// Count Apply to the next this many matching requests (empty for no limit).
+	Count *string `json:"count,omitempty"`
+
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// LatencyMs Wait this long first.
+	LatencyMs *string `json:"latencyMs,omitempty"`
+
+	// Message The error message.
+	Message *string `json:"message,omitempty"`
+
+	// Method Only this HTTP method.
+	Method *string `json:"method,omitempty"`
+
+	// OperationId Only this operation.
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path Only paths starting with this.
+	Path *string `json:"path,omitempty"`
+
+	// Status The status to answer (400-599), or 0 or empty for latency only.
+	Status *string `json:"status,omitempty"`
+}
+
+// ConsoleFaultFormApi Only this API.
+type ConsoleFaultFormApi string
+
+// ConsoleForm A console form that changes nothing but the session.
+type ConsoleForm struct {
+	// Csrf The session's CSRF token, which every console page puts in its forms.
+	Csrf string `json:"csrf"`
+}
+
+// ConsoleLoginForm The login form.
+type ConsoleLoginForm struct {
+	// Next The console page to go to.
+	Next *string `json:"next,omitempty"`
+
+	// Token The server's admin token.
+	Token string `json:"token"`
+}
+
+// ConsoleResetForm A confirmed reset.
+type ConsoleResetForm struct {
+	// Confirm Must be `reset`.
+	Confirm string `json:"confirm"`
+
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+}
+
+// ConsoleStateForm A seed file to load.
+type ConsoleStateForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Seed The seed file (YAML).
+	Seed openapi_types.File `json:"seed"`
 }
 
 // ErrorResponse understudy's own error envelope for the admin API.
@@ -373,6 +548,24 @@ type State struct {
 
 // ComputeProject defines model for ComputeProject.
 type ComputeProject = string
+
+// ConsoleAPI defines model for ConsoleAPI.
+type ConsoleAPI string
+
+// ConsoleDestination defines model for ConsoleDestination.
+type ConsoleDestination = string
+
+// ConsoleNext defines model for ConsoleNext.
+type ConsoleNext = string
+
+// ConsoleOperation defines model for ConsoleOperation.
+type ConsoleOperation = string
+
+// ConsoleStatus defines model for ConsoleStatus.
+type ConsoleStatus = string
+
+// ConsoleText defines model for ConsoleText.
+type ConsoleText = string
 
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
@@ -4487,6 +4680,33 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
+type ConsoleErrorTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type ConsolePageTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type ConsoleRedirectResponseHeaders struct {
+	Location string
+}
+type ConsoleRedirectResponse struct {
+	Headers ConsoleRedirectResponseHeaders
+}
+
+type ConsoleSessionRedirectResponseHeaders struct {
+	Location  string
+	SetCookie string
+}
+type ConsoleSessionRedirectResponse struct {
+	Headers ConsoleSessionRedirectResponseHeaders
+}
+
 type ErrorJSONResponse ErrorResponse
 
 type ListPrincipalsRequestObject struct {
@@ -5808,125 +6028,148 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lb9s49u9XIfRfoDZWdmQnaRsXg4vstJ3J3b6QZG53p+qtaIm2uZFJLUnF9RT57hfnkNTDlh2nzey9",
-	"F/gHi25iS3wcnsfvvDjfglQuCymYMDqYfAsKquiSGabwr5/lsigN+6Dkv1hq4JOM6VTxwnApgklwvWAk",
-	"tc+Q8w8XTzQp7KPDIAzYV7oschZMguV64D4fjMbHQRhweLmgZhGEgaBLeMY9EISBYv8uuWJZMDGqZGGg",
-	"0wVbUrs4Y5iCd//3Jzr44/OnAR38EQ3OPn87CcfP7z65v/4ShIFZFzCqNoqLeXB3dwfj6kIKzXBnr5SS",
-	"Cn5JpTBM4N5oUeQ8pbC3o39p2OC3ehPfAla/ksHY76R5LUuRBWGwZFrTOXwoJKHZkgvCRFZILgyhhhx9",
-	"KUXGlDZltj4SsmABrKfe118UmwWT4L+O6rM4st/qI1zopVu63Uj7DM7Fmswoz0vFho1xcZfnHy62D+29",
-	"YETOiFkwwpZlTg3L4PA0npkol8HkU0BLs5CK/4HECMKApqksgUXCwJ138HmLyGHwM1dpyS0xs4zDyzT/",
-	"oGTBlOFA+BnNNQs7uAgeofZ5og01jBhJNENGKhoDfAvw2+1dJS/ff3yXTHBbqV0G4ZpkciVekOS3D8mE",
-	"cENSqhRnmhhFZzOekh7VZEYVoZpwo0kqxYzPS7sSkjMDH/ebhPntQxAGMFXH/u+avPvJLbR+TE6RwWsy",
-	"XbJCqg6pOieKaVmqlD3R24QJYbGdlPFvdctpY0yQPMKFpVUtvsOg40h3kBtGtOck5ArGmkmVsu+kVLXw",
-	"cB/Rcpne7FgIU7dMPdEkhWe2CSPk6r4XS6WYMMTwJW5iJtWSmmASZNSwAXzaRRs5m2lmrlgqRaa3Z/hV",
-	"rixzLRjNQOQUozlOQZA52xPJcpo3ZhHlcsrUFqlgK5sT76TWeXZLheWHB4ijX7aRZClvmeWSbsLqXVt3",
-	"S4MxaJaRHjVkKbUhlKwZVf3unS/pV74E5jkePR2PT6IoDJZc2I+i+wij9xCjrUO3FlsrZ5C3lSCo6QkT",
-	"tyyXBQPWRiJYxe4EpU2IyjZs8xh+tf2GNSLbor+k6YILNlCMZnSag4BmrFMyK6OzOcjHBTVkBey8UlLM",
-	"O17eoB2upR5wm4Qbz9vddlH6NS3zTo02gy+IKnPWUhZtmtCCd5mrfE3MgmugfEhWCya8+tsiSTdRq1PY",
-	"TUue7VCaZQ4Kk2edb4HtFOn6bYcAnGcZy4h7oPEyF4bNgX33nF+9XvfIjuM3C5nto5d94h6SVfblYu9Y",
-	"1WP3DIegrnsc+EqD0VCGizlZcbPAse8bUckpnfKcm/UOALoAJUcMcD0lS2rSBVh+5DiWkd7Ijm/ccZIV",
-	"1WTOb5kgQgrWP0gLA/8vKRewpk49v6RiTZZSgZ39d8k0IgeCiBLghnxB6FSDSIIyEZLkfMlNN18oZtT6",
-	"fGaYutqtXgFYanIJjw7w2S4iNgYFu1rq3Xa81IQKvWIKKBbhKh3zEinydb9r1A2twLOgmmenbnjD9Q4/",
-	"otYQelsz4Jcdy7+w5ypVxlBHrwlVzPIAQ5nlhi31fRjbaq27as1UKbre2p9bw86tXZb5Q03tueVIZN0l",
-	"vWHaLh3Eo2IjwPZEKqJzuUI4u1Nv7tsieAIHKkjSO798i7+F5HbsfpGK/CLlPAf+plqKvseP1u3ztnJo",
-	"zfgbJuagB0bj551auhRdRqIoQNtIHFawr8ZpMZSsTbKE8JQgilUQBSiJ03vIMOqSgz0q+yPlbspcijmZ",
-	"shmIs5UKmLonlf9wLuEDVIagxZwARf1hE8U8jeCnE8N8lxUgvYxZIYmDCwGsxzIyXZMavgzjoL95AtH4",
-	"5LuMx6/X1x+cBdkc8ukjmBHSgzPTBUubPs5F1j+Ig77DymyMO45Onj+SsWmwZcPuTMjI7tEdmrNycsmN",
-	"YVk/FjRf0bUOSUQEu2UqJNFwfEqkYM5DAJRUKiIFobdMAQog59U8lTHTBVVMxyKTTBMhDUHhInROudCG",
-	"JPhnMozFfsQ92gu1H8UmVXM9f3pyv1gcYK/At0DhJL2TKBqcnp31UU9tW6/W9KdnZ/snv+tQ8L8ymnex",
-	"3CWjGRdMa6LQme8OV3Rt5ByPnyTyJqnxifVH3bZaARl50xlwKQtglqv73DDNLdNWM6B8WAt5APa5ZUpz",
-	"Gw/bPo1a/ZBpyfOMuKfvdzv2YIUPiouUFzR/sEEt/Js+xtUKZTlzlXHFUiPVevu8Mq6LnK7fYVRy248R",
-	"dGkdwoLJIt+0d+PTpw9wLux2Cc9IL5crpgYp1ayP8R1YOEZpYD6AkkMMjNIMdJwPjHZodTixLmYjcyXL",
-	"oto5cU8+qdegSQ+f0TXeq7BTM+4aDc7oYHY+eP352/O7QfPPk4f8ORrf/aXTq6FfL+y0IzSebUTm/+70",
-	"eJFm1elzDfpySQWds4zwjAnDzRoUNEUh4GnzaSOJkjmLBdWaz8USsBPpJdUD1+uCTciVfa9izqRvFWsV",
-	"8tJMBWHwC9AxCIPNx4MweGvXc+GWE4TBa6kYnwv/zksGr9wfMsNv90rObqS9h/tvaV520PfVLVPrmlwh",
-	"WCeeWdh9MMqu6XAf0rar6NrdpbV/3Xv7n7JUguaECaN4lxfhweP2q+/YCszqjCttDt6QW8wlS6XK7t1U",
-	"NfmefbmhOkP2FcSwpuJfdrMHBlGuLVK3uAVtQEZ4t7+dufD32x0RTQTHgJSlvEFGWPI85y78dqBB2QU/",
-	"YZkbwPNhSLOVSggbjr8jnmIUPEOAWQ8IX1w7bWzhviytrvl3ydS6cxQ3264F+kTUE10fakZ6jgcGFyBY",
-	"5B+D+u/+zsj8gS59d0wAw9odunSDZlQpDvzSM1uh9v6hsfJN7WUfAlatmCH0CUG3rxYndsuMZuaS6c6I",
-	"40cL0BU8QzIbv3sYMMNXkyYGw08Oy/vsgDVXPpnyIEijGcvIjOdsgu6BZilCmYIpGxIFngbQkAwG8GgC",
-	"XJ5h/MkdmQFXCLghi4XPteD3C5lnGkMmds4py7zHxOppnZXbUDM+I7hzNxakbAJSu5aQFDk1wDk6JH6o",
-	"6jeSc3GD6yUXGVsWEqH84O9srRucXJO1na38zgWlpTZyiTAAfDYucAQdOgwBkMCiKBt7qK0orhNfa4CH",
-	"znX61Ol3rhBEV6VSCEBsubSZaiRTSKZrn3oPSX3EsDLYiUad5/Vi1+Luuj7RLC0VN+srMHju2LMlF9fy",
-	"hu3wBgx81fQ0VlR7b8OyVi8ZDHCUAT6boM+GyWhxy5VE8pFbqjidAiBLfnv38tXl1fVvL//55fzl24t3",
-	"X67f//3Vu6QfEu08zuS8ef4T8jdGFVMkLqPoOMVJ8FeWDMlHp7+pXWgsQD00PS99o12IVjD7OMhciKrE",
-	"qkNvArjBleOeqJBmwVQYC96Io55EI5L8Jjx3gmTi08nHjx8HsGYAgSk1rFqyYjRf/hQ3MlJxkLyIhako",
-	"yzVmbCmMzwVJpdCGusQlHjcGE0gu53OWWblFuAInO8VJ6rNfGFPYigIuZtIXQ1Bb6OHKMuqVBFuVB1t5",
-	"M3hdybyqfdCh9Q5J0qqASCaoodBvDq2KxliN8TnlWExpegOgfIWpLEx4s4xlYcswOQgUNkPHIdm2UiHA",
-	"CcVTHVpKrhYgrDZ7zb6C284y4CNaq7zQxzb1EwxSgW4SmY01b1UqyJkdt10J05RWK4nUGJounG9BqyqF",
-	"TK4EqNhrH772+UaD8V9401JdW/imStEo3pAK/Jy2W+95NBYbsmb52yzY0uchUsXQF6G5fmG5E9mdIeCv",
-	"alimpSHJAmMgCRGMZToWB0ud3bsNaeySCStQpKcZhilikdSKJiFeDxHLyv0hwYyuJqVmJPkW24RkHEy+",
-	"xRjhjoMw9oHVOLi7S1405Bdo2IiX2XwRBifhoEmPizQvM+BHKohDS85fJivFjWHCCT2ZKWpNsVSEilgA",
-	"M4GLEBJdWpM8Hkbw5ZhFqCyoBY2kqrJyiSiz4inrk7byiGKRXIhbmvPMQcHET+wjwoIuveC4FUpVD27F",
-	"33CTtyW5TmQHjdhOMHLoWqAHERwPo+GxQ2Wo+lsy3DK5R5VniA/OmbnXhTwoOtPyMx3OQROMdIgFN5sB",
-	"jQkxC6lZG7+QjKU5VQw8+tZ8w2qmpG/RkX2bYvJ2wZSNubZNO8Ydm6GDFha4EXKlydxWDoGUtEIICZkp",
-	"uSTcvCCJHZFl17LXtzJSMLXkGk6DpAuWoiXKc7nC0iQLPV64nYNcl2bxxwAwaGoG9QEkoKn2LBcVjuP9",
-	"G6zd0Y7XKv/cF7a5sHHL4Qpyrs2H+rg3yurGUXRAUd1hlW/tSEZH5dtGLAO/n/kChK6Rq6XaqjqLccrl",
-	"kqq1G24vO4Iw0bkGjH8OEhR8hgEOEoujbzy7s0KRs656qktMZOmNIBZwBRy+4+4FLzSWrFEnBqhZNSoE",
-	"eKD/oiOKZSScuTZ0jZHF88u35IaxQjtJkTNCiV1VVs88JCfRSeU+x6Jm8A3mMV08Yodrxr02mORkFwGy",
-	"Hz9GO1CL51HoWnLacZRhq/b1U2cMwI8IeMcHTtulrmP3M8B/TuCf5/5P/9NdAIvp88NqX//UGOzd5zAo",
-	"yg4N/rNi1GyxaG8cjfpgdhQrcur8yt44ivqgO33YOXEcnJApSyUWwGnPVZ67QzeENb1r9E9p9sKq/WWp",
-	"DaE54MY1mTIfBav5skezLBZuKJ+nNQvGlVOd/SF5w2+YgzbeRwphmpwC0CqF4bmPGYRkteDpIhZz4HcP",
-	"R1tmpZVH6JCCojRtEUAb/jeZrR9Wd9zKSATeb7a4TgeNqP+nw7ivDkzYoPPBpciNAG475gG8evefsARd",
-	"VuDS8p3VHONo9J+Z1QrDI6ir8yxrSE9LbTmI9BD7k/oi2U4Mhg46OIoNj1eVQhPA7zkXN+AOccBddZ6+",
-	"UHKunKMGNIXPECrxOjJDVlxkgHtonteYZUguMCFuXTZf+VrkpXbVlFicqsmSZqxLfubM2Jrf7+KshgBh",
-	"+W8wjsZPB6PRYDy6HkWT6HQSRcMoin7fKqedHEfRwTJhV7gDnLiq2ccAJm2P9lBOOKJ1BXAhu3Im51mm",
-	"SeKi9wnpeZcGz1KuWNav9V5zBS9Ab9pYQ6UhQ8QF7JaJWEhh9eiQVIQgKRWgun0t8Nl4fHz8bBwdPyVu",
-	"ftKjU/AEx2djrBPW/XbtdCyqMIdeyBX4r5anqDZkPH46GozGg+PR9fh4cno2OT373QZA68DXE1cpxjW5",
-	"YYUhXMRCUCF1K08+OnsWOf2PzjY6pwImGPcniK4tVa07vpJlnpG5JFO2liAYjJuFnUOxWal93OskisiW",
-	"PwdbyRn1yM/SqRTpgooqftOWCjd3LRnfaVWq0u2nD+V2X1X+aEbgHlEd7RHVs0cVVUKxaqWhnX5ceN/6",
-	"+rS2/JCZVCuqskMk2YaVjlx8Vx99c7/dHc1zOaX5USvUdPSt+efdUVr35HTCuitm9M7AFtkf18LyhIwk",
-	"zc8SlKrErTGpc2bI1ByTh5udNj0b7nkl6DRnWYLeirZNOYTr/sR7vdjjg+/bDAHAQYyfgXwmc2ZecjoX",
-	"UhueWkc4c3CvtejKd4pFHZJzn0rQaNy4ch4LZr0X1ojf9QkXoChvmd3tnJn3NfmuMAOUkF7y8/t37179",
-	"fH3x/t0XXHuIztZc0YxlbkabLoIvsAgkFs1zuHpz3h9i+xKZKkzicIO61upVe0xem9FUSaxEwjCg9sGi",
-	"jBra9OBwO6KOtroYqCWXT5kVpanmAgsASxiSc9GiZCxQA1YuIfvKtcE6yRX6llxophADaMPzHJSp4GLe",
-	"tzGHE5LsjTRoZi4ak/nesi0/rUsm60eONnoY78IuVNTc1RONbN326zjNBjwd/CEFG+3w3xpDPKiLsVe3",
-	"MUbh01HVxtj/Hzu8s+/X+Tb9aLuyDtebjvB/hr6vW9aCSr21u0W7ddzGcfzQxlwb3g7D0NXk9qM24YoZ",
-	"H1xuMJ3PB4AWUqjVfsw4KDYHzHP0zf5y1yLhea3Ljr7Viu1PNhcNdYuWIxZJ/VGCStwuNoHBGjaEIkjt",
-	"0geJVT8zF4JvTjdx6TZrNdCqb6r7hcwza5IaGj8WW3rbKU2n8ntgDfabrB0KrSb7n6rO6n1ijcnclWPW",
-	"6qzUA0a1OelWZfaNBymxvw7s/30CzfXXLsV1/0K7tS7K+OA2p6J7sfUQ/611H0/reuXhGWWn8tg6ov//",
-	"dXGbK79LLTf7lfYH/C0+rTPYwy21keaMqtd2wEMi6e+kTYVjLjlnM/NoMfXNtXZG0XdGnhpZ+ur8Qo9E",
-	"d3dwbaefdtHigVLgz+iTq5msynN8m1QA4JeJzFLE1nHbtwaj1qUPO7pxtiNaCGVeW8+Pi/klNrtZlBy0",
-	"WgzHnS0Xo7ro7zQ6vvt8sHTVrXc7JMu13f0on7yuj7g7w9IZg7r0rW6uD84m5F2DC9paWvCw2SUUugJR",
-	"mzalZkEKxWb8q4vaAJ/GAvgI0+t920OHYABGq4ojM9fcphgcGnNuETUOumy3gofgnVnMk6/tgI12lxdE",
-	"KtcRlmjnAkYh1tOTFeWGJFX3mQUUc0mkGJLzWOBW627RugXONfB09AX2sAHO3nJh2+CyfrUAW/xh3w1d",
-	"ZsMl+VyZR9JodUrIlOVyRUYu14InADSzzQCWJnJmmIhFL5rYuF9/SOqDk607TlCEbXDQdUMNyWWlkjZ8",
-	"VdaZQkwxvm4bM3/A9h4m2K4hcfxgeb1PQh8kn9g/epC5H/0ZRPh/Tbs9iHb79FpYSz5/pIQN3W8Eu9HA",
-	"wTUAUtiFv2gl4RUGegR86Up0qU8/d2Xfvejcm9RuXXFQQ++aEx6eq250RD092QGm70Mxfmmw6TmW6z9a",
-	"YcCDzm5Rdf51AptzV9c2jiIiN5rsuA1Qru1VRqoCUFi0Dfr/NDrGYrhbynNwIxMcIhZ4UZHAIgvGispm",
-	"MVJdMmA7S6mhdXYQ09H6pko6UKxWYxM7aexyCk6t+4oIgU3MsBZU9NQHD4liqbyFjcFEOdWG6LVIWWYX",
-	"Au5t0uo9TNxuXZbPJlJwqBCLONEY1Jeo2Bj4imofaAftsiMJ6HovfxTued0SyJtgq3FyNB6eNmvhMnZ7",
-	"uO/iFrjLaWkzw3fzsauBDCafPre52lXSHsDLrgx2JzN/UBJwFSs1MQA+2NdCam7LO+thvngI8sVIQ3PS",
-	"m643AJrN0CG9+2Estl/94ls7vlSZvwXXRs4VXRI7nGVKP6Irz2uMpI1ULPtiy3A0LuKGi6wf1hnmX8AR",
-	"wpThE+1LgHfw2FtHmXuZDOhyVOSUt9kr+C9y/c8Pr/ZQCTEGwNKdj3yjBf8p9nY6DsJqlT/Fe41rHISW",
-	"2D/FsOI4uCPHdeU3sm/HdXjbnOpJ9MOatsFHy4qw9zFnuzmv20K+WhaGM91VBb7Db/YQNTjU5rjhQF7Z",
-	"sjCPUFf4Wqq56zJwgz/Mb/YrwiR4yoSpfQDnKZx/uNCkB/ZiA4j3QyIanY2hz73benU38BNNNP+Dkd4o",
-	"iiKQPrfb/pD8yigM1cDzCjsUWRYSLW1LgnWkbthax8I+Q4uCUfXCXcVA8U4c+1azf44r10FHLgyhuZau",
-	"GwmNhOsIioX1xKgxcBi44YzlHGZht768ccWmCylvSMa04cJm+idNd5Ek7qVX8E7i2gB8dfsTTX67fNPs",
-	"ug6bbmIvshCMYx8Z5rlskXbfNgngOhBAxYK2WPMi21VA2+DKvfgMb7Ron7a9B2vocRmSsBEMxY66w8wW",
-	"XgmzHZbtnvOwizu6ltTc/Q6Q2HXJx30Lqwrlqxs+3IHtWkfVVthaQtedEKOo81aILejn6ljqW2pc43F9",
-	"UcsoinbSBW+A6l7OqH1vTMdFNh0Y+sExYK9uO+JfzR7gaDge1R27wYf3V9cHun6amTd0ynLtezsnQZWv",
-	"uh0d3ZPwm7VHO5qpwYpNj5qDNvps4fcvt+OTtfnH1aurX35e5vTV2azuJp2cjMa+43WzFAz+NxyNj38P",
-	"HhBSa3ai77Kn25cWiVaf+Y97NC1zcJCR1dbMdEfiXipZuJC0wZXbMEzWxPOY368vFEHfAIft22omSZ0S",
-	"14yBSpxTDi6GkUue0jxfTxq9OK4ggLjbGzRdugJFzZgmrpAKw8N55pOMylakC7bCLm6yXR1n/WS3qkln",
-	"oZputJZ5DyQWLofn/h6SRjizjlwZKbvUuqXsozkpdrgHcGPdC703eQIbtkG3R+A+zUzt0jbro72feABH",
-	"YnfdEWDfu+GaLvO9xavvCwaIgGQyLW1zS+1gYWEdFqhT37lRGwt7HVJ1tco/z9++wUQv11VPF3DpdG1s",
-	"+x38EpJULm0Phe0JY9mEzJmAU2eEkjTneKGfby6w64jFWpbA2EOS0IKjX9zuOkpCkniAA787lZgAa9uk",
-	"cvICPX3sKcWsKC50o2LGNqduNvjBkSDDMyeF+DluvN3TF4tpaYiNbmAKfYdndP7h4qpg6SGRJBvXcBlw",
-	"Vxrm+j/tKSftEFNtb7rSuohkHjHGtE8SPeM1JNG3xO5tn+tomGuJ7OFd3ueiYu7jYVQxeFendncflJeI",
-	"XrK5sSR0DYIZpwQGA0/i8vXP5Ox0NO4/QkDUi9umdB4i/f5ChD09gz5bDctuBNAa9xT4+w0aLX8pFZj8",
-	"CevG3ljYOxQqBdC+L2FIrtC80apz3cmXfUaiB9DDUn0QMlrJu2+61bLfqDicY145IwD3q+5XqmEcC6iF",
-	"WwoaPZ4BOKBLpsNY5IhvQjLjYs5UobhwbcAMyBlaowxQHEzl1q0JPetb1b5ZLFYL5i3pmgBqJqVmWT/s",
-	"uhvA3mbAbFMJ276A4YWdpm7RbqhgvByr8be9Jc9dZoaG2pYa4sXsoEkA4mrD04m16UgKa6fg7HRNH9DH",
-	"oKFi8YbNDJGl1eUrqW4wl5zz+cIQRd02qbDDTCqEsbFB07gQXaM7yJUrV9QuAX2Ddz7Smv1sTaMNTWA4",
-	"zw3NddVF7tQf8ATWOwJf9X1Luu3spGQhNbALkPGJtlCQ3HLNDSxS+ItWsB2jMTQ6l+7Yui7GsOEBZ+8A",
-	"/ayZqZ0kbAvW3u+27RrDWFxJ3OyuRn492W6t32q+dxEeT9ZY2K4HPG4URevWr+yFLCih+IkdrroG5AmG",
-	"EKrDcewrZ7Fos3dtilffY/9i0Wpqv9/+XTkc82PWpHFbStd9JUrm7Lzu2UT76qD339bXVv+7y8WceTxx",
-	"P4P6n+f+N/+zfee4HzKYBJH7GXT8Az9phHeCu1fei91u08np02e/41yucQlJd2AjZKs9ut4lEORldQkL",
-	"Dgj+4i0HRj36X0xkUg1bFxActV/RRzTNsmdj+mxwfPz8dHDynM0G0+xkPJg9jZ7OpvT5iLJn6H5LnPhI",
-	"l9PK9ugjejY+nY1nzwan6dPjwcn02XTw/NnZ2WB8Sk9nZ8+m6fF0jGmE7KEUda/cT9G7xvBN6qCT2rhK",
-	"pmLZtzavexxFS/2A/8KI5fB9XkO4cTvG/wWQcV3d2+H/Uw2dK+uCHO3kSfsKm0+fASlac9UFaynes5M3",
-	"L7m0D8NBqtxdojI5OhqNnw2jYTQcTZ5Hz6MARnUL2WqjdZekYH5javOCres8aiG3W7j7fPd/AgAA//8=",
+	"7H0Jcxu3muBfwfZMlcma5qnDFlWpKT3HTjTP10rKZl5MrxvsBkk8NYF+ACiK0eq/b+H7gD7IboqUncyb",
+	"qnGlFJFC4/jw3Vc/BLFcZFIwYXQweggyquiCGabg02u5yJaGfVLy7yw29puE6VjxzHApglFwM2ckxjHk",
+	"4tPlC00yHNoNwoDd00WWsmAULNYd931nMDwKwoDbhzNq5kEYCLqwY9yAIAwU+8eSK5YEI6OWLAx0PGcL",
+	"ipszhin77P/9TDu/f/ncoZ3f+52zLw/H4fDV42f36V+DMDDrzM6qjeJiFjw+hsFrKbRM2cWny+1zfBTp",
+	"mth1mTaaGEnMnGt7ItIaB+OATKUiNE3bXb/3fyyZWhebpxkPyhtlYrkIRp+DIAzo0syl4r9TWCoMaBzL",
+	"pQV2GDjIBV92bPdHpg0X+HAt+NkdE4YkxbAXmvCkCn+WfDVMm6+ng+uf5mu5uFr+/vJer06Gg1P7xd/7",
+	"F9f/O3n9bvW+/mpKk+97PSz52oIl2//++aLzm7+mQTgYvnrceT8f2H0josEAktEZs3c0k/anFDEjqZzN",
+	"WEK4aLogYWct73VB798xMTPzYDTsH78Ky5vvfV2KhCltlsm651bdteWPGVMNN1SPWNI/QFpmzojOWPyi",
+	"9O1l0ohopTFNxxkMX+3Y67WhZqmf2igVesUUS8iKmznuWcODIZEKP8cp1Zq0ju/vQ3Jyf98+J2VKado/",
+	"zhI0YE3r86Bz8uWzRRX48f/g8/19+993osxNLcpUT7SaS83Igpm5TEJi8TssAB76cYQn9oAxzczSHn8i",
+	"E860xTxDuYCDN53sH43odXK6vfdHS0c6k0Izx2jhJG+Uksp+tisyAacy7N705maRAmPJaXq87PeP4v+V",
+	"yNjOTewA+IrhHzY/T2Syrvx9gJ/eSjXhScIEft3z37uPm4/1inkr5605X/U2LhzZzqkhmq7thVBDVpZ3",
+	"rZQUM6QET+KIf5r8fPP+XUgEu2OK/Mf1xw/tblBc+yc6Y38qrK4cMv3hoCpzuvKJr1jCVa0g/skyQstf",
+	"qJBmzlSVWbbo1DBFKInnVMwYErHlRcA5ucBRltbl0hBKNNOaSwFcaM5o4rSBdzLeIYgqbLm7U1BsgaDE",
+	"n3DpfU5aOWPoWRXzuyexlLfcfjSkZYk6ZVSx5E87VBhcM9N5DZuon3xjo1Ehdb66o0Wk9bMxmWVlIbmm",
+	"C3bNDfvh2igem5Bcs3ipGJGWOm7eXbcPB3odv6FZlnKESe/vGgGTk9JDwIpHEjvfB2neyqWw4mjBtAaa",
+	"DIQkNFlwQZhIMsmFIdSQilgVMmMApGKD/6rYNBgF/9IrNNIe/lX3YKNXjmPWEo1Ykynl6VJZisnnhStu",
+	"UPkYkVNAGLZYptSwxCp8wN+9+vYs3S0MXnMVLzkCM0m4fZimn5QVN4Zbfj+lqWZhDUbkEommIHAB9zQD",
+	"dTorTfAAgrQGraIfP/76IRrBsWLcBuGaJHIlzkn0y6doRLghMVXKyjWj6HTKY9KimkypIlQTbkDcTfls",
+	"6VSUlBn7dbsMmF8+BWFgl6rXXQsk/Ow2WgyTE1DzCzBdsUyqGkK/IIppuVQxK+tGHjCh3WwtZPxT9TRX",
+	"mtMqAQSkesWI6QY1V9oAbqBiuCchV3auqVQxeyak8o2Hu4CWyvi2iZ2oO6ZeWNVMxrfbgBFy9dSDS6Ws",
+	"RDZ8AYeYSrWgxloA1LCO/bYONnI61cxcs1iKpEaz/FmuELks07UkpxhNYQkCyFldSC4nZWVbLBcTprZA",
+	"ZY+yuXAjtC6SOyoQHw4gR79tI8lC3jHEknrA6qaju62BtEoS0qKGLKS2EnbNqGrXn3xB7/nCIs/R4HQ4",
+	"PO73w2DBBX7VfwowehcwUKY4snsr1aKO6DzXaGI8sVbTneLshSavr6/eEiNvGdhjT9gmXoOum5ILw1Qs",
+	"hWCxsVxAEWoMjecLJuxn+yDscMMv0CocA/3wdJA7BmrtiDB3Pex0b5QcG893Q9jLmjUqG5Wz4cBzwhaZ",
+	"WaNZJSrw2NhJC7bybx38H5hP/9Zw3ieZWXH3z2BjgCBhyZ8D17uTpznEtNRVj5YHEOMfgJ//RPTtgLsH",
+	"mb+5Y6KJyIXzGhlJEpbyO6b+FDjCoju8WLnnquxIujMHe5JqAIZL7wDXW7pMG3ni1P6RqGWKaofFPnuv",
+	"ZMbvmNWNSIsKT6icpYlVuYQkdzRdsvY2aGnGG9wV3u1YJr3n+hBDp6HXgtuq08T+fa+Lg9VqAJNlds9o",
+	"SAp2b3D/CyrWZEFNPOdiVnhgWgUnE5KkfOF0ygoPc3d79tjAuv4ArLSqv4jX72vo+1fK3ZlSKWZkypU2",
+	"TVs+bdpybhU1X4Qbsrnd/vC4dj4zl8kuBPr55uaTc3VtTnlap7+VfIo7Zs2H7QVV8CDXz2b/BP5EZSyC",
+	"5C7GjXnRLVsrvOocmF56LZEdgwOJtI77/c7J2VkbXB59+6PAQnfxRIp03XSrR49NvsctJrOLuTTpWs6B",
+	"AcwEXGPooLHcwwD1TJam7NP4VjYdktWcx3PLbtW66iPKltbME2AA2v3oPa75QDC8kzMu6mFxk7ui7No1",
+	"tsthUYFaVDrYwx8GALQnjCZ0dNTxm+P+2elTMMMVdgDtimlmdiDQlKsFS6xdW6ut44DtZ98vtSETRiJ4",
+	"MNqHT3x33lsvqv2Wd8Dk2qqSTTDRjCVkylPAhlTS5E/SEVnSNKXfT+tvF+/fVbXCCRcUogh7gQYWqYNL",
+	"1T22tY0C2a0RtRJO7DBxx1KZAf8BLoOo7PSPKshyt1+DDKtDvTrt44IsqFUMWEcxmtBJynI1ZH/J+Ws1",
+	"dtB9Gn52L8WE2yDcGI+nrYM06Im7dcSKH+hQzc9yaCa8+fVslW7rQd6AnXbDud59iG50kSQs8TK09LA1",
+	"UWfWcjlU83mGouPDeTtBdqh688R0z1BsnppRyQmd8JSbdYOIm1MRu9gZRc3aWhiAcSwhrQHOb9x1khXV",
+	"YJoIIqRg7b0cbBb/F5QLu6da8xu1eqlYodFzQyBYwKzKdU7oRFuSLCv49XihmFHri6lh6rrZshbGmlpX",
+	"dmgHxtYBsTTpHnphHtVu9bcUwHbdrBtcgSdBvk4jb3jHdYOmUnAIvc0Z4I8127/Ee5UqYcCj14QqhjjA",
+	"gGa5YQv9VPgEudZjvmeqFF1vnc/tofFoV8v0UC/qBWIkoO6C3jJdYxhOKU+tZq5TuYJIRSPf3HXEi0+X",
+	"+zJI0rq4eg+/heRu6H6Rivwk5Sy1+E21FG0fGsC8Ji8r/zR7ObSjBFEsd3hZSMLy3ls0qKOD/c3ZCZta",
+	"ckaqsEu3pPJfzqT9Apih5WKOgPrtbtmBddq3/2rdV8+SAqSVMCSScXApLOqxhEzWpFBfuuOg/d/ESt6Z",
+	"2vNfZz4/R9iU0LIkd0ZkgGd0l+aknFxwY1jSHguaruhah6SPCRwh6XeHJ0QK5oI/VktaKiIFoXdMWS2A",
+	"XOTr5MJMZ1QxPRaJRLOYAHEROqNcaEMi+Bh1x2K3s3Ww08v6XWRSvtar0+OnyeKb/Bh17ot8+ZOzs92L",
+	"P9Yw+J8ZTetQ7orRhAumNVEQp62PRNcd5AKun0TyNir0E7SafX5P2c0pb2t9mMvMIsv1Ux54zRFp8xWA",
+	"PlBC7qH73DGlG8MyBfshkyVPE+JGP2127NAVPikuYp7R9GCBmvknffpCxTvsxBVmz0i13r6vhOsspesP",
+	"tUG3C4ipAX5lTGbppryrS2ZrNi7wuIQnpJXKFVOdmGrWzn3oEIC361lVEpNXaGJ5nE9eqeHq9sbqkI3M",
+	"lFxm+cmJG/mi2IMmLRijC30v153KEb1+54x2phedt18eXj12yh+PD/k4GD7Wu4Pp/SUuOwDhWdXI/Oda",
+	"ixdglt8+15ZfLqigkPqaMGG4WVsGTYEIeFwebSRRMmVjQbXmM7GwuhNpRfmAm3XGRuQan8uRM2ojY83D",
+	"gJqpIAx+snAMwmBzeBAG73E/l247QRi8lYrxmfDP/MjsI0+HEeGvOymnWdPegf0Qk9l+6g04RHNohOAJ",
+	"TVDt3lvLLuDwlKaNu6g7ncsxrD/bf8ilEjQlTBjF66wIrzxuP/qBraxYzUMYex3IbeaKxVIlTx4qX3zH",
+	"udxUtdlYuYqBouLveNg9nSg3qKm7BFMrAxLC6+3txGU2vW9IVgHlGDIg5C0gwoKnKXch1z0FSpP6abe5",
+	"oXgepmlWssTCkuHvgKcYtZahVbMOcF/cOG4c5kmgdk7IcO7WZzHAak0b9KnNkMaQJ1a3HA50LiHJ+j87",
+	"xed2Y9LVniZ9vU8AMpZqeOkGzKhS3OJLy2xlUbX3TYPa5F44COtCHDKEvqwiT4IvYWI9zWhmrpiu9Tj+",
+	"igo6uO9JwpPDFbPC8+/ZO3yzX0pfg1pz7VNLDlJpchf5CMwDzWJQZTKm0CVqcdoqDVGnY4dGFssTDLzj",
+	"lRlrCllsSMbCp9HB3+cyTTS4THDNSVHTUPLMOym3wWZ8kL3xNKikbCqkuJeQZCk1EEgLiZ8q/42kXNzC",
+	"fsllwhaZBFW+81e21iVMLsBaTQB45obipTZyAWqAtdm4gBl06HQIqxKgFoW+h0KKwj7hsZLyULtPn43w",
+	"zB2W05tI6hKzAUwhmax9ClZIiiu2O7Mn0cDzPF+s29xj3TeaxUvFzfraCjx37cmCi5vmuB+EhMqWxopq",
+	"b20garWiTgdm6cDYyNXMMMLEHVcSwEfuqOJ0YhWy6JcPP765ur755ce/fb348f3lh683H//65kPUDol2",
+	"Fmd0Ub7/EfkLo4opgnUGsAjWGURd8muexI/fC8seypaXvtXORSsYDrc0FwIrQXboRQA3sHM4kysrCMeC",
+	"l/yox/0BiX4RHjstZcLo6Ndff+3YPVslMKaG5VtWjKaLH8aliNQ4iM7HwuSQ5RpS7qiCei4I7xrqclLh",
+	"urEaBCu+kG5BXbE3O4FFirufG5MhWpZrC3bGkV9oHwOE+iCBHqiNSolWFJci2lF7RCKfph+FYxFtZOpH",
+	"IYkwVz/Kk/W7BFVODPhvFDM4Vymo8p8+Xt+MRUyVWnMxKycDVIKUFk1WLE0RIlCghGUFRYXSdnlBASma",
+	"8b+yNSbWczGVviaAYlrk1gzBVgL+VozRPq5kmpcA6BAtaRJVou/RCLg5+BhCFGcmP6iVJmMxofGtNWCw",
+	"ZAjyvlnCkrAixJ26GJbd7CHZluihVb0Uj3WIWLeaW6hj3iO7zyTQMUUjyomH0PuB9Qtw6Fk+LhL0y28l",
+	"7Mspzlstiy1zNuRaRbKnJi2ap90mciWsOLrxrn4fmzWuMC8hCHWNqq5ailINg1TWJqy6QDw9j8UGX0Je",
+	"YOZs4WM2sWJgt9FUnyMlA2vAbJG8lGOyNCSag78oIoKxRI/F3hwKz+7Kuxr4BzIf0tIMXDpjERVMOSKe",
+	"ZxMk+3aXQPRbk6VmJHoYY/B2HIwexhANGAfh2Duhx8HjY3Re4nUWhiXfIsbWsN4xYzFpcRGny8Tio8u+",
+	"nTHlfAtkpbgxTDgGSaaKotoCqbpjYZHJmlMh0UtUX4ZdyEAasj4wVooKNslLrl3Qzqx4zNqkymj7YxFd",
+	"ijua8sSpzZFf2HvPBV14wnE7lKqYvDsWgFU5o2kZOiORy6iI6onTlyHBbgqn0AgK84BVaQdCGscsM6Us",
+	"ggpXykWgL3niRpcZquW0mkyVXIDUKXAEaIkrjBNoO51bVErkdIabtMqaiiyGoOTYCwbOtBJgPgZH3X73",
+	"yKnkIPcr567oW73cLQADZ8w86T/YyzVXcTI4JRf0L7jYsbAwqnqzRsRAGWtFeSUJi1OqmCatqLJeN18p",
+	"aqNqjE9TiNzPmUKHe1Wvw8q6kt+oogjeCrnSZIYVQZbsK/6jyN/gOYlwRpbcyFYbiT5jasFdwducxaCG",
+	"pKlcAS6g3nnuTm4Z1dLMf+9okJ+d4gIiixw7tgsc1BHzLdTkaEc8uXPGF6y5mEHF2g5Srs2n4ro3qnSH",
+	"/f4exXL7VbRV3Vg1FW0bjiz4+9Rnn9TNnG8Vq+VQwV0uFlStfYHBLnS0xERn2hp4F5aCgi92gr3IovfA",
+	"k0ckipTVlRZcQRRTb3gwLVbYy3fYPeeZhlI06sgA2IAGDmcHtM9rXJhG2jvXhq7BrXxx9Z7cMpZpRyly",
+	"SijBXSXFyl1y3D/OfSdjUSD4BvKYOhzB6cpOzw0kOW4CQPLt14gTVXAeiK5CpzVXGVY6e3yudQD5Ga0C",
+	"573m1UYSQ/evAz+O7Y9X/qP/V99DAnIn9uvs8Yc64B+/hEG2rOHgrxWjZgtFW8P+oG2Fl2JZSp1ToTXs",
+	"99uWd/qYQ+QwOCITFksobNMeqzx2h24K1CXW4JygyTmy/cVSG0JTqwivyYR5F2iBly2aJGPhpvJBehSN",
+	"yDrbXfKO3zKnq3kDObTLpNRqjktheOodRi4PeCxmFt+9fl0RK5UgUg0VZEtTJQFQSv4ik/Vh9cSVcFTg",
+	"nSaoqOqgFPL5vB/2FV4pjDjsXWJc8t5XHV4WVx//DElQJwWuEO+Qcwz7gz9nVSSG78CuLpKkRD0VtuVU",
+	"pEPkT+yLX2t1MPDO8EUlDKyWQhNrkKRc3Fr7jlu9q0jSyJScKWd5Wpja70BV4oVbjqy4SKzeQ9O00Fm6",
+	"5BKyIdAG9RWtWbrUTgmGolNNFjRhdfQzYwZreZ+FWSUCgrLeYNgfnnYGg85wcDPoj/ono36/2+/3f9sq",
+	"kx0d9ft70wTusEE5cQV430MxqZro+2JCjxaVvZmsC5hdJIkmkQvdRKTlbTS4S7liSbvge+UdnFu+iY6m",
+	"nEOGoBewOybGQgqXcE9yQJCYCsu6fQ3g2XB4dPRy2D86JW590qITa9oOz4ZQH6jb1Zrosch9XHouV9Yg",
+	"R5yi2pDh8HTQGQw7R4Ob4dHo5Gx0cvYber8Lr+cLlybINbm1xhgXYyGokLqSJDE4e9n3dSBqKQhY28Iu",
+	"MGyPQLtGqKJ/YSWXaUJmkkzYWlrCYBz6i3BNFJsutXd6Hvf7ZMtAtUdJGfWaH8JpKdDnldRRhVu7oIxn",
+	"SpW8ZPP0UGz31eLfTQg8QaqDHaR69l1JlWAXmBJ3+nbife+TE6v0Q6ZSrahK9qFk9JP1nHNf9x7cb4+9",
+	"WSonNO1VfGe9h/LHx15c9NqoVeuumdGNnjqy21EHuSkJicrfRUBVkdtjVARMAak5RI43O2i00H/1RtBJ",
+	"ypIIrBWNzTYI1+2Rt3qhdwe6RiA8ZNVBcAha+oxmzPzI6UxIbXiMhnDi1L3KpnPbaSwKH6P7FrzP3Lhc",
+	"Ll+6ilZYySHZJlxYRnnH8LQzZj4W4MMWYhFpRa8/fvjw5vXN5ccPX2HvIRhbM0UTlrgVfdswSiADaCzK",
+	"93D97qLdhbYkZKIggscN8Frkq3hNnpvRWElIQwO/pvber4QaWrbg4DiicB87p65zKrl4KRa7mVzztVvo",
+	"kotqgf1YAAfMTUJ2zzW2EsJmYlxopkAH0IanqWWmgotZG30OxyTa6WnQzFyWFvM9Y7bstDqaLIb0Njo0",
+	"PoZ7tFHwbRMKu47TpMPjzu9SsEGD/Vaa4qAejQf1YrDW2fN5PsaesU3B/nzTAf6P4PdFK5ogZ2/VXpj1",
+	"PG7jOr7pYK69ToNgqGte860y4ZqZzV4VVi64AIflQgq42rcJB+yPoXsP+MtjBYQXBS/rPRSM7Q8WFyV2",
+	"C5JjLKLiqwiYOG42spOVZAgFJbWOH0TIfqYuplBebuRirSg1TKV/iGO+c5kmKJJKHH8stvi2Y5qO5bes",
+	"NNgtshoYWgH2P5Sd1fRJqbKzpe4wqs1xPStzLVgOYWLVtiq1BeFPbrSe6wKNd+5SKuo3W0zxP1z3+3Fd",
+	"zzw8ojQyj60r+u/Pi6tY+Uy2jOkDo4eGv/RKyVNPDek9uN8edw3eSIBqGlckIDWPgLQEvceQkrR4eqhz",
+	"TT05MC/023MkxFZ6eWDlyacwh2+Pgb4LVNPAUtdn3XsofXp81kOwMZE891lj0bnxUQgl7/67XO6CSilx",
+	"+qkhPegltNfIB83+sQtacAXdNYV+tZuDyhWhu6NqaAQWeS/dLdkMvU/f4oT7hKs+SEyggQyUlE3Ndwtc",
+	"be61NlTV6N4t5fbkTDL05l5zjex2jLcJFgeKGn9Hn11Wep4A6QtRA2thMpEgRLBSBp/qDCodUxvqHbfd",
+	"xmAvvEX3ChezKygnRlM0qBRxD2uL2gZFWvVJ/+jxy94irChubhBfrrD5W/HkbXHF9WHMWkfvVd5iHSuN",
+	"MY3HlRCCQkszHpbrMEOXgo+5CdTMSabYlN8716jF07GweARJOW2sUgaN286Wp58nrnxYMXtpzPkeqHH2",
+	"wXazjXAsZIaGRbrGCUsFhedEKldzG2nnZ+mHULFEVpQbEuX1vai1zySRoksuxgKOWtTjF0XGrkSyriUX",
+	"lBhji1gsNE7a+QYwZQyfDV340EXSXXJYVComjciEpXJFBi6gCTdgYYblVggTOTVMjEWrP0LnertLrkq9",
+	"8cvsD0gYPfCu3rRLrnKWtOEQYrVx+hiCWFj6/g0K7n6E7Uq+hwfT61MUehB9QoX+Xjr14I8Awj8bdzsI",
+	"drv4WlhQPv9OUVG6WwjWawN7J9pIgRs/r2S6KIadCQXzRRDU53jUpbh40nkyc6TSRKawbwtMODwhpFRz",
+	"enrcYLE+pcX4rdlDz6Ag6rtl3xx0d/O8trpWsblw2bDDfh/fZlKKX3OMAqyxJavKFSgoi7H8/6R/BCm0",
+	"d5SndJKyCKYYC+jyLSCTibEsl1mM5G1csHafGlqE4CHnQ9/mkT0KOa5shIuOXeDOsXWfdiSgTYTdCzB6",
+	"6j30RLFY3tmDQfY81YbotYhZghtpd8ciqlR3R+60LpSO0UqYKoTUbxAGRYIpBppWVPtoluUuDZF2V93+",
+	"reqe5y2BvA22StMHw+5JOeE0YXf7OwjcBps8A1VkeDYeu8zpYPT5SxWrXf79HrjskucbkfmTklavYktN",
+	"jFU+2H0mNcek8FIBgldBvhppaEpak/WGgoZhcIB3OxyL7Ue/+uK5r3l4fc61kTNFFwSnQ6T0M7oc2NJM",
+	"2kjFkq+Y66ZhE7dcJO2wSOP4yRpCEJd/oX3hQAOOvXeQeRLJ4CUlWUp5Fb2CfyE3f/v0ZgeUQMewamnj",
+	"kAea8R/GXk6PgzDf5Q/jncJ1HIQI7B/Gdsfj4JEcFbU1+7235AYSzxFE38xpS3i0yAH7FHJWy5/rJeSb",
+	"RWY403W1Iw12s1dRg31ljpvO0it0G/0ORpFUM1fH5SY/zG72O4JMk5gJs/FOKqxuIS0rLzYU8XZIRKl2",
+	"PPQJLljl4iZ+oYnmvzPSGvT7fUt97rTtLvkZX7VS0ucV1ICzJCRaYpkAGlK3bK3HAsfQLGNUnbtmNxS6",
+	"juFT5QplrlyNMrk0hKZaunpPEBLOvTgWaIlRY+xl6FLTa+w6Dd+s2GQu5W35PWp6VDYXSeQegr7akSse",
+	"8jUxLzT55epdua9FWDYTW31UwThU6kIwGcsb2lhaVHS/HgtaQc3LpClLvYSVO/Wzxlfb7fsuuyebbm3H",
+	"Pv5p3nr2zLecHfD2soauO4N+bd+dLdXPJYsVfcBca4eiFdag32+EC/TYq9/OoNqZq6ZVWI0OfXCgxbPb",
+	"Gv9XuctCvzscFD0Rgk8fr2/2NP00M+/ohKXaV8+PgjwofDfoPRFVn1Zn601VZ8UmvfKkpU4G9vevd8Pj",
+	"tfnP6zfXP71epPTN2bSo1x8dD4a+p8BmvqX9rzsYHv0WHOBSK/f6aJKn223hRKWTx7dbNBVxsJeQxQBD",
+	"gyfuRyUz55LGFtbohknK+jwk0RQtm8A2gGnbmDIoqWPimjHLEmeUWxPDyAWPaZquR6UKPpd1Q1x/HE0X",
+	"LgtYM6aJy1YE93Ca+Ei+wrIPwVbQJ4Nsp6Cinex2NarNBtWlglRvgYyFC5S7z11ScmcWnqu8eq1KAgjZ",
+	"72ak4HQHYGPRbWJnhNIe2LWb/nbs08wUJm25CMHbiXtgJNTk9qzu++iDKc2q0MeMWY2AJDJeYgVZYWBB",
+	"9ipUgVBfHlUIC2w4lzev+tvF+3eQTcF1XglqsXSyNli0a38JSSwXWKiElaQsGZEZE/bWoeg75dAy1Vfw",
+	"4D7GYi2XFrG7JKIZB7u4WtoXhSTyCo793bHEyKI2Zm5E52Dp48sArbiAjW6kpWH5/2ZZsL0SQHjmqNC1",
+	"jqd6oxJ4LCZLQ9C7AXkqDZbRxafL64zF+3iS0K/h0kxc/qUrTMVbjqoupkLe1OVOgCbzHX1MuyjRI16J",
+	"En0h/c4a1Zqq1ArJ7t9H40LkyH3U7ecIXtcLo77Y0FNEK9o8WBS6suKEUwLv0JRTcvX2NTk7GQzb38Eh",
+	"6sltkzr3oX7fcmZHYa5PCbHbLjnQSp1gfAeZUl1tTAUEf8KiHcBYYJeanAFUO9J0yTWIN5r3BnH0hWOg",
+	"7hlkH2ah0pzefam+lu1SWu8MkjcSYtX9vGaeanj/JSjUwm0FhB5PrHJAF0yHY5GCfhOSKRczpjLFhWse",
+	"wCw4QxTKVhW3onKrL00LbavCNhuL1Zx5SbomVmsmS82SdljXfQX7xTCs3GLbLW7OcZmisUOJBUP7wdJn",
+	"7EPq2kWCoMZ8XniroeUkVsXVhscjlOkACpRT+HaeHD6WH2uogn/HpobIJfLylVS3EEtO+WxuiKLumFTg",
+	"NKNcw9g4oCm9TVD7OnX0pmgXgL6Frrq0QD9MHEbXBLjz3NRc570nHPuzOAFJxRav2mGleJ6SudQWXSwY",
+	"X2hUBckd19z4niVgYUHNU2lqMC7dtdW1HkL3gJN3VvtZM1MYSdBMQHu7G2uiumNxLeGwTe0/9Gi7IcdW",
+	"yw7n4fFgHQssLYLrBlJEs36FLa+AQuEbnC5vtPQCXAj55Tj0lVPoTlBC70IUr54j/8ai0grjafl37fSY",
+	"b5Mm1ZSqrY5QSqbsoiiMBvnqVO+/rG+Q/7v2jU48Hrt/neLHK/+b/7f9Vgc/ZTAK+u5fp+aH/Rf34a0L",
+	"7pGPotlsOj45ffkbrOWqAwF0e1YbV3oQFKdU8PZ83+YKJrT24h23iNr7P0wkUnUrbUt61Ud0j8ZJ8nJI",
+	"X3aOjl6ddI5fsWlnkhwPO9PT/ul0Ql8NKHsJ5reEhXt6Ocllj+7Rs+HJdDh92TmJT486x5OXk86rl2dn",
+	"neEJPZmevZzER5MhhBGSQyHqHnkaoo+l6cvQASO11KwrR9n3GNc96vcX+oDX8yKG77Iawo2eOv8FSsZN",
+	"3u3Hv+e0dmd1Kkc1eFJtEvb5i9UUUVzVqbUUOpml5TbCONhepEpdm6pRrzcYvuz2u/3uYPSq/6of2Fnd",
+	"RrZq1V1rJYhvTDAuWGkCVBA5HqE+PbloeYVNVVr4uvU8lUWW+5y1dzaIcdJ3g7OTFNQnyAhB/c5D3LFo",
+	"LyS65IJMlFxp7OwFyV0QCsXKqK2uMuAtZpku3lV+7t9phSHKvHWWLxMqvc4HmLQDj2t/Ywni/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
