@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
-	"github.com/understudy-dev/understudy/internal/store/compat"
+	"github.com/understudy-dev/understudy/internal/store"
 )
 
 // What the console (server/console) reads and does of this API, through the API's own
@@ -38,17 +39,22 @@ type ConsoleLink struct {
 
 // ConsoleAccounts lists every account of every platform and mode, newest first (persons
 // and links not filled in).
-func (s *Server) ConsoleAccounts() ([]ConsoleAccount, error) {
+func (s *Server) ConsoleAccounts(ctx context.Context) ([]ConsoleAccount, error) {
 	var out []ConsoleAccount
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(ctx, func(tx *store.Tx) error {
 		var all []Account
 		s.tables.Accounts.Each(tx, func(_ string, a Account) bool {
-			all = append(all, a)
+			all = append(all, withHead(a))
 			return true
 		})
 		slices.SortFunc(all, func(a, b Account) int { return -cmp.Compare(a.Seq, b.Seq) })
+		out = make([]ConsoleAccount, 0, len(all))
 		for _, a := range all {
-			out = append(out, ConsoleAccount{Account: renderAccount(a, s.personsOf(tx, a.ID), allIncludes), Platform: a.Platform})
+			o, err := answerAccount(a, nil, s.personsOf(tx, a.ID()), allIncludes)
+			if err != nil {
+				return err
+			}
+			out = append(out, ConsoleAccount{Account: o, Platform: a.Platform})
 		}
 		return nil
 	})
@@ -60,32 +66,37 @@ func (s *Server) ConsoleAccountByID(ctx context.Context, id string) (ConsoleAcco
 	var out ConsoleAccount
 	found := false
 	now := s.now()
-	err := s.db.View(func(tx *store.Tx) error {
-		a, ok := s.tables.Accounts.Get(tx, id)
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		out, found = ConsoleAccount{}, false
+		a, ok := s.getAccount(tx, id)
 		if !ok {
 			return nil
 		}
 		found = true
-		persons := s.personsOf(tx, a.ID)
-		out = ConsoleAccount{Account: renderAccount(a, persons, allIncludes), Platform: a.Platform}
+		persons := s.personsOf(tx, a.ID())
+		o, err := answerAccount(a, nil, persons, allIncludes)
+		if err != nil {
+			return err
+		}
+		out = ConsoleAccount{Account: o, Platform: a.Platform}
 		for _, p := range persons {
-			out.Persons = append(out.Persons, renderPerson(p))
+			out.Persons = append(out.Persons, p.Object)
 		}
 		var links []AccountLink
 		s.tables.Links.Each(tx, func(_ string, l AccountLink) bool {
-			if l.Account == a.ID {
+			if l.account() == a.ID() {
 				links = append(links, l)
 			}
 			return true
 		})
-		slices.SortFunc(links, func(a, b AccountLink) int { return b.Created.Compare(a.Created) })
+		slices.SortFunc(links, func(a, b AccountLink) int { return linkCreated(b).Compare(linkCreated(a)) })
 		for _, l := range links {
 			cl := ConsoleLink{Link: s.renderLink(ctx, l), Submitted: l.Session.Submitted}
 			cl.Link.Url = LoggedPath(cl.Link.Url)
 			switch {
 			case l.Consumed:
 				cl.State = "used"
-			case !now.Before(l.ExpiresAt):
+			case !now.Before(l.expiresAt()):
 				cl.State = "expired"
 			default:
 				cl.State = "live"
@@ -97,40 +108,53 @@ func (s *Server) ConsoleAccountByID(ctx context.Context, id string) (ConsoleAcco
 	return out, found, err
 }
 
+// linkCreated is when a link was made.
+func linkCreated(l AccountLink) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, l.Object.Created)
+	return t
+}
+
 // ConsoleEvents are the most recent events of every platform and mode, newest first, at
 // most limit.
-func (s *Server) ConsoleEvents(limit int) ([]gen.V2CoreEvent, error) {
-	return s.consoleEvents(limit, "")
-}
-
-// ConsoleDestinationEvents are the most recent events of the destination's platform and
-// mode (those it may be sent), newest first, at most limit.
-func (s *Server) ConsoleDestinationEvents(destination string, limit int) ([]gen.V2CoreEvent, error) {
-	return s.consoleEvents(limit, destination)
-}
-
-func (s *Server) consoleEvents(limit int, destination string) ([]gen.V2CoreEvent, error) {
+func (s *Server) ConsoleEvents(ctx context.Context, limit int) ([]gen.V2CoreEvent, error) {
 	var out []gen.V2CoreEvent
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(ctx, func(tx *store.Tx) error {
 		var all []Event
-		var scope func(Event) bool
-		if destination != "" {
-			d, ok := s.tables.Destinations.Get(tx, destination)
-			if !ok {
-				return nil
-			}
-			scope = func(ev Event) bool { return ev.Scope() == d.Scope() }
-		}
 		s.tables.Events.Each(tx, func(_ string, ev Event) bool {
-			if !s.eventGone(ev) && (scope == nil || scope(ev)) {
+			if !s.eventGone(ev) {
 				all = append(all, ev)
 			}
 			return true
 		})
 		slices.SortFunc(all, func(a, b Event) int { return -cmp.Compare(a.Seq, b.Seq) })
+		out = make([]gen.V2CoreEvent, 0, min(limit, len(all)))
 		for _, ev := range all[:min(limit, len(all))] {
-			out = append(out, renderEvent(ev))
+			out = append(out, ev.Object)
 		}
+		return nil
+	})
+	return out, err
+}
+
+// ConsoleDestinationEvents are the most recent events of the destination's platform and
+// mode (those it may be sent), newest first, at most limit, in the order ListEvents reads
+// them.
+func (s *Server) ConsoleDestinationEvents(ctx context.Context, destination string, limit int) ([]gen.V2CoreEvent, error) {
+	var out []gen.V2CoreEvent
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		out = nil
+		d, ok := s.tables.Destinations.Get(tx, destination)
+		if !ok {
+			return nil
+		}
+		scope := d.Scope()
+		s.tables.NewestEvents.Scan(tx, scope+"|", scope+"}", nil, func(_ store.Cursor, ev Event) bool {
+			if s.eventGone(ev) {
+				return true
+			}
+			out = append(out, ev.Object)
+			return len(out) < limit
+		})
 		return nil
 	})
 	return out, err
@@ -145,15 +169,16 @@ type ConsoleDestination struct {
 }
 
 // ConsoleDestinations lists every event destination, newest first.
-func (s *Server) ConsoleDestinations() ([]ConsoleDestination, error) {
+func (s *Server) ConsoleDestinations(ctx context.Context) ([]ConsoleDestination, error) {
 	var out []ConsoleDestination
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(ctx, func(tx *store.Tx) error {
 		var all []EventDestination
 		s.tables.Destinations.Each(tx, func(_ string, d EventDestination) bool {
 			all = append(all, d)
 			return true
 		})
 		slices.SortFunc(all, func(a, b EventDestination) int { return -cmp.Compare(a.Seq, b.Seq) })
+		out = make([]ConsoleDestination, 0, len(all))
 		for _, d := range all {
 			out = append(out, s.consoleDestination(tx, d))
 		}
@@ -163,13 +188,14 @@ func (s *Server) ConsoleDestinations() ([]ConsoleDestination, error) {
 }
 
 // ConsoleDestinationByID is one event destination; false when there is none.
-func (s *Server) ConsoleDestinationByID(id string) (ConsoleDestination, bool, error) {
+func (s *Server) ConsoleDestinationByID(ctx context.Context, id string) (ConsoleDestination, bool, error) {
 	var out ConsoleDestination
 	found := false
-	err := s.db.View(func(tx *store.Tx) error {
+	err := s.db.View(ctx, func(tx *store.Tx) error {
 		d, ok := s.tables.Destinations.Get(tx, id)
+		out, found = ConsoleDestination{}, ok
 		if ok {
-			out, found = s.consoleDestination(tx, d), true
+			out = s.consoleDestination(tx, d)
 		}
 		return nil
 	})
@@ -178,7 +204,8 @@ func (s *Server) ConsoleDestinationByID(id string) (ConsoleDestination, bool, er
 
 func (s *Server) consoleDestination(tx *store.Tx, d EventDestination) ConsoleDestination {
 	out := ConsoleDestination{Destination: renderDestination(d, []gen.EventDestinationInclude{gen.EventDestinationIncludeWebhookEndpointUrl}), Platform: d.Platform}
-	s.tables.DeliveryOrder.Scan(tx, d.ID+"|", d.ID+"}", nil, func(_ store.Cursor, dl Delivery) bool {
+	// Deliveries are keyed destination|sequence: a destination's, in the order of their events.
+	s.tables.Deliveries.Scan(tx, d.ID()+"|", d.ID()+"}", nil, func(_ store.Cursor, dl Delivery) bool {
 		out.Waiting = append(out.Waiting, dl)
 		return true
 	})
@@ -193,36 +220,34 @@ var ErrConsoleNotFound = &Error{Status: 404, Type: "invalid_request_error", Code
 // before: a waiting delivery of it is made due now; otherwise a new one is queued at the
 // event's place in the destination's order, as emit queues it. The destination must be a
 // webhook endpoint of the event's platform and mode.
-func (s *Server) ConsoleResend(destination, event string) error {
-	return s.consoleQueue(destination, event, true)
+func (s *Server) ConsoleResend(ctx context.Context, destination, event string) error {
+	return s.consoleQueue(ctx, destination, event, true)
 }
 
 // ConsoleRetry makes the waiting delivery of event to destination due now.
-func (s *Server) ConsoleRetry(destination, event string) error {
-	return s.consoleQueue(destination, event, false)
+func (s *Server) ConsoleRetry(ctx context.Context, destination, event string) error {
+	return s.consoleQueue(ctx, destination, event, false)
 }
 
-func (s *Server) consoleQueue(destination, event string, resend bool) error {
+func (s *Server) consoleQueue(ctx context.Context, destination, event string, resend bool) error {
 	now := s.now()
-	err := s.db.Update(func(tx *store.Tx) error {
-		d, ok := s.tables.Destinations.Get(tx, destination)
-		ev, found := s.tables.Events.Get(tx, event)
-		if !ok || !found || ev.Scope() != d.Scope() || d.Type != string(gen.EventDestinationTypeWebhookEndpoint) || d.URL == "" {
+	return s.update(ctx, func(w *write) error {
+		d, ok := s.tables.Destinations.Get(w.Tx, destination)
+		ev, found := s.tables.Events.Get(w.Tx, event)
+		hook, _ := d.Object.WebhookEndpoint.Get()
+		if !ok || !found || ev.Scope() != d.Scope() || d.Object.Type != gen.EventDestinationTypeWebhookEndpoint || nullableValue(hook.Url) == "" {
 			return ErrConsoleNotFound
 		}
-		key := deliveryKey(d.ID, ev.Seq)
-		dl, waiting := s.tables.Deliveries.Get(tx, key)
+		key := deliveryKey(d.ID(), ev.Seq)
+		dl, waiting := s.tables.Deliveries.Get(w.Tx, key)
 		if !waiting {
 			if !resend {
 				return ErrConsoleNotFound
 			}
-			dl = Delivery{Key: key, Destination: d.ID, Event: ev.ID}
+			dl = Delivery{Key: key, Destination: d.ID(), Event: ev.ID()}
 		}
 		dl.NextAttempt = now
-		return s.tables.Deliveries.Put(tx, key, dl)
+		w.queued = true
+		return s.tables.Deliveries.Put(w.Tx, key, dl)
 	})
-	if err == nil {
-		s.deliveries.wake()
-	}
-	return err
 }

@@ -40,7 +40,7 @@ type requirement struct{ Description, AwaitingActionFrom, Deadline string }
 
 // ConsoleAccounts lists every platform's accounts, the recent events and the destinations.
 func (c *Console) ConsoleAccounts(ctx context.Context, _ gen.ConsoleAccountsRequestObject) (gen.ConsoleAccountsResponseObject, error) {
-	all, err := c.d.Accounts.ConsoleAccounts()
+	all, err := c.d.Accounts.ConsoleAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -48,10 +48,10 @@ func (c *Console) ConsoleAccounts(ctx context.Context, _ gen.ConsoleAccountsRequ
 	for _, a := range all {
 		d.Accounts = append(d.Accounts, accountRowOf(a))
 	}
-	if d.Events, err = c.d.Accounts.ConsoleEvents(maxEvents); err != nil {
+	if d.Events, err = c.d.Accounts.ConsoleEvents(ctx, maxEvents); err != nil {
 		return nil, err
 	}
-	if d.Destinations, err = c.d.Accounts.ConsoleDestinations(); err != nil {
+	if d.Destinations, err = c.d.Accounts.ConsoleDestinations(ctx); err != nil {
 		return nil, err
 	}
 	body, err := pageResponse(ctx, "accounts", c.page("Accounts", "accounts", d))
@@ -147,7 +147,7 @@ type destinationData struct {
 // ConsoleDestination is an event destination: its waiting deliveries, the attempts the
 // journal holds, and the recent events to resend.
 func (c *Console) ConsoleDestination(ctx context.Context, req gen.ConsoleDestinationRequestObject) (gen.ConsoleDestinationResponseObject, error) {
-	dest, ok, err := c.d.Accounts.ConsoleDestinationByID(req.Destination)
+	dest, ok, err := c.d.Accounts.ConsoleDestinationByID(ctx, req.Destination)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (c *Console) ConsoleDestination(ctx context.Context, req gen.ConsoleDestina
 			d.Attempts = append(d.Attempts, e)
 		}
 	}
-	if d.Events, err = c.d.Accounts.ConsoleDestinationEvents(req.Destination, maxEvents); err != nil {
+	if d.Events, err = c.d.Accounts.ConsoleDestinationEvents(ctx, req.Destination, maxEvents); err != nil {
 		return nil, err
 	}
 	body, err := pageResponse(ctx, "destination", c.page(dest.Destination.Name, "accounts", d))
@@ -175,7 +175,7 @@ func (c *Console) ConsoleResendEvent(ctx context.Context, req gen.ConsoleResendE
 	if err := checkCSRF(ctx, req.Body.Csrf); err != nil {
 		return nil, err
 	}
-	if err := deliveryError(c.d.Accounts.ConsoleResend(req.Destination, req.Body.Event), "No event "+req.Body.Event+" of this destination's platform and mode, or the destination is no webhook endpoint."); err != nil {
+	if err := deliveryError(c.d.Accounts.ConsoleResend(ctx, req.Destination, req.Body.Event), "No event "+req.Body.Event+" of this destination's platform and mode, or the destination is no webhook endpoint."); err != nil {
 		return nil, err
 	}
 	return gen.ConsoleResendEvent303Response(redirect(Base + "/destinations/" + req.Destination)), nil
@@ -186,7 +186,7 @@ func (c *Console) ConsoleRetryDelivery(ctx context.Context, req gen.ConsoleRetry
 	if err := checkCSRF(ctx, req.Body.Csrf); err != nil {
 		return nil, err
 	}
-	if err := deliveryError(c.d.Accounts.ConsoleRetry(req.Destination, req.Body.Event), "No delivery of "+req.Body.Event+" waits for this destination."); err != nil {
+	if err := deliveryError(c.d.Accounts.ConsoleRetry(ctx, req.Destination, req.Body.Event), "No delivery of "+req.Body.Event+" waits for this destination."); err != nil {
 		return nil, err
 	}
 	return gen.ConsoleRetryDelivery303Response(redirect(Base + "/destinations/" + req.Destination)), nil

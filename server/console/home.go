@@ -39,12 +39,12 @@ func (c *Console) ConsoleHome(ctx context.Context, _ gen.ConsoleHomeRequestObjec
 		return nil, err
 	}
 	d.Principals = len(principals)
-	accts, err := c.d.Accounts.ConsoleAccounts()
+	accts, err := c.d.Accounts.ConsoleAccounts(ctx)
 	if err != nil {
 		return nil, err
 	}
 	d.Accounts = len(accts)
-	dests, err := c.d.Accounts.ConsoleDestinations()
+	dests, err := c.d.Accounts.ConsoleDestinations(ctx)
 	if err != nil {
 		return nil, err
 	}
