@@ -14,7 +14,7 @@ DOCKER      ?= docker
 IMAGE       ?= understudy:dev
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run build generate check-generate lint fmt-check vet unit unit-postgres readme fuzz test
+.PHONY: run build generate check-generate lint fmt-check vet unit unit-postgres readme fuzz test console-shots
 
 run: ## serve every API on $(ADDR)
 	$(GO) run ./cmd/understudy --addr $(ADDR)
@@ -54,6 +54,10 @@ unit-postgres: ## the API test suites on the PostgreSQL store
 	fi; \
 	UNDERSTUDY_TEST_STORE="$$UNDERSTUDY_TEST_POSTGRES" $(GO) test -race -count=1 -skip '^TestDataDirInUse$$' \
 		./server/ ./server/authorization/ ./server/accounts/ ./server/compute/ ./understudytest/
+
+console-shots: ## retake docs/console/*.png: the console's browser test, in headless Chromium, keeps a screenshot of each page
+	mkdir -p docs/console
+	UNDERSTUDY_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run '^TestBrowserConsole$$' ./server/console/
 
 readme: ## run the shell blocks of README.md and docs/ against a built server (the other blocks are held by understudytest's TestDocBlocks)
 	.ci/doc-blocks.sh

@@ -99,6 +99,30 @@ func BenchmarkRoleAssignmentListResourceGroup(b *testing.B) {
 	}
 }
 
+// BenchmarkRoleAssignmentListResourceGroupWatched is BenchmarkRoleAssignmentListResourceGroup
+// while a console page is open: the journal then keeps each exchange's headers and bodies.
+func BenchmarkRoleAssignmentListResourceGroupWatched(b *testing.B) {
+	h := benchAssignments(b)
+	// A server without an admin token opens a console session to whoever asks.
+	req := httptest.NewRequest(http.MethodGet, "/_understudy/console/login", nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	cookies := w.Result().Cookies()
+	if len(cookies) != 1 {
+		b.Fatalf("no console session: %d %v", w.Code, w.Header())
+	}
+	serve(b, h, http.MethodGet, "/_understudy/console", "", map[string]string{"Cookie": cookies[0].Name + "=" + cookies[0].Value}, 200)
+	hdr := map[string]string{"Authorization": "Bearer t"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		body := serve(b, h, http.MethodGet, fmt.Sprintf("/subscriptions/"+benchListSub+"/resourceGroups/rg-%d/providers/Vendor.Authorization/roleAssignments?api-version=2022-04-01", i%100), "", hdr, 200)
+		if n := bytes.Count(body, []byte(`"principalId"`)); n != 10 {
+			b.Fatalf("%d assignments listed, want 10", n)
+		}
+	}
+}
+
 // BenchmarkRoleAssignmentListSubscription lists a subscription's first page: all 1000 of
 // its assignments.
 func BenchmarkRoleAssignmentListSubscription(b *testing.B) {

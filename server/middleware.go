@@ -38,7 +38,8 @@ func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
 
 // observe records every request of API a once it has been answered: a structured log line
 // (never headers, so never tokens or keys, and hosted link tokens masked in the path),
-// metrics, and (for the APIs, not /_understudy) the journal. It runs before routing, so it
+// metrics, and (for the APIs, not /_understudy) the journal, with the exchange's headers
+// and bodies while the journal is capturing (control.Recorder). It runs before routing, so it
 // sees the path as the client sent it. ids, when not nil, gives the response its request
 // ids before anything else runs, so that every answer has them, errors included.
 func (s *Server) observe(a api, ids func(resp, req http.Header)) echo.MiddlewareFunc {
@@ -52,6 +53,14 @@ func (s *Server) observe(a api, ids func(resp, req http.Header)) echo.Middleware
 			if ids != nil {
 				ids(c.Response().Header(), req.Header)
 			}
+			// While someone looks at the console, the journal keeps what was sent and
+			// answered; otherwise this costs one atomic load.
+			var rec *control.Recorder
+			if a != apiAdmin && s.journal.Capturing(start) {
+				var served *http.Request
+				rec, served, c.Response().Writer = control.NewRecorder(req, c.Response().Writer)
+				c.SetRequest(served)
+			}
 			if err := next(c); err != nil {
 				c.Error(err) // render now, so that the status recorded is the one the client gets
 			}
@@ -60,8 +69,12 @@ func (s *Server) observe(a api, ids func(resp, req http.Header)) echo.Middleware
 			op := s.operationID(c.Request().Method, c.Path())
 			s.metrics.Observe(name, op, status, d)
 			if a != apiAdmin {
-				s.journal.Add(control.Entry{Time: s.clock.Now(), API: name, OperationID: op, Method: req.Method, Path: accounts.LoggedPath(path),
-					Status: status, Duration: d, RequestID: c.Response().Header().Get(idHeader)})
+				e := control.Entry{Time: s.clock.Now(), API: name, OperationID: op, Method: req.Method, Path: accounts.LoggedPath(path),
+					Status: status, Duration: d, RequestID: c.Response().Header().Get(idHeader)}
+				if rec != nil {
+					e.Exchange = rec.Exchange()
+				}
+				s.journal.Add(e)
 			}
 			if s.cfg.Log.Enabled(req.Context(), slog.LevelInfo) {
 				s.cfg.Log.LogAttrs(req.Context(), slog.LevelInfo, "request",

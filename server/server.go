@@ -28,6 +28,7 @@ import (
 	"github.com/understudy-dev/understudy/server/admin"
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
+	"github.com/understudy-dev/understudy/server/console"
 	"github.com/understudy-dev/understudy/server/control"
 )
 
@@ -79,6 +80,8 @@ type Server struct {
 	authz *authorization.Server
 	accts *accounts.Server
 	comp  *compute.Server
+	// console's live views end when the server drains.
+	console *console.Console
 	// stopWaits ends compute's operations waits (Draining).
 	stopWaits func()
 	seeds     []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
@@ -185,7 +188,9 @@ func New(cfg Config) (*Server, error) {
 	s.stopWaits = comp.StopWaits
 
 	// Each API on its own Echo instance, with its own envelope and request ids (mount.go).
-	if err := admin.New(adminDeps).Register(s.mount(apiAdmin, mounting{writeError: admin.WriteError}), docs[apiAdmin]); err != nil {
+	adm := admin.New(adminDeps)
+	adminEcho := s.mount(apiAdmin, mounting{writeError: admin.WriteError})
+	if err := adm.Register(adminEcho, docs[apiAdmin]); err != nil {
 		return nil, err
 	}
 	hosted := func(path string) bool { return strings.HasPrefix(path, "/r/") }
@@ -198,7 +203,20 @@ func New(cfg Config) (*Server, error) {
 	if err := authz.Register(s.mount(apiAuthorization, mounting{writeError: authorization.WriteError, ids: setARMRequestIDs, pre: []echo.MiddlewareFunc{authorization.RewritePath}}), docs[apiAuthorization]); err != nil {
 		return nil, err
 	}
-	s.routes = routeIDs(docs[:]...)
+	// The console: pages on the admin API's instance, reading each API through its handlers.
+	con, err := console.New(console.Deps{Token: cfg.AdminToken, Journal: s.journal, Admin: adm, Authorization: authz, Accounts: accts, Compute: comp})
+	if err != nil {
+		return nil, err
+	}
+	consoleSpec, err := console.Spec()
+	if err != nil {
+		return nil, err
+	}
+	if err := con.Register(adminEcho, consoleSpec); err != nil {
+		return nil, err
+	}
+	s.console = con
+	s.routes = routeIDs(append(docs[:], consoleSpec)...)
 	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
 	s.restores = []func(tx *store.Tx) error{accts.Restore}
 	if shared != nil {
@@ -234,7 +252,8 @@ func (s *Server) journalDelivery(a accounts.DeliveryAttempt) {
 		path = u.String()
 	}
 	s.journal.Add(control.Entry{Time: a.Time, API: "accounts", OperationID: "deliverEvent", Method: http.MethodPost, Path: path,
-		Status: a.Status, Duration: a.Duration, RequestID: a.Event})
+		Status: a.Status, Duration: a.Duration, RequestID: a.Event,
+		Delivery: &control.Delivery{Destination: a.Destination, Attempt: a.Attempt, Error: a.Error, GaveUp: a.GaveUp}})
 }
 
 // setting is a named server-wide value that must outlive a restart, such as how far the
@@ -319,7 +338,10 @@ func (s *Server) saveClock(tx *store.Tx) error {
 // Draining prepares the handler for a graceful shutdown: requests that would wait (compute's
 // operations wait, up to minutes) answer at once with what they have, so that the drain
 // ends as soon as the requests in flight are done.
-func (s *Server) Draining() { s.stopWaits() }
+func (s *Server) Draining() {
+	s.stopWaits()
+	s.console.Close()
+}
 
 // Close writes what is still queued for the disk and releases the data dir. The handler
 // must not be serving any more.

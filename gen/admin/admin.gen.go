@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for API.
@@ -75,6 +76,48 @@ func (e CircuitReportState) Valid() bool {
 	case CircuitReportStateDOWN:
 		return true
 	case CircuitReportStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCircuitFormState.
+const (
+	ConsoleCircuitFormStateDOWN ConsoleCircuitFormState = "DOWN"
+	ConsoleCircuitFormStateUP   ConsoleCircuitFormState = "UP"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCircuitFormState enum.
+func (e ConsoleCircuitFormState) Valid() bool {
+	switch e {
+	case ConsoleCircuitFormStateDOWN:
+		return true
+	case ConsoleCircuitFormStateUP:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleFaultFormApi.
+const (
+	ConsoleFaultFormApiAccounts      ConsoleFaultFormApi = "accounts"
+	ConsoleFaultFormApiAuthorization ConsoleFaultFormApi = "authorization"
+	ConsoleFaultFormApiCompute       ConsoleFaultFormApi = "compute"
+	ConsoleFaultFormApiEmpty         ConsoleFaultFormApi = ""
+)
+
+// Valid indicates whether the value is a known member of the ConsoleFaultFormApi enum.
+func (e ConsoleFaultFormApi) Valid() bool {
+	switch e {
+	case ConsoleFaultFormApiAccounts:
+		return true
+	case ConsoleFaultFormApiAuthorization:
+		return true
+	case ConsoleFaultFormApiCompute:
+		return true
+	case ConsoleFaultFormApiEmpty:
 		return true
 	default:
 		return false
@@ -141,6 +184,30 @@ func (e ResetResultStatus) Valid() bool {
 	}
 }
 
+// Defines values for ConsoleAPI.
+const (
+	ConsoleAPIAccounts      ConsoleAPI = "accounts"
+	ConsoleAPIAuthorization ConsoleAPI = "authorization"
+	ConsoleAPICompute       ConsoleAPI = "compute"
+	ConsoleAPIEmpty         ConsoleAPI = ""
+)
+
+// Valid indicates whether the value is a known member of the ConsoleAPI enum.
+func (e ConsoleAPI) Valid() bool {
+	switch e {
+	case ConsoleAPIAccounts:
+		return true
+	case ConsoleAPIAuthorization:
+		return true
+	case ConsoleAPICompute:
+		return true
+	case ConsoleAPIEmpty:
+		return true
+	default:
+		return false
+	}
+}
+
 // API One of the emulated APIs.
 type API string
 
@@ -178,6 +245,114 @@ type Clock struct {
 type ClockAdvance struct {
 	// Seconds Seconds to add (at most a year).
 	Seconds float64 `json:"seconds"`
+}
+
+// ConsoleCircuitForm A circuit to set.
+type ConsoleCircuitForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Name The interconnect's or attachment's name.
+	Name string `json:"name"`
+
+	// Project The compute project.
+	Project string `json:"project"`
+
+	// Region The attachment's region; empty for an interconnect.
+	Region *string `json:"region,omitempty"`
+
+	// State The state to set.
+	State ConsoleCircuitFormState `json:"state"`
+}
+
+// ConsoleCircuitFormState The state to set.
+type ConsoleCircuitFormState string
+
+// ConsoleClockForm How far to move the clock.
+type ConsoleClockForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Seconds Seconds to add (at most a year).
+	Seconds float64 `json:"seconds"`
+}
+
+// ConsoleEventForm An event to deliver.
+type ConsoleEventForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Event The event's id.
+	Event string `json:"event"`
+}
+
+// ConsoleFaultForm A fault rule, as the form gives it (an empty field is no value).
+type ConsoleFaultForm struct {
+	// Api Only this API.
+	Api *ConsoleFaultFormApi `json:"api,omitempty"`
+
+	// Code The error code.
+	Code *string `json:"code,omitempty"`
+
+	// Count Apply to the next this many matching requests (empty for no limit).
+	Count *string `json:"count,omitempty"`
+
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// LatencyMs Wait this long first.
+	LatencyMs *string `json:"latencyMs,omitempty"`
+
+	// Message The error message.
+	Message *string `json:"message,omitempty"`
+
+	// Method Only this HTTP method.
+	Method *string `json:"method,omitempty"`
+
+	// OperationId Only this operation.
+	OperationId *string `json:"operationId,omitempty"`
+
+	// Path Only paths starting with this.
+	Path *string `json:"path,omitempty"`
+
+	// Status The status to answer (400-599), or 0 or empty for latency only.
+	Status *string `json:"status,omitempty"`
+}
+
+// ConsoleFaultFormApi Only this API.
+type ConsoleFaultFormApi string
+
+// ConsoleForm A console form that changes nothing but the session.
+type ConsoleForm struct {
+	// Csrf The session's CSRF token, which every console page puts in its forms.
+	Csrf string `json:"csrf"`
+}
+
+// ConsoleLoginForm The login form.
+type ConsoleLoginForm struct {
+	// Next The console page to go to.
+	Next *string `json:"next,omitempty"`
+
+	// Token The server's admin token.
+	Token string `json:"token"`
+}
+
+// ConsoleResetForm A confirmed reset.
+type ConsoleResetForm struct {
+	// Confirm Must be `reset`.
+	Confirm string `json:"confirm"`
+
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+}
+
+// ConsoleStateForm A seed file to load.
+type ConsoleStateForm struct {
+	// Csrf The session's CSRF token.
+	Csrf string `json:"csrf"`
+
+	// Seed The seed file (YAML).
+	Seed openapi_types.File `json:"seed"`
 }
 
 // ErrorResponse understudy's own error envelope for the admin API.
@@ -373,6 +548,24 @@ type State struct {
 
 // ComputeProject defines model for ComputeProject.
 type ComputeProject = string
+
+// ConsoleAPI defines model for ConsoleAPI.
+type ConsoleAPI string
+
+// ConsoleDestination defines model for ConsoleDestination.
+type ConsoleDestination = string
+
+// ConsoleNext defines model for ConsoleNext.
+type ConsoleNext = string
+
+// ConsoleOperation defines model for ConsoleOperation.
+type ConsoleOperation = string
+
+// ConsoleStatus defines model for ConsoleStatus.
+type ConsoleStatus = string
+
+// ConsoleText defines model for ConsoleText.
+type ConsoleText = string
 
 // Error understudy's own error envelope for the admin API.
 type Error = ErrorResponse
@@ -4495,6 +4688,33 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
+type ConsoleErrorTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type ConsolePageTexthtmlResponse struct {
+	Body io.Reader
+
+	ContentLength int64
+}
+
+type ConsoleRedirectResponseHeaders struct {
+	Location string
+}
+type ConsoleRedirectResponse struct {
+	Headers ConsoleRedirectResponseHeaders
+}
+
+type ConsoleSessionRedirectResponseHeaders struct {
+	Location  string
+	SetCookie string
+}
+type ConsoleSessionRedirectResponse struct {
+	Headers ConsoleSessionRedirectResponseHeaders
+}
+
 type ErrorJSONResponse ErrorResponse
 
 type ListPrincipalsRequestObject struct {
@@ -5816,126 +6036,149 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Jc9s49udXQfE/VZFqKJmS7SRWqmvL00m6vZNrbfdmpsNsCJGQhDEFcADQijrl7771HgAeEiXLiXt2",
-	"t2pdUxlbInE8vOP3LvS3IJXLQgomjA4m34KCKrpkhin862e5LErDPij5L5Ya+CRjOlW8MFyKYBJcLxhJ",
-	"7TPk/MPFE00K++gwCAP2lS6LnAWTYLkeuM8Ho/FxEAYcXi6oWQRhIOgSnnEPBGGg2L9LrlgWTIwqWRjo",
-	"dMGW1C7OGKbg3f/1iQ7++PxpQAd/RIOzz99OwvHzu0/ur78EYWDWBYyqjeJiHtzd3cG4upBCM9zZK6Wk",
-	"gl9SKQwTuDdaFDlPKezt6F8aNvit3sS3gNWvZDD2O2ley1JkQRgsmdZ0Dh8KSWi25IIwkRWSC0OoIUdf",
-	"SpExpU2ZrY+ELFgA66n39RfFZsEk+K+j+iyO7Lf6CBd66ZZuN9I+g3OxJjPK81KxYWNc3OX5h4vtQ3sv",
-	"GJEzYhaMsGWZU8MyODyNZybKZTD5FNDSLKTifyAxgjCgaSpLYJEwcOcdfN4ichj8zFVackvMLOPwMs0/",
-	"KFkwZTgQfkZzzcIOLoJHqH2eaEMNI0YSzZCRisYA3wL8dntXycv3H98lE9xWapdBuCaZXIkXJPntQzIh",
-	"3JCUKsWZJkbR2YynpEc1mVFFqCbcaJJKMePz0q6E5MzAx/0mYX77EIQBTNWx/7sm735yC60fk1Nk8JpM",
-	"l6yQqkOqzoliWpYqZU/0NmFCWGwnZfxb3XLaGBMkj3BhaVWL7zDoONId5IYR7TkJuYKxZlKl7DspVS08",
-	"3Ee0XKY3OxbC1C1TTzRJ4Zltwgi5uu/FUikmDDF8iZuYSbWkJpgEGTVsAJ920UbOZpqZK5ZKkentGX6V",
-	"K8tcC0YzEDnFaI5TEGTO9kSynOaNWUS5nDK1RSrYyubEO6l1nt1SYfnhAeLol20kWcpbZrmkm7B619bd",
-	"0mAMmmWkRw1ZSm0IJWtGVb9750v6lS+BeY5HT8fjkygKgyUX9qPoPsLoPcRo69CtxdbKGeRtJQhqesLE",
-	"LctlwYC1kQhWsTtBaROisg3bPIZfbb9hjci26C9puuCCDRSjGZ3mIKAZ65TMyuhsDvJxQQ1ZATuvlBTz",
-	"jpc3aIdrqQfcJuHG83a3XZR+Tcu8U6PN4Auiypy1lEWbJrTgXeYqXxOz4BooH5LVggmv/rZI0k3U6hR2",
-	"05JnO5RmmYPC5FnnW2A7Rbp+2yEA51nGMuIeaLzMhWFzYN8951ev1z2y4/jNQmb76GWfuIdklX252DtW",
-	"9dg9wyGo6x4HvtJgNJThYk5W3Cxw7PtGVHJKpzznZr0DgC5AyREDXE/Jkpp0AZYfOY5lpDey4xt3nGRF",
-	"NZnzWyaIkIL1D9LCwP9LygWsqVPPL6lYk6VUYGf/XTKNyIEgogS4IV8QOtUgkqBMhCQ5X3LTzReKGbU+",
-	"nxmmrnarVwCWmlzCowN8touIjUHBrpZ6tx0vNaFCr5gCikW4Sse8RIp83e8adUMr8Cyo5tmpG95wvcOP",
-	"qDWE3tYM+GXH8i/suUqVMdTRa0IVszzAUGa5YUt9H8a2WuuuWjNViq639ufWsHNrl2X+UFN7bjkSWXdJ",
-	"b5i2SwfxqNgIsD2RiuhcrhDO7tSb+7YInsCBCpL0zi/f4m8huR27X6Qiv0g5z4G/qZai7/Gjdfu8rRxa",
-	"M/6GiTnogdH4eaeWLkWXkSgK0DYShxXsq3FaDCVrkywhPCWIYhVEAUri9B4yjLrkYI/K/ki5mzKXYk6m",
-	"bAbibKUCpu5J5T+cS/gAlSFoMSdAUX/YRDFPI/jpxDDfZQVIL2NWSOLgQgDrsYxM16SGL8M46G+eQDQ+",
-	"+S7j8ev19QdnQTaHfPoIZoT04Mx0wdKmj3OR9Q/ioO+wMhvjjqOT549kbBps2bA7EzKye3SH5qycXHJj",
-	"WNaPBc1XdK1DEhHBbpkKSTQcnxIpmPMQACWVikhB6C1TgALIeTVPZcx0QRXTscgk00RIQ1C4CJ1TLrQh",
-	"Cf6ZDGOxH3GP9kLtR7FJ1VzPn57cLxYH2CvwLVA4Se8kiganZ2d91FPb1qs1/enZ2f7J7zoU/K+M5l0s",
-	"d8loxgXTmih05rvDFV0bOcfjJ4m8SWp8Yv1Rt61WQEbedAZcygKY5eo+N0xzy7TVDCgf1kIegH1umdLc",
-	"xsO2T6NWP2Ra8jwj7un73Y49WOGD4iLlBc0fbFAL/6aPcbVCWc5cZVyx1Ei13j6vjOsip+t3GJXc9mME",
-	"XVqHsGCyyDft3fj06QOcC7tdwjPSy+WKqUFKNetjfAcWjlEamA+g5BADozQDHecDox1aHU6si9nIXMmy",
-	"qHZO3JNP6jVo0sNndI33KuzUjLtGgzM6mJ0PXn/+9vxu0Pzz5CF/jsZ3f+n0aujXCzvtCI1nG5H5vzs9",
-	"XqRZdfpcg75cUkHnLCM8Y8JwswYFTVEIeNp82kiiZM5iQbXmc7EE7ER6SfXA9bpgE3Jl36uYM+lbxVqF",
-	"vDRTQRj8AnQMwmDz8SAM3tr1XLjlBGHwWirG58K/85LBK/eHzPDbvZKzG2nv4f5bmpcd9H11y9S6JlcI",
-	"1olnFnYfjLJrOtyHtO0qunZ3ae1f997+uyyVoDlhwije5UV48Lj96ju2ArM640qbgzfkFnPJUqmyezdV",
-	"Tb5nX26ozpB9BTGsqfiX3eyBQZRri9QtbkEbkBHe7W9nLvz9dkdEE8ExIGUpb5ARljzPuQu/HWhQdsFP",
-	"WOYG8HwY0mylEsKG4++IpxgFzxBg1gPCF9dOG1u4L0ura/5dMrXuHMXNtmuBPhH1RNeHmpGe44HBBQgW",
-	"+ceg/ru/MzJ/oEvfHRPAsHaHLt2gGVWKA7/0zFaovX9orHxTe9mHgFUrZgh9QtDtq8WJ3TKjmblkujPi",
-	"+NECdAXPkMzG7x4GzPDVpInB8JPD8j47YM2VT6Y8CNJoxjIy4zmboHugWYpQpmDKhkSBpwE0JIMBPJoA",
-	"l2cYf3JHZsAVAm7IYuFzLfj9QuaZxpCJnXPKMu8xsXpaZ+U21IzPCO7cjQUpm4DUriUkRU4NcI4OiR+q",
-	"+o3kXNzgeslFxpaFRCg/+Dtb6wYn12RtZyu/c0FpqY1cIgwAn40LHEGHDkMAJLAoysYeaiuK68TXGuCh",
-	"c50+dfqdKwTRVakUAhBbLm2mGskUkunap95DUh8xrAx2olHneb3Ytbi7rk80S0vFzfoKDJ479mzJxbW8",
-	"YTu8AQNfNT2NFdXe27Cs1UsGAxxlgM8m6LNhMlrcciWRfOSWKk6nAMiS3969fHV5df3by39+OX/59uLd",
-	"l+v3f3/1LumHRDuPMzlvnv+E/I1RxRSJyyg6TnES/JUlQ/LR6W9qFxoLUA9Nz0vfaBeiFcw+DjIXoiqx",
-	"6tCbAG5w5bgnKqRZMBXGgjfiqCfRiCS/Cc+dIJn4dPLx48cBrBlAYEoNq5asGM2XP8WNjFQcJC9iYSrK",
-	"co0ZWwrjc0FSKbShLnGJx43BBJLL+ZxlVm4RrsDJTnGS+uwXxhS2ooCLmfTFENQWeriyjHolwVblwVbe",
-	"DF5XMq9qH3RovUOStCogkglqKPSbQ6uiMVZjfE45FlOa3gAoX2EqCxPeLGNZ2DJMDgKFzdBxSLatVAhw",
-	"QvFUh5aSqwUIq81es6/gtrMM+IjWKi/0sU39BINUoJtEZmPNW5UKcmbHbVfCNKXVSiI1hqYL51vQqkoh",
-	"kysBKvbah699vtFg/BfetFTXFr6pUjSKN6QCP6ft1nsejcWGrFn+Ngu29HmIVDH0RWiuX1juRHZnCPir",
-	"GpZpaUiywBhIQgRjmY7FwVJn925DGrtkwgoU6WmGYYpYJLWiSYjXQ8Sycn9IMKOrSakZSb7FNiEZB5Nv",
-	"MUa44yCMfWA1Du7ukhcN+QUaNuJlNl+EwUk4aNLjIs3LDPiRCuLQkvOXyUpxY5hwQk9milpTLBWhIhbA",
-	"TOAihESX1iSPhxF8OWYRKgtqQSOpqqxcIsqseMr6pK08olgkF+KW5jxzUDDxE/uIsKBLLzhuhVLVg1vx",
-	"N9zkbUmuE9lBI7YTjBy6FuhBBMfDaHjsUBmq/pYMt0zuUeUZ4oNzZu51IQ+KzrT8TIdz0AQjHWLBzWZA",
-	"Y0LMQmrWxi8kY2lOFQOPvjXfsJop6Vt0ZN+mmLxdMGVjrm3TjnHHZuighQVuhFxpMreVQyAlrRBCQmZK",
-	"Lgk3L0hiR2TZtez1rYwUTC25htMg6YKlaInyXK6wNMlCjxdu5yDXpVn8MQAMmppBfQAJaKo9y0WF43j/",
-	"Bmt3tOO1yj/3hW0ubNxyuIKca/OhPu6NsrpxFB1QVHdY5Vs7ktFR+bYRy8DvZ74AoWvkaqm2qs5inHK5",
-	"pGrthtvLjiBMdK4B45+DBAWfYYCDxOLoG8/urFDkrKue6hITWXojiAVcAYfvuHvBC40la9SJAWpWjQoB",
-	"Hui/6IhiGQlnrg1dY2Tx/PItuWGs0E5S5IxQYleV1TMPyUl0UrnPsagZfIN5TBeP2OGaca8NJjnZRYDs",
-	"x4/RDtTieRS6lpx2HGXYqn391BkD8CMC3vGB03ap69j9DPCfE/jnuf/T/3QXwGL6/LDa1z81Bnv3OQyK",
-	"skOD/6wYNVss2htHoz6YHcWKnDq/sjeOoj7oTh92ThwHJ2TKUokFcNpzlefu0A1hTe8a/VOavbBqf1lq",
-	"Q2gOuHFNpsxHwWq+7NEsi4UbyudpzYJx5VRnf0je8BvmoI33kUKYJqcAtEpheO5jBiFZLXi6iMUc+N3D",
-	"0ZZZaeUROqSgKE1bBNCG/01m64fVHbcyEoH3my2u00Ej6v/pMO6rAxM26HxwKXIjgNuOeQCv3v0nLEGX",
-	"Fbi0fGc1xzga/WdmtcLwCOrqPMsa0tNSWw4iPcT+pL5IthODoYMOjmLD41Wl0ATwe87FDbhDHHBXnacv",
-	"lJwr56gBTeEzhEq8jsyQFRcZ4B6a5zVmGZILTIhbl81XvhZ5qV01JRanarKkGeuSnzkztub3uzirIUBY",
-	"/huMo/HTwWg0GI+uR9EkOp1E0TCKot+3ymknx1F0sEzYFe4AJ65q9jGASdujPZQTjmhdAVzIrpzJeZZp",
-	"krjofUJ63qXBs5QrlvVrvddcwQvQmzbWUGnIEHEBu2UiFlJYPTokFSFISgWobl8LfDYeHx8/G0fHT4mb",
-	"n/ToFDzB8dkY64R1v107HYsqzKEXcgX+q+Upqg0Zj5+OBqPx4Hh0PT6enJ5NTs9+twHQOvD1xFWKcU1u",
-	"WGEIF7EQVEjdypOPzp5FTv+js43OqYAJxv0JomtLVeuOr2SZZ2QuyZStJQgG42Zh51BsVmof9zqJIrLl",
-	"z8FWckY98rN0KkW6oKKK37Slws1dS8Z3WpWqdPvpQ7ndV5U/mhG4R1RHe0T17FFFlVCsWmlopx8X3re+",
-	"Pq0tP2Qm1Yqq7BBJtmGlIxff1Uff3G93R/NcTml+1Ao1HX1r/nl3lNY9OZ2w7ooZvTOwRfbHtbA8ISNJ",
-	"87MEpSpxa0zqnBkyNcfk4WanTc+Ge14JOs1ZlqC3om1TDuG6P/FeL/b44Ps2QwBwEONnIJ/JnJmXnM6F",
-	"1Ian1hHOHNxrLbrynWJRh+TcpxI0GjeunMeCWe+FNeJ3fcIFKMpbZnc7Z+Z9Tb4rzAAlpJf8/P7du1c/",
-	"X1+8f/cF1x6iszVXNGOZm9Gmi+ALLAKJRfMcrt6c94fYvkSmCpM43KCutXrVHpPXZjRVEiuRMAyofbAo",
-	"o4Y2PTjcjqijrS4GasnlU2ZFaaq5wALAEobkXLQoGQvUgJVLyL5ybbBOcoW+JReaKcQA2vA8B2UquJj3",
-	"bczhhCR7Iw2amYvGZL63bMtP65LJ+pGjjR7Gu7ALFTV39UQjW7f9Ok6zAU8Hf0jBRjv8t8YQD+pi7NVt",
-	"jFH4dFS1Mfb/2w7v7Pt1vk0/2q6sw/WmI/yfoe/rlrWgUm/tbtFuHbdxHD+0MdeGt8MwdDW5/ahNuGLG",
-	"B5cbTOfzAaCFFGq1HzMOis0B8xx9s7/ctUh4Xuuyo2+1YvuTzUVD3aLliEVSf5SgEreLTWCwhg2hCFK7",
-	"9EFi1c/MheCb001cus1aDbTqm+p+IfPMmqSGxo/Flt52StOp/B5Yg/0ma4dCq8n+p6qzep9YYzJ35Zi1",
-	"Oiv1gFFtTrpVmX3jQUrsrwP7f59Ac/21S3Hdv9BurYsyPrjNqehebD3E/9e6j6d1vfLwjLJTeWwd0f/7",
-	"urjNld+llpv9SvsD/haf1hns4ZbaSHNG1Ws74CGR9HfSpsIxl5yzmXm0mPrmWjuj6DsjT40sfXV+oUei",
-	"uzu4ttNPu2jxQCnwZ/TJ1UxW5Tm+TSoA8MtEZili67jtW4NR69KHHd042xEthDKvrefHxfwSm90sSg5a",
-	"LYbjzpaLUV30dxod330+WLrq1rsdkuXa7n6UT17XR9ydYemMQV36VjfXB2cT8q7BBW0tLXjY7BIKXYGo",
-	"TZtSsyCFYjP+1UVtgE9jAXyE6fW+7aFDMACjVcWRmWtuUwwOjTm3iBoHXbZbwUPwzizmydd2wEa7ywsi",
-	"lesIS7RzAaMQ6+nJinJDkqr7zAKKuSRSDMl5LHCrdbdo3QLnGng6+gJ72ABnb7mwbXBZv1qALf6w74Yu",
-	"s+GSfK7MI2m0OiVkynK5IiOXa8ETAJrZZgBLEzkzTMSiF01s3K8/JPXBydYdJyjCNjjouqGG5LJSSRu+",
-	"KutMIaYYX7eNmT9gew8TbNeQOH6wvN4noQ+ST+wfPcjcj/4MIvzfpt0eRLt9ei2sJZ8/UsKG7jeC3Wjg",
-	"4BoAKezCX7SS8AoDPQK+dCW61Kefu7LvXnTuTWq3rjiooXfNCQ/PVTc6op6e7ADT96EYvzTY9BzL9R+t",
-	"MOBBZ7eoOv86gc25q2sbRxGRG0123AYo1/YqI1UBKCzaBv1/Gh1jMdwt5Tm4kQmYr5zFAm8qEkK6hgUA",
-	"njeMFZX1wkpwN1lGDa1zhJiU1jdV6oFizRqLRc/ObTMLTrn7ugiBrcywIlT31IcQiWKpvIXtwUQ51Ybo",
-	"tUhZZhfRB3Oo7JpxaR+kNnPFrv7HG6KNVMxvYsqqxoseN1UtINAMG1WrzcQCdjOlGo/d5pRWVcmuWxX4",
-	"1kmr8TFxpHYpRpvFwWdDrCBFS1Tf4GID8CuqfZQfVNuODKRr/PxRrOkVWyBvgq2uzdF4eNosxMvY7eGO",
-	"k1vgLo+pzYnfLUSuADOYfPrcFilXxnuAILka3J2S9EFJAHWs1MQA8mFfC6m5rS2th/ni8c8XIw3NSW+6",
-	"3kCHNj2I9AYG3X71i+8r+VKlHRdcGzlXdEnscFYW/IiuNrAxEnJ39sXWAGlcxA0XWT+s09u/gBeG+con",
-	"2tcf7+Cxt44y9zIZ0OWoyClvs1fwX+T6nx9e7aESAhzAxDsf+UYL/lPsQUIchNUqf4r3WvY4CC2xf4ph",
-	"xXFwR47rsnNk3467+LY51ZPoh9V8g4+WFWHvY852Z2C3eX61LAxnuqsEfYfT7vFxcKjBc8OBvLJlYR6h",
-	"qPG1VHPX4uAGf5jT7leEGfiUCVM7IM5NOf9woUkP1PyGF9APiWi0VYY+8W+L5d3ATzTR/A9GeqMoikD6",
-	"3G77Q/IrozBUw5lQ2B7JspBoafshrBd3w9Y6FvYZWhSMqhfuHgiKF/LYt5rNe1y59j1yYQjNtXStUGgk",
-	"XDtSLKwbSI2Bw8ANZyznMAu79bWVKzZdSHlDMqYNF7bMYNL0VUniXnoF7ySuB8GX1j/R5LfLN82W77Dp",
-	"o/Yii/84NrFhks1az77tUMB1IHqLBW2x5kW2q3q3wZV7wSFep9E+bXsJ19CDQiRhIxKL7XyHmS28j2Y7",
-	"Jtw952G3hnQtqbn7HQi164aR+xZWVelX14u4A9u1jqqnsbWErgspRlHnlRRbuNMV0dRX5Liu5/qWmFEU",
-	"7aQLXj/VvZxR+9Kajlt0OgD8gwPQXt12BN+aDcjRcDyq24WDD++vrg/0OzUzb+iU5do3lk6CKll2Ozq6",
-	"J9s4a492NFODFZseNQdtNPnC719uxydr84+rV1e//LzM6auzWd3KOjkZjX277WYdGvxvOBof/x48IJ7X",
-	"bIPfZU+3b0wSrSb3H3enWubgICOrrZnpDgO+VLJw8XCDK7cxoKyJ57G4oL7NBF0SHLZvS6kkdUpcMwYq",
-	"EbwLMDxyyVOa5+tJoxHIVSMQd3WEpktXHakZ08RVcWFsOs98hlNZL0WwFbaQk+3SPOuku1VNOqvkdKOv",
-	"zXsgsXAJRPf3kDRiqXXYzEjZpdYtZR/NSbHDPYAb60bsvZkb2LCN+D0C92lman+6WZzt3dMDOBJb+44A",
-	"+94N13SZ762cfV8wQAQkk2lpO2tqBwur+rA6nvq2kdpY2LuYqntd/nn+9g1mmbmuGsqAS6drY3v/4JeQ",
-	"pHJpGzhsQxrLJmTOBJw6I5SkOcfbBH1ng11HLNayBMYekoQWHP3idstTEpLEAxz43anEBFjbZrSTF1h9",
-	"jw2tmJLFhW6U69jO2M3uQjgSZHjmpBA/x423GwpjMS0NsaEVzN/v8IzOP1xcFSw9JIxlgyou/e7q0lzz",
-	"qT3lpB3fqu1NV04ZkcwjBrj2SaJnvIYk+n7cvb17Hd16LZE9vMX8XFTMfTyMKgbvahPvbsLyEtFLNjeW",
-	"hK47MeOUwGDgSVy+/pmcnY7G/UeIxnpx25TOQ6Tf38awp2HRp8ph2Y3oXeOSBH+5QqPfMKUCM09h3VUc",
-	"C3uBQ6UA2pc1DMkVmjdatc07+bLPSPQAetgnAEJGK3n3Hb9a9hvljnNMamcE4H4VbqMaxrGAWriloNHj",
-	"GYADumQ6jEWO+CYkMy7mTBWKC9eDzICcoTXKAMXBVG5d2dCzvlXtm8VitWDekq4JoGZSapb1w66LCexV",
-	"Csx2tLDt2x9e2Gnq/vCGCsabuRp/2yv63E1qaKhtnSPeCg+aBCCuNjydWJuOpLB2Cs5O1/QBfQwaKhZv",
-	"2MwQWVpdvpLqBhPZOZ8vDFHUbZMKH6P1CGNjg6ZxG7tGd5ArVyupXfb7Bi+cpDX72YJKG5rAcJ4bmuuq",
-	"hd2pP+AJLLYEvur7fnjbVkrJQmpgFyDjE22hILnlmhtYpPC3vGAvSGNodC7dsXXdymHDA87eAfpZM1M7",
-	"SdiTrL3fbXtFhrG4krjZXbcI6Ml2X/9W57+L8HiyxsK2XOBxoyhat35lb4NBCcVP7HDVHSRPMIRQHY5j",
-	"XzmLRZu9a1O8+h77F4tWR/399u/K4ZgfsyaNq1q6LktRMmfndcMo2lcHvf+2vrb6391s5szjifsZ1P88",
-	"97/5n+0Lz/2QwSSI3M+g4x/4SSO8kNy98l7sdptOTp8++x3ncl1TSLoDuzBbvdn1LoEgL6sbYHBA8Bdv",
-	"OTDq0f9kIpNq2Lr94Kj9ij6iaZY9G9Nng+Pj56eDk+dsNphmJ+PB7Gn0dDalz0eUPUP3W+LER7qcVrZH",
-	"H9Gz8elsPHs2OE2fHg9Ops+mg+fPzs4G41N6Ojt7Nk2Pp2NMI2QPpah75X6K3jWGb1IHndTGPTYVy761",
-	"SeXjKFrqB/znTSyH7/Mawo2rOf4PgIzr6tIQ/9+J6FxZF+RoJ0/a9+d8+gxI0ZqrLlhL8ZKfvHnDpn0Y",
-	"DlLl7gaXydHRaPxsGA2j4WjyPHoeBTCqW8hWD6+7oQXzG1OblGzdJVILud3C3ee7/x0AAP//",
+	"7H0Jcxu3muBfwfZMlcma5qnDFlWpKT3HTjTP10jKZl5MrxvsBkk8NYF+ACiK0eq/b+H7gD7IboqUncyb",
+	"qnWlFJFC4/jw3Vc/BLFcZFIwYXQweggyquiCGabg02u5yJaGfVLy7yw29puE6VjxzHApglFwM2ckxjHk",
+	"4tPlC00yHNoNwoDd00WWsmAULNYd931nMDwKwoDbhzNq5kEYCLqwY9yAIAwU+8eSK5YEI6OWLAx0PGcL",
+	"ipszhin77P/5TDu/f/ncoZ3f+52zLw/H4fDV42f36V+DMDDrzM6qjeJiFjw+hsFrKbRM2cWny+1zfBTp",
+	"mth1mTaaGEnMnGt7ItIaB+OATKUiNE3bXb/3fyyZWhebpxkPyhtlYrkIRp+DIAzo0syl4r9TWCoMaBzL",
+	"pQV2GDjIBV92bPdHpg0X+HAt+NkdE4YkxbAXmvCkCn+WfDVMm6+ng+uf5mu5uFr+/vJer06Gg1P7xd/7",
+	"F9f/mbx+t3pffzWlyfe9HpZ8bcGS7X//fNH5zV/TIBwMXz3uvJ8P7L4R0WAAyeiM2TuaSftTipiRVM5m",
+	"LCFcNF2QsLOW97qg9++YmJl5MBr2j1+F5c33vi5FwpQ2y2Tdc6vu2vLHjKmGG6pHLOkfIC0zZ0RnLH5R",
+	"+vYyaUS00pim4wyGr3bs9dpQs9RPbZQKvWKKJWTFzRz3rOHBkEiFn+OUak1ax/f3ITm5v2+fkzKlNO0f",
+	"ZwkasKb1edA5+fLZogr8+L/w+f6+/e87UeamFmWqJ1rNpWZkwcxcJiGx+B0WAA/9OMITe8CYZmZpjz+R",
+	"CWfaYp6hXMDBm072j0b0Ojnd3vujpSOdSaGZY7RwkjdKSWU/2xWZgFMZdm96c7NIgbHkND1e9vtH8f9K",
+	"ZGznJnYAfMXwD5ufJzJZV/4+wE9vpZrwJGECv+75793Hzcd6xbyV89acr3obF45s59QQTdf2QqghK8u7",
+	"VkqKGVKCJ3HEP01+vnn/LiSC3TFF/uP644d2Nyiu/ROdsT8VVlcOmf5wUJU5XfnEVyzhqlYQ/2QZoeUv",
+	"VEgzZ6rKLFt0apgilMRzKmYMidjyIuCcXOAoS+tyaQglmmnNpQAuNGc0cdrAOxnvEEQVttzdKSi2QFDi",
+	"T7j0PietnDH0rIr53ZNYyltuPxrSskSdMqpY8qcdKgyumem8hk3UT76x0aiQOl/d0SLS+tmYzLKykFzT",
+	"Bbvmhv1wbRSPTUiuWbxUjEhLHTfvrtuHA72O39AsSznCpPd3jYDJSekhYMUjiZ3vgzRv5VJYcbRgWgNN",
+	"BkISmiy4IEwkmeTCEGpIRawKmTEAUrHBf1VsGoyCf+kVGmkP/6p7sNErxzFriUasyZTydKksxeTzwhU3",
+	"qHyMyCkgDFssU2pYYhU+4O9efXuW7hYGr7mKlxyBmSTcPkzTT8qKG8Mtv5/SVLOwBiNyiURTELiAe5qB",
+	"Op2VJngAQVqDVtGPH3/9EI3gWDFug3BNErkS5yT65VM0ItyQmCpl5ZpRdDrlMWlRTaZUEaoJNyDupny2",
+	"dCpKyoz9ul0GzC+fgjCwS9XrrgUSfnYbLYbJCaj5BZiuWCZVDaFfEMW0XKqYlXUjD5jQbrYWMv6pepor",
+	"zWmVAAJSvWLEdIOaK20AN1Ax3JOQKzvXVKqYPRNS+cbDXUBLZXzbxE7UHVMvrGom49ttwAi5eurBpVJW",
+	"Ihu+gENMpVpQYy0AaljHflsHGzmdamauWSxFUqNZ/ixXiFyW6VqSU4ymsAQB5KwuJJeTsrItlosJU1ug",
+	"skfZXLgRWhfJHRWIDweQo9+2kWQh7xhiST1gddPR3dZAWiUJaVFDFlJbCbtmVLXrT76g93xhkedocDoc",
+	"Hvf7YbDgAr/qPwUYvQsYKFMc2b2ValFHdJ5rNDGeWKvpTnH2QpPX11dviZG3DOyxJ2wTr0HXTcmFYSqW",
+	"QrDYWC6gCDWGxvMFE/azfRB2uOEXaBWOgX54OsgdA7V2RJi7Hna6N0qOjee7IexlzRqVjcrZcOA5YYvM",
+	"rNGsEhV4bOykBVv5tw7+D8ynf2s475PMrLj7Z7AxQJCw5M+B693J0xxiWuqqR8sDiPEPwM9/Ivp2wN2D",
+	"zN/cMdFE5MJ5jYwkCUv5HVN/Chxh0R1erNxzVXYk3ZmDPUk1AMOld4DrLV2mjTxxav9I1DJFtcNin71X",
+	"MuN3zOpGpEWFJ1TO0sSqXEKSO5ouWXsbtDTjDe4K73Ysk95zfYih09BrwW3VaWL/vtfFwWo1gMkyu2c0",
+	"JAW7N7j/BRVrsqAmnnMxKzwwrYKTCUlSvnA6ZYWHubs9e2xgXX8AVlrVX8Tr9zX0/Svl7kypFDMy5Uqb",
+	"pi2fNm05t4qaL8IN2dxuf3hcO5+Zy2QXAv18c/PJubo2pzyt099KPsUds+bD9oIqeJDrZ7N/An+iMhZB",
+	"chfjxrzolq0VXnUOTC+9lsiOwYFEWsf9fufk7KwNLo++/VFgobt4IkW6brrVo8cm3+MWk9nFXJp0LefA",
+	"AGYCrjF00FjuYYB6JktT9ml8K5sOyWrO47llt2pd9RFlS2vmCTAA7X70Htd8IBjeyRkX9bC4yV1Rdu0a",
+	"2+WwqEAtKh3s4Q8DANoTRhM6Our4zXH/7PQpmOEKO4B2xTQzOxBoytWCJdaurdXWccD2s++X2pAJIxE8",
+	"GO3DJ747760X1X7LO2BybVXJJphoxhIy5SlgQypp8ifpiCxpmtLvp/W3i/fvqlrhhAsKUYS9QAOL1MGl",
+	"6h7b2kaB7NaIWgkndpi4Y6nMgP8Al0FUdvpHFWS5269BhtWhXp32cUEW1CoGrKMYTegkZbkasr/k/LUa",
+	"O+g+DT+7l2LCbRBujMfT1kEa9MTdOmLFD3So5mc5NBPe/Hq2Srf1IG/ATrvhXO8+RDe6SBKWeBlaetia",
+	"qDNruRyq+TxD0fHhvJ0gO1S9eWK6Zyg2T82o5IROeMrNukHEzamIXeyMomZtLQzAOJaQ1gDnN+46yYpq",
+	"ME0EEVKw9l4ONov/C8qF3VOt+Y1avVSs0Oi5IRAsYFblOid0oi1JlhX8erxQzKj1xdQwdd1sWQtjTa0r",
+	"O7QDY+uAWJp0D70wj2q3+lsKYLtu1g2uwJMgX6eRN7zjukFTKTiE3uYM8Mea7V/ivUqVMODRa0IVQxxg",
+	"QLPcsIV+KnyCXOsx3zNViq63zuf20Hi0q2V6qBf1AjESUHdBb5muMQynlKdWM9epXEGkopFv7jrixafL",
+	"fRkkaV1cvYffQnI3dL9IRX6ScpZa/KZairYPDWBek5eVf5q9HNpRgiiWO7wsJGF57y0a1NHB/ubshE0t",
+	"OSNV2KVbUvkvZ9J+AczQcjFHQP12t+zAOu3bf7Xuq2dJAdJKGBLJOLgUFvVYQiZrUqgv3XHQ/h9iJe9M",
+	"7fnvM5+fI2xKaFmSOyMywDO6S3NSTi64MSxpjwVNV3StQ9LHBI6Q9LvDEyIFc8EfqyUtFZGC0DumrBZA",
+	"LvJ1cmGmM6qYHotEollMgLgInVEutCERfIy6Y7Hb2TrY6WX9LjIpX+vV6fHTZPFNfow690W+/MnZ2e7F",
+	"H2sY/M+MpnUod8VowgXTmiiI09ZHousOcgHXTyJ5GxX6CVrNPr+n7OaUt7U+zGVmkeX6KQ+85oi0+QpA",
+	"Hygh99B97pjSjWGZgv2QyZKnCXGjnzY7dugKnxQXMc9oerBAzfyTPn2h4h124gqzZ6Rab99XwnWW0vWH",
+	"2qDbBcTUAL8yJrN0U97VJbM1Gxd4XMIT0krliqlOTDVr5z50CMDb9awqickrNLE8ziev1HB1e2N1yEZm",
+	"Si6z/OTEjXxR7EGTFozRhb6X607liF6/c0Y704vO2y8Prx475Y/Hh3wcDB/r3cH0/hKXHYDwrGpk/nOt",
+	"xQswy2+fa8svF1RQSH1NmDDcrC2DpkAEPC6PNpIombKxoFrzmVhY3Ym0onzAzTpjI3KNz+XIGbWRseZh",
+	"QM1UEAY/WTgGYbA5PAiD97ifS7edIAzeSsX4TPhnfmT2kafDiPDXnZTTrGnvwH6IyWw/9QYcojk0QvCE",
+	"Jqh2761lF3B4StPGXdSdzuUY1p/tP+RSCZoSJozidVaEVx63H/3AVlas5iGMvQ7kNnPFYqmSJw+VL77j",
+	"XG6q2mysXMVAUfF3POyeTpQb1NRdgqmVAQnh9fZ24jKb3jckq4ByDBkQ8hYQYcHTlLuQ654CpUn9tNvc",
+	"UDwP0zQrWWJhyfB3wFOMWsvQqlkHuC9uHDcO8yRQOydkOHfrsxhgtaYN+tRmSGPIE6tbDgc6l5Bk/V+d",
+	"4nO7MelqT5O+3icAGUs1vHQDZlQpbvGlZbayqNr7pkFtci8chHUhDhlCX1aRJ8GXMLGeZjQzV0zXehx/",
+	"RQUd3Pck4cnhilnh+ffsHb7ZL6WvQa259qklB6k0uYt8BOaBZjGoMhlT6BK1OG2VhqjTsUMji+UJBt7x",
+	"yow1hSw2JGPh0+jg73OZJhpcJrjmpKhpKHnmnZTbYDM+yN54GlRSNhVS3EtIspQaCKSFxE+V/0ZSLm5h",
+	"v+QyYYtMgirf+Stb6xImF2CtJgA8c0PxUhu5ADXA2mxcwAw6dDqEVQlQi0LfQyFFYZ/wWEl5qN2nz0Z4",
+	"5g7L6U0kdYnZAKaQTNY+BSskxRXbndmTaOB5ni/Wbe6x7hvN4qXiZn1tBZ679mTBxU1z3A9CQmVLY0W1",
+	"tzYQtVpRpwOzdGBs5GpmGGHijisJ4CN3VHE6sQpZ9MuHH99cXd/88uPfvl78+P7yw9ebj3998yFqh0Q7",
+	"izO6KN//iPyFUcUUwToDWATrDKIu+TVP4sfvhWUPZctL32rnohUMh1uaC4GVIDv0IoAb2DmcyZUVhGPB",
+	"S37U4/6ARL8Ij52WMmF09Ouvv3bsnq0SGFPD8i0rRtPFD+NSRGocROdjYXLIcg0pd1RBPReEdw11Oalw",
+	"3VgNghVfSLegrtibncAixd3PjckQLcu1BTvjyC+0jwFCfZBAD9RGpUQriksR7ag9IpFP04/CsYg2MvWj",
+	"kESYqx/lyfpdgionBvw3ihmcqxRU+U8fr2/GIqZKrbmYlZMBKkFKiyYrlqYIEShQwrKCokJpu7yggBTN",
+	"+F/ZGhPruZhKXxNAMS1ya4ZgKwF/K8ZoH1cyzUsAdIiWNIkq0fdoBNwcfAwhijOTH9RKk7GY0PjWGjBY",
+	"MgR53yxhSVgR4k5dDMtu9pBsS/TQql6KxzpErFvNLdQx75HdZxLomKIR5cRD6P3A+gU49CwfFwn65bcS",
+	"9uUU562WxZY5G3KtItlTkxbN024TuRJWHN14V7+PzRpXmJcQhLpGVVctRamGQSprE1ZdIJ6ex2KDLyEv",
+	"MHO28DGbWDGw22iqz5GSgTVgtkheyjFZGhLNwV8UEcFYosdibw6FZ3flXQ38A5kPaWkGLp2xiAqmHBHP",
+	"swmSfbtLIPqtyVIzEj2MMXg7DkYPY4gGjINw7J3Q4+DxMTov8ToLw5JvEWNrWO+YsZi0uIjTZWLx0WXf",
+	"zphyvgWyUtwYJhyDJFNFUW2BVN2xsMhkzamQ6CWqL8MuZCANWR8YK0UFm+Ql1y5oZ1Y8Zm1SZbT9sYgu",
+	"xR1NeeLU5sgv7L3ngi484bgdSlVM3h0LwKqc0bQMnZHIZVRE9cTpy5BgN4VTaASFecCqtAMhjWOWmVIW",
+	"QYUr5SLQlzxxo8sM1XJaTaZKLkDqFDgCtMQVxgm0nc4tKiVyOsNNWmVNRRZDUHLsBQNnWgkwH4Ojbr97",
+	"5FRykPuVc1f0rV7uFoCBM2ae9B/s5ZqrOBmckgv6F1zsWFgYVb1ZI2KgjLWivJKExSlVTJNWVFmvm68U",
+	"tVE1xqcpRO7nTKHDvarXYWVdyW9UUQRvhVxpMsOKIEv2Ff9R5G/wnEQ4I0tuZKuNRJ8xteCu4G3OYlBD",
+	"0lSuABdQ7zx3J7eMamnmv3c0yM9OcQGRRY4d2wUO6oj5FmpytCOe3DnjC9ZczKBibQcp1+ZTcd0bVbrD",
+	"fn+PYrn9KtqqbqyairYNRxb8feqzT+pmzreK1XKo4C4XC6rWvsBgFzpaYqIzbQ28C0tBwRc7wV5k0Xvg",
+	"ySMSRcrqSguuIIqpNzyYFivs5TvsnvNMQykadWQAbEADh7MD2uc1Lkwj7Z1rQ9fgVr64ek9uGcu0oxQ5",
+	"JZTgrpJi5S457h/nvpOxKBB8A3lMHY7gdGWn5waSHDcBIPn2a8SJKjgPRFeh05qrDCudPT7XOoD8jFaB",
+	"817zaiOJofvXgR/H9scr/9H/q+8hAbkT+3X2+EMd8I9fwiBb1nDw14pRs4WirWF/0LbCS7Espc6p0Br2",
+	"+23LO33MIXIYHJEJiyUUtmmPVR67QzcF6hJrcE7Q5BzZ/mKpDaGpVYTXZMK8C7TAyxZNkrFwU/kgPYpG",
+	"ZJ3tLnnHb5nT1byBHNplUmo1x6UwPPUOI5cHPBYzi+9ev66IlUoQqYYKsqWpkgAoJX+RyfqweuJKOCrw",
+	"ThNUVHVQCvl83g/7Cq8URhz2LjEuee+rDi+Lq49/hiSokwJXiHfIOYb9wZ+zKhLDd2BXF0lSop4K23Iq",
+	"0iHyJ/bFr7U6GHhn+KISBlZLoYk1SFIubq19x63eVSRpZErOlLM8LUztd6Aq8cItR1ZcJFbvoWla6Cxd",
+	"cgnZEGiD+orWLF1qpwRD0akmC5qwOvqZMYO1vM/CrBIBQVlvMOwPTzuDQWc4uBn0R/2TUb/f7ff7v22V",
+	"yY6O+v29aQJ32KCcuAK876GYVE30fTGhR4vK3kzWBcwukkSTyIVuItLyNhrcpVyxpF3wvfIOzi3fREdT",
+	"ziFD0AvYHRNjIYVLuCc5IEhMhWXdvgbwbDg8Ono57B+dErc+adGJNW2HZ0OoD9Ttak30WOQ+Lj2XK2uQ",
+	"I05RbchweDroDIado8HN8Gh0cjY6OfsNvd+F1/OFSxPkmtxaY4yLsRBUSF1Jkhicvez7OhC1FASsbWEX",
+	"GLZHoF0jVNG/sJLLNCEzSSZsLS1hMA79Rbgmik2X2js9j/t9smWg2qOkjHrND+G0FOjzSuqowq1dUMYz",
+	"pUpesnl6KLb7avHvJgSeINXBDlI9+66kSrALTIk7fTvxvvfJiVX6IVOpVlQl+1Ay+sl6zrmvew/ut8fe",
+	"LJUTmvYqvrPeQ/njYy8uem3UqnXXzOhGTx3Z7aiD3JSEROXvIqCqyO0xKgKmgNQcIsebHTRa6L96I+gk",
+	"ZUkE1orGZhuE6/bIW73QuwNdIxAesuogOAQtfUYzZn7kdCakNjxGQzhx6l5l07ntNBaFj9F9C95nblwu",
+	"ly9dRSus5JBsEy4so7xjeNoZMx8L8GELsYi0otcfP3x48/rm8uOHr7D3EIytmaIJS9yKvm0YJZABNBbl",
+	"e7h+d9HuQlsSMlEQweMGeC3yVbwmz81orCSkoYFfU3vvV0INLVtwcBxRuI+dU9c5lVy8FIvdTK752i10",
+	"yUW1wH4sgAPmJiG75xpbCWEzMS40U6ADaMPT1DJTwcWsjT6HYxLt9DRoZi5Li/meMVt2Wh1NFkN6Gx0a",
+	"H8M92ij4tgmFXcdp0uFx53cp2KDBfitNcVCPxoN6MVjr7Pk8H2PP2KZgf77pAP9H8PuiFU2Qs7dqL8x6",
+	"HrdxHd90MNdep0Ew1DWv+VaZcM3MZq8KKxdcgMNyIQVc7duEA/bH0L0H/OWxAsKLgpf1HgrG9geLixK7",
+	"BckxFlHxVQRMHDcb2clKMoSCklrHDyJkP1MXUygvN3KxVpQaptI/xDHfuUwTFEkljj8WW3zbMU3H8ltW",
+	"GuwWWQ0MrQD7H8rOavqkVNnZUncY1ea4npW5FiyHMLFqW5XagvAnN1rPdYHGO3cpFfWbLab4/1z3+3Fd",
+	"zzw8ojQyj60r+p/Pi6tY+Uy2jOkDo4eGv/RKyVNPDek9uN8edw3eSIBqGlckIDWPgLQEvceQkrR4eqhz",
+	"TT05MC/023MkxFZ6eWDlyacwh2+Pgb4LVNPAUtdn3XsofXp81kOwMZE891lj0bnxUQgl7/67XO6CSilx",
+	"+qkhPegltNfIB83+sQtacAXdNYV+tZuDyhWhu6NqaAQWeS/dLdkMvU/f4oT7hKs+SEyggQyUlE3Ndwtc",
+	"be61NlTV6N4t5fbkTDL05l5zjex2jLcJFgeKGn9Hn11Wep4A6QtRA2thMpEgRLBSBp/qDCodUxvqHbfd",
+	"xmAvvEX3ChezKygnRlM0qBRxD2uL2gZFWvVJ/+jxy94irChubhBfrrD5W/HkbXHF9WHMWkfvVd5iHSuN",
+	"MY3HlRCCQkszHpbrMEOXgo+5CdTMSabYlN8716jF07GweARJOW2sUgaN286Wp58nrnxYMXtpzPkeqHH2",
+	"wXazjXAsZIaGRbrGCUsFhedEKldzG2nnZ+mHULFEVpQbEuX1vai1zySRoksuxgKOWtTjF0XGrkSyriUX",
+	"lBhji1gsNE7a+QYwZQyfDV340EXSXXJYVComjciEpXJFBi6gCTdgYYblVggTOTVMjEWrP0LnertLrkq9",
+	"8cvsD0gYPfCu3rRLrnKWtOEQYrVx+hiCWFj6/g0K7n6E7Uq+hwfT61MUehB9QoX+Xjr14I8Awj8bdzsI",
+	"drv4WlhQPv9OUVG6WwjWawN7J9pIgRs/r2S6KIadCQXzRRDU53jUpbh40nkyc6TSRKawbwtMODwhpFRz",
+	"enrcYLE+pcX4rdlDz6Ag6rtl3xx0d/O8trpWsblw2bDDfh/fZlKKX3OMAqyxJavKFSgoi7H8/6R/BCm0",
+	"d5SndJKyyIqvlI0FtPkWQrqSMGvd3TKW5dILam3cYgk1tAjEQ+aHvs3jexQyXdlYtFg5ZR2Zu08+EtAs",
+	"wu4I2D31fnqiWCzv7PEgh55qQ/RaxCzBTbStOFS4Z9jaJ6nNTLHr/3xHtJGK+UNMWF7a1uImzyC2MINW",
+	"APlhxsKeZkI1XDsGbos3G7hdtbtjEVVKyyMHahfHx1ApjA0h7xwkUZHdilGuFdU+lGZZW0OY35XWf6uu",
+	"6RlbIG+Drbr4wbB7Us52Tdjd/t4Jt8Emt0QVE59NRC5tOxh9/lIlKZf8vwchucz9Rkr6pKRV6thSE2M1",
+	"H3afSc0xI71U/eD1n69GGpqS1mS9oR1iDB7gbRF0+9GvvnLvax7bn3Nt5EzRBcHpkBb8jC4BtzQTYHfy",
+	"FRPtNGziloukHRY5JD9ZKwySAl5oX7XQgGPvHWSeRDJ4Q0qWUl5Fr+BfyM3fPr3ZASVQcKxO3DjkgWb8",
+	"h7FXEsZBmO/yh/FOyT4OQgT2D2O743HwSI6Kwp79XppyA1nvCKJvZvMlPFrkgH0KOau11/Xi+c0iM5zp",
+	"usKVBqPd68fBvgLPTWfpFVqdfgeLTKqZKyJzkx9mtPsdQZpLzITZeCEWltaQlmXzG1ZAOySiVLge+uwa",
+	"LLFxE7/QRPPfGWkN+v2+pT532naX/IzveSkZEwoK0FkSEi2xRgGtuFu21mOBY2iWMarOXacdCi3P8Kly",
+	"eTRXrkCaXBpCUy1dsSkICefbHAs0A6kx9jJ0qeM2tryGb1ZsMpfytvwSNz0q26okcg9BU+/IVS75gpwX",
+	"mvxy9a7cVCMs26itPup/HMqEIZKN0rONdU1F6+2xoBXUvEyaUuRLWLlTOWx8r96+L9J7suPXduDln+aV",
+	"a898xdoBr05raPkz6Nc2/dnSO12mWtGEzPWVKPpwDfr9RrhAg7/67QyqbcFq+pTVKPAHR3k8u61xvpVb",
+	"PPS7w0HRkCH49PH6Zk+7UzPzjk5Yqn3p/ijII9J3g94TIf1pdbbeVHVWbNIrT1pqo2B//3o3PF6b/7p+",
+	"c/3T60VK35xNi2YBo+PB0Dc02Ez2tP91B8Oj34ID/HnlRiNN8nS7J52otBH5dnOqIg72ErIY3WhwA/6o",
+	"ZOb84dg/G31ASVmfhwyeol8UmCQwbRvzFSV1TFwzZlmitS6s4JELHtM0XY9K5YMu5Ye45jyaLlwKsmZM",
+	"E5cqCb7pNPFpBAqtFMFW0KSDbOe/opHudjWqTUXVpWpYb4GMhYvSu89dUvKlFm6zvHSuSgII2e9mpOB0",
+	"B2Bj0epiZ3jUHtj1uv527NPMFPZ0uQLCm6d7YCQUBPes7vvoIznNqtDHjFmNgCQyXmL5WmFgQeoslKBQ",
+	"X5tVCAvsdpd3zvrbxft3kMrBdV6GarF0sjZYMWx/CUksF1glhWWsLBmRGRP21qHiPOXQr9WXD+E+xmIt",
+	"lxaxuySiGQe7uFpXGIUk8gqO/d2xxMiiNqaNROdQ4oJvIrTiAja6kROHvQc2a5LtlQDCM0eFrm891Rtl",
+	"yGMxWRqCrhVIkmmwjC4+XV5nLN7HjYVOFZfj4pI/XVUs3nJU9W8V8qYucQM0me/o4NpFiR7xSpToq/h3",
+	"FsjWlMRWSHb/Jh4XIkfuo24/R/C6Rhz1lY6eIlrR5sGi0NU0J5wSeIGnnJKrt6/J2clg2P4O3lhPbpvU",
+	"uQ/1+343O6qCfT6K3XbJe1dqQ+Pb15SKemMqIPIUFr0IxgJb5OQMoNoOp0uuQbzRvDGJoy8cA0XXIPsw",
+	"BZbm9O77BGjZLuUUzyBzJCFW3c/dbVTDyzdBoRZuKyD0eGKVA7pgOhyLFPSbkEy5mDGVKS5c5wJmwRmi",
+	"ULaquBWVW01xWmhbFbbZWKzmzEvSNbFaM1lqlrTDutYv2KyGYdkY2+6vc47LFF0lSiwYeh+WPmMTVNer",
+	"EgQ1JhPDKxUtJ7EqrjY8HqFMB1CgnMJXA+XwsfxYQwn+OzY1RC6Rl6+kuoVAdspnc0MUdcekwvtovYax",
+	"cUBTepWh9kXy6E3RLvp9Cy19aYF+mLWMrglw57mpuc4bXzj2Z3ECMpotXrXDSuU+JXOpLbpYML7QqAqS",
+	"O6658Q1TwMKCgqvS1GBcumur63uE7gEn76z2s2amMJKgk4H2djcWZHXH4lrCYZt6j+jRdjeQrX4hzsPj",
+	"wToWWNcE1w2kiGb9CvttAYXCNzhd3uXpBbgQ8stx6Cun0BqhhN6FKF49R/6NRaUPx9Py79rpMd8mTar5",
+	"XFvtqJRM2UVRlQ3y1anef1nfIP93vSOdeDx2/zrFj1f+N/9v+5USfspgFPTdv07ND/sv7sMrH9wjH0Wz",
+	"2XR8cvryN1jLlSYC6PYsda40QChOqeDV/b7HFkxo7cU7bhG197+ZSKTqVnqm9KqP6B6Nk+TlkL7sHB29",
+	"Oukcv2LTziQ5Hnamp/3T6YS+GlD2EsxvCQv39HKSyx7do2fDk+lw+rJzEp8edY4nLyedVy/PzjrDE3oy",
+	"PXs5iY8mQwgjJIdC1D3yNEQfS9OXoQNGaqlTWI6y7zGofNTvL/QB7wZGDN9lNYQbDX3+G5SMm7zVkH/J",
+	"au3O6lSOavCk2qHs8xerKaK4qlNrKbRRS8s9jHGwvUiVuh5Zo15vMHzZ7Xf73cHoVf9VP7Czuo1sFcq7",
+	"vk4Q35hgULLSgaggcjxCfW500W8LO7q08F3veR6NLDdZa+/sTuOk7wZnJymoTxD8RP3OQ9yxaC8kuuSC",
+	"TJRcaWwrBpllEE3EsqytljbgLWaZLl6Ufk4qkdG8b5evUSq9SwiYtAOP671jCeL/BQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -30,12 +30,12 @@ func (s *Server) grantsAt(tx *store.Tx, principal, scopeKey string, fn func(g gr
 	}
 	for _, p := range s.principalAndGroups(tx, principal) {
 		stop := false
-		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(_ store.Cursor, a Assignment) bool {
+		s.tables.ByPrincipal.Scan(tx, p, p+"\x01", nil, func(c store.Cursor, a Assignment) bool {
 			if !s.hier.covers(a.scopeKey(), scopeKey) {
 				return true
 			}
 			role, ok := s.role(tx, a.roleGUID())
-			if ok && !fn(grant{Assignment: a, Role: role}) {
+			if ok && !fn(grant{Assignment: a.full(c.PK), Role: role}) {
 				stop = true
 				return false
 			}

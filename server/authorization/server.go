@@ -136,8 +136,9 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	return nil
 }
 
-// Spec loads the API's embedded OpenAPI document (validate.Load).
-func Spec() (*openapi3.T, error) { return validate.Load("authorization", gen.GetSpecJSON) }
+// Spec loads the API's embedded OpenAPI document with its 200 responses (validate.LoadWithOK):
+// Register reads their x-api-versions (versionedStatuses).
+func Spec() (*openapi3.T, error) { return validate.LoadWithOK("authorization", gen.GetSpecJSON) }
 
 // parseGUID returns the canonical lower-case form of a GUID, lowered as every key is
 // (asciiLower).
