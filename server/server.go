@@ -23,8 +23,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/understudy-dev/understudy/internal/clock"
-	"github.com/understudy-dev/understudy/internal/store/bolt"
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/bolt"
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/admin"
 	"github.com/understudy-dev/understudy/server/authorization"
@@ -79,10 +79,10 @@ type Server struct {
 	cfg    Config
 	db     *store.DB
 	// mem is the embedded engine under db (nil on PostgreSQL), which --data-dir opens on disk.
-	mem *store.Memory
-	authz  *authorization.Server
-	accts  *accounts.Server
-	comp   *compute.Server
+	mem   *store.Memory
+	authz *authorization.Server
+	accts *accounts.Server
+	comp  *compute.Server
 	// stopWaits ends compute's operations waits (Draining).
 	stopWaits func()
 	seeds     []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
