@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -97,8 +98,11 @@ type Server struct {
 	// store at the start of each request).
 	controls *control.Tables
 	shared   bool
-	metrics  *control.Metrics
-	routes   map[string]string // "METHOD /echo/path" -> operationId
+	// leases are the store's leases on background work; holder is this process in them.
+	leases  *store.Leases
+	holder  string
+	metrics *control.Metrics
+	routes  map[string]string // "METHOD /echo/path" -> operationId
 }
 
 // New builds the server.
@@ -161,6 +165,8 @@ func New(cfg Config) (*Server, error) {
 	// Kept through a reset: the clock is not reset.
 	s.settings = store.NewKeptTable[setting](s.db, "settings")
 	s.controls = control.NewTables(s.db)
+	s.leases = store.NewLeases(s.db)
+	s.holder = replicaName(cfg.ReplicaName) + "/" + rand.Text()
 	if shared != nil {
 		s.shared = true
 		s.controls.Share(s.journal, replicaName(cfg.ReplicaName), cfg.Log)
@@ -182,6 +188,10 @@ func New(cfg Config) (*Server, error) {
 
 	acctCfg := cfg.Accounts
 	cfg.inherit(&acctCfg.Now, &acctCfg.Log, &acctCfg.PublicURL)
+	if acctCfg.Leases == nil {
+		acctCfg.Leases = s.leases
+		acctCfg.Holder = s.holder
+	}
 	if acctCfg.OnDelivery == nil {
 		acctCfg.OnDelivery = s.journalDelivery
 	}
@@ -224,7 +234,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.routes = routeIDs(docs[:]...)
 	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
-	s.restores = []func(tx *store.Tx) error{accts.Restore}
+	if shared == nil {
+		s.restores = []func(tx *store.Tx) error{accts.Restore}
+	}
 	if shared != nil {
 		if err := s.openShared(shared); err != nil {
 			return nil, err

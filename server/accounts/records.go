@@ -176,7 +176,16 @@ type Idempotency struct {
 	InFlight    bool
 	Ref         string // what the first request made: an account id or a link token
 	Expires     time.Time
+	// Runner and RunningUntil, while InFlight: the request running (a token of its own)
+	// and, on the machine's clock, when it is taken to have died with its server unless
+	// it has finished. Another server on the database may be running it, so a server that
+	// starts cannot just forget what is in flight.
+	Runner       string    `json:",omitempty"`
+	RunningUntil time.Time `json:",omitzero"`
 }
+
+// running says the record's request is in flight and may still finish.
+func (r Idempotency) running() bool { return r.InFlight && time.Now().Before(r.RunningUntil) }
 
 // Person is a stored person of an account (its representative, an owner, a director or an
 // executive, or someone else the account names): its object as a retrieve returns it, and
