@@ -192,6 +192,7 @@ func New(cfg Config) (*Server, error) {
 		acctCfg.Leases = s.leases
 		acctCfg.Holder = s.holder
 	}
+	acctCfg.Shared = shared != nil
 	if acctCfg.OnDelivery == nil {
 		acctCfg.OnDelivery = s.journalDelivery
 	}

@@ -3,7 +3,9 @@ package server_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,4 +139,30 @@ func TestReplicasShareControls(t *testing.T) {
 	if n := len(ca.must(200, "GET", "/_understudy/requests", nil, "")["requests"].([]any)); n != 0 {
 		t.Errorf("a's journal after b cleared it: %d entries", n)
 	}
+}
+
+// TestReplicasShareAccountLimit: the per-account concurrency limit (1 update at a time)
+// holds across servers on one store: of two updates at once through two servers, one gets
+// 429 account_rate_limit_exceeded.
+func TestReplicasShareAccountLimit(t *testing.T) {
+	url := pgtest.URL(t)
+	slow := understudytest.WithConfig(func(c *server.Config) { c.Accounts.UpdateLatency = 500 * time.Millisecond })
+	a := understudytest.Start(t, understudytest.WithStore(url), slow)
+	b := understudytest.Start(t, understudytest.WithStore(url), slow)
+	ca, cb := newRaw(t, a.URL), newRaw(t, b.URL)
+	id := ca.must(200, "POST", "/v2/core/accounts", durableAcct, accountBody)["id"].(string)
+	codes := make([]int, 2)
+	var wg sync.WaitGroup
+	for i, c := range []rawClient{ca, cb} {
+		wg.Go(func() {
+			codes[i], _, _ = c.do("POST", "/v2/core/accounts/"+id, durableAcct, `{"display_name":"Renamed"}`)
+		})
+	}
+	wg.Wait()
+	slices.Sort(codes)
+	if codes[0] != 200 || codes[1] != 429 {
+		t.Errorf("two updates at once through two servers: %v, want one 200 and one 429", codes)
+	}
+	// Released: the next update goes through.
+	cb.must(200, "POST", "/v2/core/accounts/"+id, durableAcct, `{"display_name":"Again"}`)
 }

@@ -240,6 +240,9 @@ func (r Idempotency) madeSwept() bool {
 
 // tables are the accounts API's tables and their indexes.
 type tables struct {
+	// Slots are the updates in flight per account, when servers share the store
+	// (Config.Shared; one server alone counts them in memory).
+	Slots    *store.Table[slot]
 	Accounts *store.Table[Account]
 	// Newest orders accounts newest first within their scope (newestKey).
 	Newest      *store.Index[Account]
@@ -300,6 +303,7 @@ func newTables(db *store.DB) *tables {
 	tb.Destinations = store.NewTable(db, "eventDestinations", tb.NewestDestinations)
 	tb.Deliveries = store.NewTable[Delivery](db, "eventDeliveries")
 	tb.Floors = store.NewTable[floor](db, "sequenceFloors")
+	tb.Slots = store.NewUnsortedTable[slot](db, "accountSlots")
 	return tb
 }
 

@@ -93,6 +93,9 @@ type Config struct {
 	// one database, one at a time runs the retention sweep.
 	Leases *store.Leases
 	Holder string
+	// Shared says other servers share the store (replicas on one database): the
+	// per-account concurrency limit is then counted in the store, across them.
+	Shared bool
 }
 
 // Platform is a platform declared in the seed.
