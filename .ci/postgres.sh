@@ -6,6 +6,8 @@
 #   go test ./internal/store/...      # the PostgreSQL tests now run instead of skipping
 #   .ci/postgres.sh stop              # stops it and removes its files
 #   .ci/postgres.sh url               # prints the URL of the running cluster
+#   .ci/postgres.sh pause             # stops the server, keeping the cluster's files
+#   .ci/postgres.sh resume            # starts it again (a database restart, for fault tests)
 #
 # The cluster lives in $UNDERSTUDY_PG_DIR (default: understudy-pg under the temporary
 # directory) and listens on a Unix socket there only, so it needs no free port and no other
@@ -90,6 +92,8 @@ stop() {
 case ${1:-} in
 start) start ;;
 stop) stop ;;
+pause) as "$(bindir)/pg_ctl" -D "$data" -m fast -w stop >/dev/null ;;
+resume) as "$(bindir)/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start >/dev/null ;;
 url) [[ -f $data/postmaster.pid ]] || { echo "postgres.sh: no cluster is running in $dir" >&2; exit 1; }; echo "$url" ;;
-*) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
+*) echo "usage: $0 start|stop|url|pause|resume" >&2; exit 2 ;;
 esac

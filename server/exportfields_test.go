@@ -35,7 +35,7 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 		{accounts.AccountLink{}, []string{"Object", "Token", "Platform", "Consumed"},
 			map[string]string{"Session": "a browser's, in flight"}},
 		{accounts.Idempotency{}, []string{"Key", "RequestHash", "Ref", "Expires"},
-			map[string]string{"InFlight": "keys of requests not answered are not exported"}},
+			map[string]string{"InFlight": "keys of requests not answered are not exported", "Runner": "only while in flight, which is not exported", "RunningUntil": "only while in flight, which is not exported"}},
 		{accounts.Event{}, nil, leftAll(accounts.Event{}, "events are not exported: the seed file has no place for them (docs/admin.md)")},
 		{accounts.EventDestination{}, []string{"Object", "Platform", "Seq"}, nil},
 		{accounts.Delivery{}, nil, leftAll(accounts.Delivery{}, "deliveries are work in flight")},

@@ -50,6 +50,9 @@ func (s *Server) observe(a api, ids func(resp, req http.Header)) echo.Middleware
 			start := time.Now()
 			req := c.Request()
 			path := req.URL.Path // before any rewriting
+			if s.shared {
+				s.refreshShared(req.Context())
+			}
 			if ids != nil {
 				ids(c.Response().Header(), req.Header)
 			}
@@ -103,7 +106,7 @@ func (s *Server) injectFaults(a api) echo.MiddlewareFunc {
 			if method == http.MethodHead {
 				method = http.MethodGet
 			}
-			rule, ok := s.faults.Match(control.Request{API: name, OperationID: s.operationID(method, c.Path()), Method: method, Path: requestPath(c)})
+			rule, ok := s.faults.Match(req.Context(), control.Request{API: name, OperationID: s.operationID(method, c.Path()), Method: method, Path: requestPath(c)})
 			if !ok {
 				return next(c)
 			}

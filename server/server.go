@@ -6,11 +6,13 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -64,6 +66,9 @@ type Config struct {
 	// pointed at it shares. It is seeded when it holds no state yet. "" keeps the state
 	// embedded (in memory, or in DataDir); giving both is an error.
 	Store string
+	// ReplicaName names this process in the request journal, which replicas on one
+	// database (Store) share ("" = its host name and process id).
+	ReplicaName string
 	// backend, for tests, is the disk in place of DataDir's (a failing one, say).
 	backend store.Backend
 }
@@ -91,8 +96,16 @@ type Server struct {
 	clock    *clock.Clock
 	journal  *control.Journal
 	faults   *control.Faults
-	metrics  *control.Metrics
-	routes   map[string]string // "METHOD /echo/path" -> operationId
+	// controls are the store's tables of the fault rules and the journal, which replicas
+	// on one database share; shared says they are in use (and the clock is read from the
+	// store at the start of each request).
+	controls *control.Tables
+	shared   bool
+	// leases are the store's leases on background work; holder is this process in them.
+	leases  *store.Leases
+	holder  string
+	metrics *control.Metrics
+	routes  map[string]string // "METHOD /echo/path" -> operationId
 }
 
 // New builds the server.
@@ -152,7 +165,21 @@ func New(cfg Config) (*Server, error) {
 		counts, _ := s.db.Counts(context.Background())
 		return counts
 	})
-	s.settings = store.NewTable[setting](s.db, "settings")
+	// Kept through a reset: the clock is not reset.
+	s.settings = store.NewKeptTable[setting](s.db, "settings")
+	s.controls = control.NewTables(s.db)
+	s.leases = store.NewLeases(s.db)
+	s.holder = replicaName(cfg.ReplicaName) + "/" + rand.Text()
+	if shared != nil {
+		s.shared = true
+		s.controls.Share(s.journal, replicaName(cfg.ReplicaName), cfg.Log)
+		s.controls.ShareFaults(s.faults)
+		defer func() {
+			if !built {
+				s.journal.Close()
+			}
+		}()
+	}
 
 	authzCfg := cfg.Authorization
 	cfg.inherit(&authzCfg.Now, &authzCfg.Log, &authzCfg.PublicURL)
@@ -164,6 +191,11 @@ func New(cfg Config) (*Server, error) {
 
 	acctCfg := cfg.Accounts
 	cfg.inherit(&acctCfg.Now, &acctCfg.Log, &acctCfg.PublicURL)
+	if acctCfg.Leases == nil {
+		acctCfg.Leases = s.leases
+		acctCfg.Holder = s.holder
+	}
+	acctCfg.Shared = shared != nil
 	if acctCfg.OnDelivery == nil {
 		acctCfg.OnDelivery = s.journalDelivery
 	}
@@ -178,7 +210,10 @@ func New(cfg Config) (*Server, error) {
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
 		}}
-	if cfg.DataDir != "" || cfg.Store != "" {
+	switch {
+	case shared != nil:
+		adminDeps.AdvanceClock = s.advanceSharedClock
+	case cfg.DataDir != "":
 		adminDeps.ClockAdvanced = func() error { return s.db.Update(context.Background(), s.saveClock) }
 	}
 	compCfg := cfg.Compute
@@ -218,7 +253,9 @@ func New(cfg Config) (*Server, error) {
 	s.console = con
 	s.routes = routeIDs(append(docs[:], consoleSpec)...)
 	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
-	s.restores = []func(tx *store.Tx) error{accts.Restore}
+	if shared == nil {
+		s.restores = []func(tx *store.Tx) error{accts.Restore}
+	}
 	if shared != nil {
 		if err := s.openShared(shared); err != nil {
 			return nil, err
@@ -315,9 +352,10 @@ func (s *Server) restore(where string) error {
 			if err != nil {
 				return fmt.Errorf("%s: clock offset %q: %w", where, c.Value, err)
 			}
-			if _, err := s.clock.Advance(time.Duration(offset)); err != nil {
-				return fmt.Errorf("%s: clock offset %q: %w", where, c.Value, err)
+			if offset < 0 {
+				return fmt.Errorf("%s: clock offset %q: negative", where, c.Value)
 			}
+			s.clock.CatchUp(time.Duration(offset))
 		}
 		for _, restore := range s.restores {
 			if err := restore(tx); err != nil {
@@ -347,6 +385,7 @@ func (s *Server) Draining() {
 // must not be serving any more.
 func (s *Server) Close() error {
 	s.accts.Close()
+	s.journal.Close()
 	return s.db.Close()
 }
 
@@ -370,13 +409,8 @@ func (s *Server) Handler() http.Handler { return s }
 // loaded in the one transaction that empties the store, so a request running at the same
 // time sees either the old state or the seeded one.
 func (s *Server) Reset() error {
+	// The clock, fault rules and journal are not reset: their tables are kept.
 	return s.db.Replace(context.Background(), func(tx *store.Tx) error {
-		if s.persistent() {
-			// The clock is not reset: its offset is kept across the wipe.
-			if err := s.saveClock(tx); err != nil {
-				return err
-			}
-		}
 		for _, seed := range s.seeds {
 			if err := seed(tx); err != nil {
 				return err
@@ -384,4 +418,65 @@ func (s *Server) Reset() error {
 		}
 		return nil
 	})
+}
+
+// replicaName is name, or this process's host name and process id.
+func replicaName(name string) string {
+	if name != "" {
+		return name
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "understudy"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
+}
+
+// refreshShared reads what replicas on one database share but this one keeps a copy of:
+// the clock's offset (another replica may have advanced it) and whether any fault rule is
+// in force. It runs at the start of every request, so that a change through any replica
+// applies to the next request to every one. A store that cannot answer changes nothing:
+// the request meets that itself.
+func (s *Server) refreshShared(ctx context.Context) {
+	var offset int64
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		if c, ok := s.settings.Get(tx, clockSetting); ok {
+			n, err := strconv.ParseInt(c.Value, 10, 64)
+			if err != nil {
+				return err
+			}
+			offset = n
+		}
+		s.controls.Refresh(tx, s.faults)
+		return nil
+	})
+	if err == nil && offset > 0 {
+		s.clock.CatchUp(time.Duration(offset))
+	}
+}
+
+// advanceSharedClock advances the clock of replicas on one database: the next offset is
+// decided in a transaction from the stored one, so that advances through different
+// replicas at once add up.
+func (s *Server) advanceSharedClock(d time.Duration) error {
+	var next time.Duration
+	err := s.db.Update(context.Background(), func(tx *store.Tx) error {
+		var cur time.Duration
+		if c, ok := s.settings.Get(tx, clockSetting); ok {
+			n, err := strconv.ParseInt(c.Value, 10, 64)
+			if err != nil {
+				return fmt.Errorf("clock offset %q: %w", c.Value, err)
+			}
+			cur = time.Duration(n)
+		}
+		var err error
+		if next, err = s.clock.Plus(max(cur, s.clock.Offset()), d); err != nil {
+			return err
+		}
+		return s.settings.Put(tx, clockSetting, setting{Name: clockSetting, Value: strconv.FormatInt(int64(next), 10)})
+	})
+	if err == nil {
+		s.clock.CatchUp(next)
+	}
+	return err
 }

@@ -3,8 +3,11 @@ package server_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
 	"github.com/understudy-dev/understudy/server"
@@ -74,4 +77,92 @@ func TestStoreAndDataDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "postgres://") {
 		t.Fatalf("got %v, want an error asking for a postgres:// URL", err)
 	}
+}
+
+// TestReplicasShareControls: the sandbox's controls are shared by servers on one store. A
+// clock advance through one moves the other's clock at its next request (and advances
+// through both add up); a fault rule added through one applies to requests to the other,
+// its count spent once across both; a reset through one leaves the rules, the clock and
+// the journal; the journal lists both servers' requests, each naming its server.
+func TestReplicasShareControls(t *testing.T) {
+	url := pgtest.URL(t)
+	a := understudytest.Start(t, understudytest.WithStore(url), understudytest.WithConfig(func(c *server.Config) { c.ReplicaName = "replica-a" }))
+	b := understudytest.Start(t, understudytest.WithStore(url), understudytest.WithConfig(func(c *server.Config) { c.ReplicaName = "replica-b" }))
+	ca, cb := newRaw(t, a.URL), newRaw(t, b.URL)
+
+	ca.must(200, "POST", "/_understudy/clock/advance", nil, `{"seconds":600}`)
+	if clk := cb.must(200, "GET", "/_understudy/clock", nil, ""); clk["offsetSeconds"].(float64) != 600 {
+		t.Errorf("b's clock offset = %v after a's advance by 600 s", clk["offsetSeconds"])
+	}
+	cb.must(200, "POST", "/_understudy/clock/advance", nil, `{"seconds":60}`)
+	if clk := ca.must(200, "GET", "/_understudy/clock", nil, ""); clk["offsetSeconds"].(float64) != 660 {
+		t.Errorf("a's clock offset = %v after advances by 600 s and 60 s", clk["offsetSeconds"])
+	}
+
+	ca.must(201, "POST", "/_understudy/faults", nil, `{"api":"accounts","operationId":"createAccount","status":503,"count":2}`)
+	for i, c := range []rawClient{cb, ca} {
+		if code, _, body := c.do("POST", "/v2/core/accounts", durableAcct, accountBody); code != 503 {
+			t.Errorf("request %d: %d %v, want the fault's 503", i, code, body)
+		}
+	}
+	cb.must(200, "POST", "/v2/core/accounts", durableAcct, accountBody) // the count is spent
+
+	ca.must(201, "POST", "/_understudy/faults", nil, `{"api":"accounts","operationId":"createAccount","status":429}`)
+	cb.must(200, "POST", "/_understudy/reset", nil, "")
+	if faults := ca.must(200, "GET", "/_understudy/faults", nil, "")["faults"].([]any); len(faults) != 1 {
+		t.Errorf("after a reset: %d rules, want the one in force", len(faults))
+	}
+	if code, _, _ := cb.do("POST", "/v2/core/accounts", durableAcct, accountBody); code != 429 {
+		t.Errorf("after a reset: %d, want the rule's 429", code)
+	}
+	ca.must(204, "DELETE", "/_understudy/faults", nil, "")
+	cb.must(200, "POST", "/v2/core/accounts", durableAcct, accountBody)
+	if clk := cb.must(200, "GET", "/_understudy/clock", nil, ""); clk["offsetSeconds"].(float64) != 660 {
+		t.Errorf("after a reset: b's clock offset = %v, want 660", clk["offsetSeconds"])
+	}
+
+	// Each server writes its entries to the store in the background, in a moment.
+	var replicas map[string]int
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		replicas = map[string]int{}
+		for _, e := range ca.must(200, "GET", "/_understudy/requests?api=accounts&limit=1000", nil, "")["requests"].([]any) {
+			replicas[e.(map[string]any)["replica"].(string)]++
+		}
+		if replicas["replica-b"] >= 4 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if replicas["replica-a"] != 1 || replicas["replica-b"] != 4 || len(replicas) != 2 {
+		t.Errorf("journal through a: requests by replica %v, want replica-a 1, replica-b 4", replicas)
+	}
+	cb.must(204, "DELETE", "/_understudy/requests", nil, "")
+	if n := len(ca.must(200, "GET", "/_understudy/requests", nil, "")["requests"].([]any)); n != 0 {
+		t.Errorf("a's journal after b cleared it: %d entries", n)
+	}
+}
+
+// TestReplicasShareAccountLimit: the per-account concurrency limit (1 update at a time)
+// holds across servers on one store: of two updates at once through two servers, one gets
+// 429 account_rate_limit_exceeded.
+func TestReplicasShareAccountLimit(t *testing.T) {
+	url := pgtest.URL(t)
+	slow := understudytest.WithConfig(func(c *server.Config) { c.Accounts.UpdateLatency = 500 * time.Millisecond })
+	a := understudytest.Start(t, understudytest.WithStore(url), slow)
+	b := understudytest.Start(t, understudytest.WithStore(url), slow)
+	ca, cb := newRaw(t, a.URL), newRaw(t, b.URL)
+	id := ca.must(200, "POST", "/v2/core/accounts", durableAcct, accountBody)["id"].(string)
+	codes := make([]int, 2)
+	var wg sync.WaitGroup
+	for i, c := range []rawClient{ca, cb} {
+		wg.Go(func() {
+			codes[i], _, _ = c.do("POST", "/v2/core/accounts/"+id, durableAcct, `{"display_name":"Renamed"}`)
+		})
+	}
+	wg.Wait()
+	slices.Sort(codes)
+	if codes[0] != 200 || codes[1] != 429 {
+		t.Errorf("two updates at once through two servers: %v, want one 200 and one 429", codes)
+	}
+	// Released: the next update goes through.
+	cb.must(200, "POST", "/v2/core/accounts/"+id, durableAcct, `{"display_name":"Again"}`)
 }

@@ -101,6 +101,39 @@ func WithOperationMode(mode string) testcontainers.CustomizeRequestOption {
 	return testcontainers.WithEnv(map[string]string{"UNDERSTUDY_COMPUTE_OPERATION_MODE": mode})
 }
 
+// WithStore keeps the server's state in the PostgreSQL database url names (--store: a
+// postgres:// URL the container can reach; its search_path names the schema). Servers given
+// one URL serve one state: see RunReplicas.
+func WithStore(url string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithEnv(map[string]string{"UNDERSTUDY_STORE": url})
+}
+
+// WithReplicaName names the server in the request journal that replicas on one database
+// share (--replica-name).
+func WithReplicaName(name string) testcontainers.CustomizeRequestOption {
+	return testcontainers.WithEnv(map[string]string{"UNDERSTUDY_REPLICA_NAME": name})
+}
+
+// RunReplicas starts n containers of image on the PostgreSQL database storeURL names, each
+// as Run does with opts, named replica-1, replica-2, ... in the journal: replicas of one
+// sandbox (docs/shared-sandbox.md), which a test can spread its requests over, stop and
+// start. It returns the containers started so far with its error, for the caller to
+// terminate.
+func RunReplicas(ctx context.Context, image string, n int, storeURL string, opts ...testcontainers.ContainerCustomizer) ([]*Container, error) {
+	var out []*Container
+	for i := range n {
+		all := append(append([]testcontainers.ContainerCustomizer{}, opts...), WithStore(storeURL), WithReplicaName(fmt.Sprintf("replica-%d", i+1)))
+		c, err := Run(ctx, image, all...)
+		if c != nil {
+			out = append(out, c)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
 // adminTokenEnv is --admin-token's environment variable.
 const adminTokenEnv = "UNDERSTUDY_ADMIN_TOKEN"
 

@@ -3,12 +3,15 @@ package understudytc_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/understudy-dev/understudy/client"
@@ -128,5 +131,58 @@ func TestSeedOperationModeClockAndAdminToken(t *testing.T) {
 	}
 	if d := after.JSON200.Now.Sub(before.JSON200.Now); d < time.Hour {
 		t.Errorf("the clock moved %v, want at least an hour", d)
+	}
+}
+
+// TestReplicasOnAGivenDatabase: two replicas of the image on the test cluster
+// (UNDERSTUDY_TEST_POSTGRES, a Unix socket: its directory is mounted into each container)
+// serve one sandbox: an account made through one is read through the other, and a clock
+// advance through one moves the other's clock.
+func TestReplicasOnAGivenDatabase(t *testing.T) {
+	img := image(t)
+	base := os.Getenv("UNDERSTUDY_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("UNDERSTUDY_TEST_POSTGRES is not set: CI runs the PostgreSQL tests")
+		}
+		t.Skip("UNDERSTUDY_TEST_POSTGRES is not set (.ci/postgres.sh start sets it)")
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	socketDir := q.Get("host")
+	if !strings.HasPrefix(socketDir, "/") {
+		t.Skipf("the test cluster is not on a Unix socket (%s): this test mounts its directory", u.Redacted())
+	}
+	q.Set("search_path", fmt.Sprintf("tc_%d", time.Now().UnixNano()))
+	u.RawQuery = q.Encode()
+	mount := testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+		hc.Binds = append(hc.Binds, socketDir+":"+socketDir)
+	})
+	ctx := context.Background()
+	replicas, err := understudytc.RunReplicas(ctx, img, 2, u.String(), mount)
+	for _, c := range replicas {
+		testcontainers.CleanupContainer(t, c)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := replicas[0], replicas[1]
+	made, err := client.CheckAccounts(a.Accounts.CreateAccountWithBodyWithResponse(ctx, nil, "application/json", strings.NewReader(`{"display_name":"Shared"}`)))
+	if err != nil {
+		t.Fatalf("account through replica-1: %v", err)
+	}
+	got, err := client.CheckAccounts(b.Accounts.RetrieveAccountWithResponse(ctx, made.JSON200.Id, nil))
+	if err != nil || got.JSON200.Id != made.JSON200.Id {
+		t.Fatalf("the account through replica-2: %v", err)
+	}
+	if err := a.AdvanceClock(ctx, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	clk, err := b.Admin.GetClockWithResponse(ctx)
+	if err != nil || clk.JSON200 == nil || clk.JSON200.OffsetSeconds < 3600 {
+		t.Fatalf("the other replica's clock: %v %v", clk, err)
 	}
 }

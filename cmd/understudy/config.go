@@ -61,6 +61,7 @@ func Load(args []string, getenv func(string) string, usage io.Writer) (Config, e
 	fs.StringVar(&c.Seed, "seed", "", "YAML seed file loaded at start on top of the built-in defaults")
 	fs.StringVar(&c.Server.DataDir, "data-dir", "", "keep the state on disk in this directory: it survives restarts, and every acknowledged write is synced first (default: in memory)")
 	fs.StringVar(&c.Server.Store, "store", "", "keep the state in PostgreSQL: a postgres:// URL (libpq's URL form; its search_path names the schema, default understudy), shared by every server given it; the server creates its tables and seeds them when they hold no state yet (default: embedded, in memory or in --data-dir)")
+	fs.StringVar(&c.Server.ReplicaName, "replica-name", "", "this server's name in the request journal, which servers on one --store database share (default: host name and process id)")
 	fs.StringVar(&c.Server.PublicURL, "public-url", "", "base URL put into links that point back at the server (default http://<addr>, https://<addr> when serving HTTPS; each request's own host when <addr> is every interface, as 0.0.0.0 is)")
 	tlsMode := fs.String("tls", "off", "serve HTTPS: auto makes a local CA and a server certificate for localhost, 127.0.0.1, ::1 and --tls-hosts, keeps them in <data-dir>/tls (or a temporary directory) and logs the CA file's path; off serves plain HTTP unless --tls-cert and --tls-key are given")
 	fs.StringVar(&c.TLS.CertFile, "tls-cert", "", "serve HTTPS with this PEM certificate file (the server's certificate, then any intermediates); needs --tls-key")

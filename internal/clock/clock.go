@@ -63,16 +63,37 @@ func (c *Clock) Advance(d time.Duration) (time.Time, error) {
 	}
 	for {
 		old := c.offset.Load()
-		if int64(d) > math.MaxInt64-old {
-			return c.Now(), ErrOffsetLimit
+		next, err := c.Plus(time.Duration(old), d)
+		if err != nil {
+			return c.Now(), err
 		}
-		next := old + int64(d)
-		now := c.base().Add(time.Duration(next))
-		if now.After(Latest) {
-			return c.Now(), ErrTimeLimit
+		if c.offset.CompareAndSwap(old, int64(next)) {
+			return c.base().Add(next), nil
 		}
-		if c.offset.CompareAndSwap(old, next) {
-			return now, nil
+	}
+}
+
+// Plus is the offset an advance by d (positive) takes offset to, or ErrOffsetLimit or
+// ErrTimeLimit as Advance refuses it. It changes nothing: replicas sharing one clock
+// decide the next offset in a transaction of the store with it.
+func (c *Clock) Plus(offset, d time.Duration) (time.Duration, error) {
+	if d > MaxOffset-offset {
+		return offset, ErrOffsetLimit
+	}
+	next := offset + d
+	if c.base().Add(next).After(Latest) {
+		return offset, ErrTimeLimit
+	}
+	return next, nil
+}
+
+// CatchUp moves the clock forward to offset if it is behind it (the offset only grows):
+// another replica advanced the shared clock.
+func (c *Clock) CatchUp(offset time.Duration) {
+	for {
+		old := c.offset.Load()
+		if int64(offset) <= old || c.offset.CompareAndSwap(old, int64(offset)) {
+			return
 		}
 	}
 }

@@ -59,7 +59,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.run(ctx, Write, fn)
 }
 
-// Replace empties every table and runs fn (loading a seed) in the same write transaction,
+// Replace empties every table but the kept ones (NewKeptTable) and runs fn (loading a seed) in the same write transaction,
 // so that no reader sees the empty state in between. If fn fails, the state before stays.
 func (db *DB) Replace(ctx context.Context, fn func(tx *Tx) error) error {
 	return db.run(ctx, Wipe, fn)

@@ -35,7 +35,8 @@ const (
 	Read Mode = iota
 	// Write transactions are serialisable: each behaves as if it ran alone.
 	Write
-	// Wipe is a Write transaction that starts by emptying every table (a reset).
+	// Wipe is a Write transaction that starts by emptying every table but the kept ones
+	// (a reset).
 	Wipe
 )
 
@@ -47,6 +48,9 @@ type TableDef struct {
 	// on a request's path. Any table can be scanned in that order; one not Sorted is
 	// sorted for the scan.
 	Sorted bool
+	// Kept: a Wipe leaves the table's rows as they are. For what a reset does not touch:
+	// the sandbox's own controls (its clock, fault rules, journal, leases).
+	Kept bool
 	// Keys returns the index keys of a stored document (nil when the table has no
 	// indexes).
 	Keys func(doc []byte) ([]Key, error)

@@ -262,6 +262,10 @@ func (m *Memory) write(wipe bool, fn func(Txn) error) (seq uint64, err error) {
 		before = m.tables
 		m.tables = make(map[string]*memTable, len(before))
 		for name, t := range before {
+			if t.def.Kept {
+				m.tables[name] = t // changed in place; a rollback undoes its changes
+				continue
+			}
 			m.tables[name] = newMemTable(t.def)
 		}
 	}
@@ -274,8 +278,17 @@ func (m *Memory) write(wipe bool, fn func(Txn) error) (seq uint64, err error) {
 	if err := fn(memTxn{m: m, write: true}); err != nil {
 		return m.lastDurable(), err
 	}
-	committed = true
 	changes := m.changes
+	if wipe && m.disk != nil {
+		// The disk's wipe empties every table: the kept ones, and the sequences (never to
+		// give a number twice), are written again after it.
+		kept, err := m.keptRows()
+		if err != nil {
+			return m.lastDurable(), err
+		}
+		changes = append(kept, changes...)
+	}
+	committed = true
 	m.undo, m.changes = m.undo[:0], nil
 	if m.disk == nil {
 		return 0, nil
@@ -295,21 +308,42 @@ func (m *Memory) lastDurable() uint64 {
 // rollback undoes the running write transaction; before, when not nil, is the state a wipe
 // replaced.
 func (m *Memory) rollback(before map[string]*memTable) {
+	// Undone also after a wipe: its kept tables were changed in place.
+	for i := len(m.undo) - 1; i >= 0; i-- {
+		u := m.undo[i]
+		if cur, ok := u.t.rows[u.pk]; ok {
+			u.t.remove(u.pk, cur)
+		}
+		if u.had {
+			u.t.add(u.pk, u.old)
+		}
+	}
 	if before != nil {
 		m.tables = before
-	} else {
-		for i := len(m.undo) - 1; i >= 0; i-- {
-			u := m.undo[i]
-			if cur, ok := u.t.rows[u.pk]; ok {
-				u.t.remove(u.pk, cur)
-			}
-			if u.had {
-				u.t.add(u.pk, u.old)
-			}
-		}
 	}
 	clear(m.undo)
 	m.undo, m.changes = m.undo[:0], nil
+}
+
+// keptRows is every row of the kept tables and every sequence, as changes that write them.
+func (m *Memory) keptRows() ([]Change, error) {
+	var out []Change
+	for name, t := range m.tables {
+		if !t.def.Kept {
+			continue
+		}
+		for pk, r := range t.rows {
+			doc, err := s2.Decode(nil, r.doc)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Change{Table: name, PK: pk, Value: doc})
+		}
+	}
+	for name, n := range m.seqs {
+		out = append(out, Change{Table: sequencesTable, PK: name, Value: strconv.AppendUint(nil, n, 10)})
+	}
+	return out, nil
 }
 
 // add stores a row that is not in the table, with its index entries.

@@ -57,6 +57,11 @@ func NewUnsortedTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R
 	return newTable(db, TableDef{Name: name}, indexes)
 }
 
+// NewKeptTable is NewTable for a table whose rows a reset (Replace) leaves as they are.
+func NewKeptTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R] {
+	return newTable(db, TableDef{Name: name, Sorted: true, Kept: true}, indexes)
+}
+
 func newTable[R any](db *DB, def TableDef, indexes []*Index[R]) *Table[R] {
 	name := def.Name
 	t := &Table[R]{db: db, name: name, indexes: indexes}

@@ -75,6 +75,9 @@ const (
 	// tick is how often the deliverer looks for due deliveries and expired state when
 	// nothing wakes it: it follows the server's clock, which the admin API moves.
 	tick = 50 * time.Millisecond
+	// sweepLease is the term of the lease on the retention sweep: a server that stops
+	// renewing it (it died) is replaced by another within it.
+	sweepLease = 10 * time.Second
 )
 
 // backoff is how long to wait after the nth failed attempt.
@@ -131,8 +134,10 @@ func (s *Server) Start() {
 			case <-d.wakeCh:
 			case <-t.C:
 			}
-			if err := s.sweep(); err != nil {
-				s.cfg.Log.Error("accounts: retention sweep", "err", err)
+			if s.sweepLease.Held(d.ctx) {
+				if err := s.sweep(); err != nil {
+					s.cfg.Log.Error("accounts: retention sweep", "err", err)
+				}
 			}
 			s.deliverDue()
 		}
@@ -144,6 +149,7 @@ func (s *Server) Close() {
 	d := s.deliveries
 	d.once.Do(func() { close(d.stop); d.cancel() })
 	d.done.Wait()
+	s.sweepLease.Release(context.Background()) // another server need not wait out its term
 }
 
 // due is a delivery to attempt, with what it needs.

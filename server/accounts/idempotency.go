@@ -2,13 +2,19 @@ package accounts
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/understudy-dev/understudy/internal/store"
 )
+
+// runningLimit is how long a request holding an Idempotency-Key in flight may run before
+// the key is taken to be abandoned (its server died) and a retry runs it again.
+const runningLimit = 30 * time.Second
 
 // idempotent runs do at most once for one Idempotency-Key of one platform, mode and
 // operation within the window, and returns what the first run made (an id). A retry with
@@ -28,10 +34,11 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 	pk := callerFrom(ctx).scope() + "|" + op + "|" + *key
 	now := s.now()
 
+	runner := rand.Text()
 	var replay string
 	err = s.db.Update(ctx, func(tx *store.Tx) error {
 		rec, ok := s.tables.Idempotency.Get(tx, pk)
-		if ok && now.Before(rec.Expires) {
+		if ok && now.Before(rec.Expires) && (!rec.InFlight || rec.running()) {
 			switch {
 			case rec.RequestHash != hash:
 				return &Error{Status: http.StatusBadRequest, Type: "idempotency_error",
@@ -43,7 +50,8 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 			replay = rec.Ref
 			return nil
 		}
-		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: hash, InFlight: true, Expires: now.Add(s.cfg.IdempotencyWindow)})
+		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: hash, InFlight: true, Expires: now.Add(s.cfg.IdempotencyWindow),
+			Runner: runner, RunningUntil: time.Now().Add(runningLimit + s.cfg.UpdateLatency)})
 	})
 	if err != nil || replay != "" {
 		return replay, err
@@ -51,9 +59,10 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 
 	ref, runErr := do()
 	err = s.db.Update(ctx, func(tx *store.Tx) error {
-		if rec, ok := s.tables.Idempotency.Get(tx, pk); !ok || !rec.InFlight || rec.RequestHash != hash {
+		if rec, ok := s.tables.Idempotency.Get(tx, pk); !ok || !rec.InFlight || rec.Runner != runner {
 			// The in-flight record is gone: a reset (/_understudy/reset) ran meanwhile and
-			// took what this request made with it, or may have. Remembering the result
+			// took what this request made with it, or may have (or this request ran past
+			// runningLimit and a retry took it over). Remembering the result
 			// would point a retry at something the reset removed (a link answered with
 			// every member empty); without the record a retry runs again.
 			return nil

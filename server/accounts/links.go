@@ -78,9 +78,19 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 // answers 429 when its limit is reached. UpdateLatency simulates the work.
 func (s *Server) holdAccount(ctx context.Context, a Account, p *platform) (release func(), err error) {
 	account := a.ID()
+	if s.cfg.Shared {
+		key, ok, err := s.acquireShared(ctx, account, s.limitFor(a, p))
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, errTooManyUpdates()
+		}
+		sleep(ctx, s.cfg.UpdateLatency)
+		return func() { s.releaseShared(key) }, nil
+	}
 	if !s.slots.acquire(account, s.limitFor(a, p)) {
-		return nil, &Error{Status: http.StatusTooManyRequests, Type: "rate_limit", Code: "account_rate_limit_exceeded",
-			Message: "Account cannot exceed a configured concurrency rate limit on updates."}
+		return nil, errTooManyUpdates()
 	}
 	sleep(ctx, s.cfg.UpdateLatency)
 	return func() { s.slots.release(account) }, nil

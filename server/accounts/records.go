@@ -177,7 +177,16 @@ type Idempotency struct {
 	InFlight    bool
 	Ref         string // what the first request made: an account id or a link token
 	Expires     time.Time
+	// Runner and RunningUntil, while InFlight: the request running (a token of its own)
+	// and, on the machine's clock, when it is taken to have died with its server unless
+	// it has finished. Another server on the database may be running it, so a server that
+	// starts cannot just forget what is in flight.
+	Runner       string    `json:",omitempty"`
+	RunningUntil time.Time `json:",omitzero"`
 }
+
+// running says the record's request is in flight and may still finish.
+func (r Idempotency) running() bool { return r.InFlight && time.Now().Before(r.RunningUntil) }
 
 // Person is a stored person of an account (its representative, an owner, a director or an
 // executive, or someone else the account names): its object as a retrieve returns it, and
@@ -232,6 +241,9 @@ func (r Idempotency) madeSwept() bool {
 
 // tables are the accounts API's tables and their indexes.
 type tables struct {
+	// Slots are the updates in flight per account, when servers share the store
+	// (Config.Shared; one server alone counts them in memory).
+	Slots    *store.Table[slot]
 	Accounts *store.Table[Account]
 	// Newest orders accounts newest first within their scope (newestKey).
 	Newest      *store.Index[Account]
@@ -292,6 +304,7 @@ func newTables(db *store.DB) *tables {
 	tb.Destinations = store.NewTable(db, "eventDestinations", tb.NewestDestinations)
 	tb.Deliveries = store.NewTable[Delivery](db, "eventDeliveries")
 	tb.Floors = store.NewTable[floor](db, "sequenceFloors")
+	tb.Slots = store.NewUnsortedTable[slot](db, "accountSlots")
 	return tb
 }
 

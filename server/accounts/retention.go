@@ -59,7 +59,7 @@ func (s *Server) sweepOnce() (int, error) {
 	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		// What the read found is checked again: a key may have been used anew since.
 		for _, k := range keys {
-			if r, ok := s.tables.Idempotency.Get(tx, k); !ok || r.InFlight || now.Before(r.Expires) {
+			if r, ok := s.tables.Idempotency.Get(tx, k); !ok || r.running() || now.Before(r.Expires) {
 				continue
 			}
 			s.tables.Idempotency.Delete(tx, k)

@@ -25,6 +25,7 @@ package accounts
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"log/slog"
@@ -86,6 +87,14 @@ type Config struct {
 	// Log receives internal errors; nil is slog.Default(), or the server's logger when
 	// server.New serves the API.
 	Log *slog.Logger
+	// Leases are the store's leases on background work (nil: the API declares its own),
+	// and Holder names this process in them (a token of its own when ""): of the servers on
+	// one database, one at a time runs the retention sweep.
+	Leases *store.Leases
+	Holder string
+	// Shared says other servers share the store (replicas on one database): the
+	// per-account concurrency limit is then counted in the store, across them.
+	Shared bool
 }
 
 // Platform is a platform declared in the seed.
@@ -127,6 +136,8 @@ type Server struct {
 	// submissions serialises the submissions of each link's hosted form (by token).
 	submissions *keyedMutex
 	deliveries  *deliverer
+	// sweepLease is this process's claim to run the retention sweep.
+	sweepLease *store.Lease
 	// seedValidator checks seeded entries as the requests that would make them, built at
 	// the first seed.
 	seedValidator func() (*validate.Validator, error)
@@ -171,6 +182,14 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 		cfg.Log = slog.Default()
 	}
 	s := &Server{cfg: cfg, db: db, tables: newTables(db), slots: newAccountSlots(), submissions: newKeyedMutex(), deliveries: newDeliverer()}
+	if cfg.Leases == nil {
+		cfg.Leases = store.NewLeases(db)
+	}
+	if cfg.Holder == "" {
+		cfg.Holder = rand.Text() // not from cfg.Random, whose sequence the ids follow
+	}
+	s.cfg = cfg
+	s.sweepLease = cfg.Leases.Lease("accounts.retention", cfg.Holder, sweepLease)
 	s.objectSchemas = sync.OnceValues(objectSchemasOf)
 	s.seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
 		spec, err := Spec()
@@ -238,9 +257,12 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// Restore picks up where a durable store left off before a restart: idempotency keys whose
-// request was still running when the process stopped are forgotten, since that request was
-// never answered and its retry must be able to run.
+// Restore picks up where a durable store of this process alone (a data directory) left off
+// before a restart: idempotency keys whose request was still running when the process
+// stopped are forgotten, since that request was never answered and its retry must be able
+// to run. On a database that other servers share it must not run (one of them may be
+// running those requests): there an abandoned key is taken over once its RunningUntil has
+// passed.
 func (s *Server) Restore(tx *store.Tx) error {
 	var running []string
 	s.tables.Idempotency.Each(tx, func(pk string, r Idempotency) bool {

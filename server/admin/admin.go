@@ -31,6 +31,9 @@ type Deps struct {
 	Clock *clock.Clock
 	// ClockAdvanced, when set, is called after the clock moved (to keep the offset on disk).
 	ClockAdvanced func() error
+	// AdvanceClock, when set, advances the clock in place of Clock.Advance and
+	// ClockAdvanced: replicas on one database advance their shared clock in the store.
+	AdvanceClock func(time.Duration) error
 	// Reset puts every API back into its seeded state.
 	Reset func() error
 	// Export writes the whole current state as a seed file.

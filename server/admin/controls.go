@@ -34,6 +34,9 @@ func (s *Server) ListRequests(ctx context.Context, req gen.ListRequestsRequestOb
 		if e.RequestID != "" {
 			r.RequestId = ptr(e.RequestID)
 		}
+		if e.Replica != "" {
+			r.Replica = ptr(e.Replica)
+		}
 		out.Requests = append(out.Requests, r)
 	}
 	return gen.ListRequests200JSONResponse(out), nil
@@ -47,8 +50,12 @@ func (s *Server) ClearRequests(context.Context, gen.ClearRequestsRequestObject) 
 
 // ListFaults returns the rules in force.
 func (s *Server) ListFaults(context.Context, gen.ListFaultsRequestObject) (gen.ListFaultsResponseObject, error) {
+	rules, err := s.d.Faults.List()
+	if err != nil {
+		return nil, err
+	}
 	out := gen.FaultList{Faults: []gen.Fault{}}
-	for _, r := range s.d.Faults.List() {
+	for _, r := range rules {
 		out.Faults = append(out.Faults, faultToWire(r))
 	}
 	return gen.ListFaults200JSONResponse(out), nil
@@ -78,7 +85,11 @@ func (s *Server) CreateFault(ctx context.Context, req gen.CreateFaultRequestObje
 	if err := s.checkMatchable(r); err != nil {
 		return nil, err
 	}
-	return gen.CreateFault201JSONResponse(faultToWire(s.d.Faults.Add(r))), nil
+	added, err := s.d.Faults.Add(r)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateFault201JSONResponse(faultToWire(added)), nil
 }
 
 // checkMatchable refuses a rule that could never match a request: one naming an
@@ -124,7 +135,11 @@ func defaultFaultCode(status int) string {
 
 // DeleteFault removes a rule.
 func (s *Server) DeleteFault(ctx context.Context, req gen.DeleteFaultRequestObject) (gen.DeleteFaultResponseObject, error) {
-	if !s.d.Faults.Delete(req.Id) {
+	found, err := s.d.Faults.Delete(req.Id)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return nil, &Error{Status: http.StatusNotFound, Code: "NotFound", Message: "no fault rule " + req.Id}
 	}
 	return gen.DeleteFault204Response{}, nil
@@ -132,7 +147,9 @@ func (s *Server) DeleteFault(ctx context.Context, req gen.DeleteFaultRequestObje
 
 // ClearFaults removes every rule.
 func (s *Server) ClearFaults(context.Context, gen.ClearFaultsRequestObject) (gen.ClearFaultsResponseObject, error) {
-	s.d.Faults.Clear()
+	if err := s.d.Faults.Clear(); err != nil {
+		return nil, err
+	}
 	return gen.ClearFaults204Response{}, nil
 }
 
@@ -148,6 +165,15 @@ func (s *Server) AdvanceClock(ctx context.Context, req gen.AdvanceClockRequestOb
 	ns := req.Body.Seconds * float64(time.Second)
 	if !(ns < float64(clock.MaxOffset)) { // the spec's maximum keeps it far below; NaN too
 		return nil, clockLimitError(clock.ErrOffsetLimit)
+	}
+	if s.d.AdvanceClock != nil {
+		if err := s.d.AdvanceClock(time.Duration(ns)); err != nil {
+			if errors.Is(err, clock.ErrOffsetLimit) || errors.Is(err, clock.ErrTimeLimit) {
+				return nil, clockLimitError(err)
+			}
+			return nil, err
+		}
+		return gen.AdvanceClock200JSONResponse(s.clock()), nil
 	}
 	if _, err := s.d.Clock.Advance(time.Duration(ns)); err != nil {
 		return nil, clockLimitError(err)

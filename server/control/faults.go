@@ -1,6 +1,7 @@
 package control
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -34,65 +35,92 @@ func (r Rule) matches(q Request) bool {
 		(r.Method == "" || strings.EqualFold(r.Method, q.Method)) && (r.Path == "" || strings.HasPrefix(q.Path, r.Path))
 }
 
-// Faults holds the rules in force, matched in order.
+// Faults holds the rules in force, matched in order: in memory, or in the store when shared
+// by replicas (Tables.ShareFaults).
 type Faults struct {
 	mu    sync.Mutex
 	rules []Rule
 	seq   int
 	// active lets requests skip everything when there are no rules (the usual case); it is
-	// written under mu and read without it.
+	// written under mu and read without it. Shared, it is what the store said at the
+	// start of the request (Tables.Refresh).
 	active atomic.Bool
+	shared *Tables
 }
 
 // Any reports whether any rule is in force, without taking the lock.
 func (f *Faults) Any() bool { return f.active.Load() }
 
 // Add installs a rule and returns it with its id.
-func (f *Faults) Add(r Rule) Rule {
+func (f *Faults) Add(r Rule) (Rule, error) {
+	if r.Message == "" {
+		r.Message = "Injected by understudy."
+	}
+	if f.shared != nil {
+		out, err := f.shared.addFault(r)
+		if err == nil {
+			f.active.Store(true)
+		}
+		return out, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seq++
 	r.ID = fmt.Sprintf("fault-%d", f.seq)
-	if r.Message == "" {
-		r.Message = "Injected by understudy."
-	}
 	f.rules = append(f.rules, r)
 	f.active.Store(true)
-	return r
+	return r, nil
 }
 
 // List returns the rules in force.
-func (f *Faults) List() []Rule {
+func (f *Faults) List() ([]Rule, error) {
+	if f.shared != nil {
+		return f.shared.listFaults()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]Rule{}, f.rules...)
+	return append([]Rule{}, f.rules...), nil
 }
 
 // Delete removes a rule; false when there is none with that id.
-func (f *Faults) Delete(id string) bool {
+func (f *Faults) Delete(id string) (bool, error) {
+	if f.shared != nil {
+		return f.shared.deleteFault(id)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, r := range f.rules {
 		if r.ID == id {
 			f.rules = append(f.rules[:i], f.rules[i+1:]...)
 			f.active.Store(len(f.rules) > 0)
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // Clear removes every rule.
-func (f *Faults) Clear() {
+func (f *Faults) Clear() error {
+	if f.shared != nil {
+		if err := f.shared.clearFaults(); err != nil {
+			return err
+		}
+	}
 	f.mu.Lock()
 	f.rules = nil
 	f.active.Store(false)
 	f.mu.Unlock()
+	return nil
 }
 
 // Match finds the first rule that applies to q, counting it against the rule's remaining
-// requests (and removing the rule when they run out).
-func (f *Faults) Match(q Request) (Rule, bool) {
+// requests (and removing the rule when they run out). Shared, a store that cannot answer
+// faults nothing: the request itself meets the store's failure.
+func (f *Faults) Match(ctx context.Context, q Request) (Rule, bool) {
+	if f.shared != nil {
+		r, ok, err := f.shared.matchFault(ctx, q)
+		return r, ok && err == nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.active.Load() {

@@ -24,6 +24,9 @@ type Entry struct {
 	Exchange *Exchange
 	// Delivery is set for the accounts API's attempts to deliver an event.
 	Delivery *Delivery
+	// Replica names the server process that answered (--replica-name; by default its
+	// host name and process id).
+	Replica string `json:",omitempty"`
 }
 
 // Delivery is what an entry of an event delivery attempt adds.
@@ -34,7 +37,8 @@ type Delivery struct {
 	GaveUp      bool
 }
 
-// Journal keeps the most recent requests in a ring, and tells subscribers of new ones.
+// Journal keeps the most recent requests in a ring, and tells subscribers of new ones; when
+// shared (Tables.Share) it keeps them in the store too, where every replica's are.
 type Journal struct {
 	mu    sync.Mutex
 	ring  []Entry
@@ -45,6 +49,7 @@ type Journal struct {
 	// captureUntil is when capturing exchanges stops (Unix nanoseconds; 0: not capturing).
 	// Written when someone looks (Capture) and read by every request, without the lock.
 	captureUntil atomic.Int64
+	shared       *sharedJournal
 }
 
 // DefaultJournalSize is how many requests the journal keeps.
@@ -84,6 +89,10 @@ func (j *Journal) CapturingUntil() time.Time {
 // Add records a request, forgetting the oldest when full, and hands it to the subscribers
 // that have room for it (a slow one misses entries rather than slowing requests down).
 func (j *Journal) Add(e Entry) {
+	if j.shared != nil {
+		e.Replica = j.shared.replica
+		j.shared.add(e)
+	}
 	j.mu.Lock()
 	j.seq++
 	e.Seq = j.seq
@@ -122,17 +131,27 @@ type Filter struct {
 	Limit            int
 }
 
-// List returns matching entries, newest first.
+func (f Filter) matches(e Entry) bool {
+	return (f.API == "" || e.API == f.API) && (f.OperationID == "" || e.OperationID == f.OperationID) && (f.Status == 0 || e.Status == f.Status)
+}
+
+// List returns matching entries, newest first: every replica's when shared (this one's
+// alone when the store cannot answer).
 func (j *Journal) List(f Filter) []Entry {
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
+	if j.shared != nil {
+		if out, err := j.shared.list(f); err == nil {
+			return out
+		}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	out := []Entry{}
 	for i := 0; i < j.count && len(out) < f.Limit; i++ {
 		e := j.ring[(j.next-1-i+len(j.ring))%len(j.ring)]
-		if (f.API == "" || e.API == f.API) && (f.OperationID == "" || e.OperationID == f.OperationID) && (f.Status == 0 || e.Status == f.Status) {
+		if f.matches(e) {
 			out = append(out, e)
 		}
 	}
@@ -150,9 +169,21 @@ func (j *Journal) Get(seq uint64) (Entry, bool) {
 	return j.ring[(j.next-1-back+len(j.ring))%len(j.ring)], true
 }
 
-// Clear forgets every entry (their numbers are not reused).
+// Clear forgets every entry, every replica's when shared (their numbers are not reused).
 func (j *Journal) Clear() {
+	if j.shared != nil {
+		if err := j.shared.clear(); err != nil {
+			j.shared.log.Warn("journal: clearing the shared journal", "err", err)
+		}
+	}
 	j.mu.Lock()
 	j.next, j.count = 0, 0
 	j.mu.Unlock()
+}
+
+// Close writes what is still pending to the shared journal and stops its writer.
+func (j *Journal) Close() {
+	if j.shared != nil {
+		j.shared.close()
+	}
 }

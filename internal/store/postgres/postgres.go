@@ -171,6 +171,23 @@ func (e *Engine) Define(def store.TableDef) error {
 	return nil
 }
 
+// keptTables is the condition that leaves the kept tables out of a wipe's DELETE ("" when
+// there are none).
+func (e *Engine) keptTables() string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var names []string
+	for _, name := range e.order {
+		if e.defs[name].Kept {
+			names = append(names, "'"+strings.ReplaceAll(name, "'", "''")+"'")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return ` WHERE tbl NOT IN (` + strings.Join(names, ", ") + `)`
+}
+
 func (e *Engine) def(table string) (*tableDef, error) {
 	e.mu.RLock()
 	d, ok := e.defs[table]
@@ -260,7 +277,8 @@ func (e *Engine) attempt(ctx context.Context, mode store.Mode, alone bool, fn fu
 		t.locking = true
 	}
 	if mode == store.Wipe {
-		t.prelude = append(t.prelude, `DELETE FROM rows`, `DELETE FROM unique_keys`, `DELETE FROM index_keys`,
+		kept := e.keptTables()
+		t.prelude = append(t.prelude, `DELETE FROM rows`+kept, `DELETE FROM unique_keys`+kept, `DELETE FROM index_keys`+kept,
 			`INSERT INTO meta (name, value) VALUES ('seeded', now()::text) ON CONFLICT (name) DO UPDATE SET value = excluded.value`)
 	}
 	committed := false

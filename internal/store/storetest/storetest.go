@@ -45,8 +45,11 @@ type fixture struct {
 	count   *store.Index[rec]
 	// unsorted is a table whose engine need not keep its keys in order.
 	unsorted *store.Table[rec]
-	open     Opener
-	durable  bool
+	// kept is a table that Replace leaves as it is.
+	kept    *store.Table[rec]
+	keptBy  *store.Index[rec]
+	open    Opener
+	durable bool
 }
 
 func newFixture(open Opener, durable bool) fixture {
@@ -57,6 +60,8 @@ func newFixture(open Opener, durable bool) fixture {
 		f.count = store.CountedIndex("groupCount", func(r rec) (string, bool) { return r.Group, r.Group != "" })
 		f.t = store.NewTable(db, "recs", f.byEmail, f.byGroup, f.count)
 		f.unsorted = store.NewUnsortedTable[rec](db, "unsorted")
+		f.keptBy = store.OrderedIndex("keptGroup", func(r rec) (string, bool) { return r.Group, r.Group != "" })
+		f.kept = store.NewKeptTable(db, "kept", f.keptBy)
 	})
 	return f
 }
@@ -117,6 +122,7 @@ func Run(t *testing.T, e Engine) {
 		{"ReopenRestoresEveryIndex", testReopen},
 		{"Replace", testReplace},
 		{"FailedReplaceKeepsState", testFailedReplace},
+		{"ReplaceLeavesKeptTables", testReplaceKept},
 		{"Sequences", testSequences},
 		{"ConcurrentUniqueInsert", testConcurrentUnique},
 		{"ConcurrentCounter", testConcurrentCounter},
@@ -469,6 +475,62 @@ func testFailedReplace(t *testing.T, f fixture) {
 			t.Errorf("a failed replace changed the state: %d rows", f.t.Len(tx))
 		}
 	})
+}
+
+// testReplaceKept: a kept table's rows and index keys outlive a Replace (also on disk),
+// its changes inside the Replace are kept with it, and a failed Replace undoes them.
+func testReplaceKept(t *testing.T, f fixture) {
+	err := f.db.Update(ctx, func(tx *store.Tx) error {
+		for _, r := range []rec{{ID: "k1", Group: "a"}, {ID: "k2", Group: "b"}} {
+			if err := f.kept.Put(tx, r.ID, r); err != nil {
+				return err
+			}
+		}
+		return f.t.Put(tx, "1", rec{ID: "1"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before uint64
+	if err := f.db.Update(ctx, func(tx *store.Tx) error { before = tx.Next("kept"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	err = f.db.Replace(ctx, func(tx *store.Tx) error {
+		if n := f.kept.Len(tx); n != 2 {
+			return fmt.Errorf("%d kept rows at the start of a replace, want 2", n)
+		}
+		return f.kept.Put(tx, "k3", rec{ID: "k3", Group: "a"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("bad seed")
+	if err := f.db.Replace(ctx, func(tx *store.Tx) error {
+		f.kept.Delete(tx, "k1")
+		return boom
+	}); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the seed's error", err)
+	}
+	f = f.reopen(t)
+	f.view(t, func(tx *store.Tx) {
+		if n := f.t.Len(tx); n != 0 {
+			t.Errorf("%d rows in a table the replace emptied", n)
+		}
+		if ids, _ := scanIDs(tx, f.keptBy, false, "a", "b", nil, 10); fmt.Sprint(ids) != "[k1 k3]" {
+			t.Errorf("kept group a = %v, want [k1 k3]", ids)
+		}
+		if n := f.kept.Len(tx); n != 3 {
+			t.Errorf("%d kept rows, want 3", n)
+		}
+	})
+	if err := f.db.Update(ctx, func(tx *store.Tx) error {
+		if n := tx.Next("kept"); n <= before {
+			return fmt.Errorf("sequence gave %d after a replace, %d before it", n, before)
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
 }
 
 func testSequences(t *testing.T, f fixture) {
