@@ -39,8 +39,9 @@ type Delivery struct {
 	LeaseUntil time.Time `json:",omitzero"`
 }
 
-// leased says an attempt of the delivery is in flight at now.
-func (d Delivery) leased(now time.Time) bool { return d.Lease != "" && now.Before(d.LeaseUntil) }
+// leased says an attempt of the delivery is in flight at wall, the machine's time: a lease
+// times the attempt's HTTP call, which the sandbox clock (advanced at will) does not.
+func (d Delivery) leased(wall time.Time) bool { return d.Lease != "" && wall.Before(d.LeaseUntil) }
 
 func deliveryKey(destination string, seq uint64) string {
 	return fmt.Sprintf("%s|%020d", destination, seq)
@@ -183,7 +184,7 @@ func (s *Server) deliverDue() {
 			if first == nil {
 				return nil
 			}
-			if !first.leased(now) && !first.NextAttempt.After(now) {
+			if !first.leased(time.Now()) && !first.NextAttempt.After(now) {
 				list = append(list, *first)
 			}
 			from = first.Destination + "|~"
@@ -219,7 +220,7 @@ func (s *Server) claim(ctx context.Context, key string, now time.Time) (due, boo
 	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		claimed = false
 		dl, ok := s.tables.Deliveries.Get(tx, key)
-		if !ok || dl.leased(now) || dl.NextAttempt.After(now) {
+		if !ok || dl.leased(time.Now()) || dl.NextAttempt.After(now) {
 			return nil
 		}
 		first := ""
@@ -233,7 +234,7 @@ func (s *Server) claim(ctx context.Context, key string, now time.Time) (due, boo
 			return nil
 		}
 		w, _ := dest.Object.WebhookEndpoint.Get()
-		dl.Lease, dl.LeaseUntil = token, now.Add(lease)
+		dl.Lease, dl.LeaseUntil = token, time.Now().Add(lease)
 		d = due{delivery: dl, event: ev, url: nullableValue(w.Url), secret: nullableValue(w.SigningSecret)}
 		claimed = true
 		return s.tables.Deliveries.Put(tx, key, dl)

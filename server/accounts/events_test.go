@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -871,5 +872,37 @@ func TestSDKTokenChangesEmitEvents(t *testing.T) {
 		"v2.core.account.updated", "v2.core.account[defaults].updated"}
 	if !slices.Equal(types, want) {
 		t.Errorf("events %q, want %q", types, want)
+	}
+}
+
+// TestDeliveryLeaseOutlastsClockAdvance: an attempt in flight keeps its delivery however far
+// the sandbox clock is advanced meanwhile (its lease is on the machine's time), so the event
+// is sent once, not again by the next tick.
+func TestDeliveryLeaseOutlastsClockAdvance(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	c := newSDKClient(t, srv, "sk_test_leaseclock1")
+	release := make(chan struct{})
+	var calls atomic.Int32
+	hook := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		calls.Add(1)
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	t.Cleanup(hook.Close)
+	createWebhookDestination(t, c, hook.URL, "v2.core.account.created")
+	createRecipient(t, c, "Leased")
+	waitFor(t, "the first attempt", func() bool { return calls.Load() >= 1 })
+	srv.AdvanceClock(t, time.Hour)
+	time.Sleep(300 * time.Millisecond) // several ticks of the deliverer
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d attempts while the first was in flight, want 1", n)
+	}
+	close(release)
+	time.Sleep(300 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d attempts in all, want 1", n)
 	}
 }
