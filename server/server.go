@@ -209,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.accts = accts
 
-	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
+	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Load: s.loadState, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
 		Operations: operationIDs, Directory: authz, Ready: s.ready,
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
@@ -490,6 +490,25 @@ func (s *Server) advanceSharedClock(d time.Duration) error {
 	})
 	if err == nil {
 		s.clock.CatchUp(next)
+	}
+	return err
+}
+
+// loadState is the admin API's PUT /_understudy/state: LoadState on the request's body,
+// its errors in the admin API's envelope.
+func (s *Server) loadState(data []byte) error {
+	err := s.LoadState("(request body)", data)
+	var (
+		se  *SeedError
+		aze *authorization.SeedError
+		ace *accounts.SeedError
+		ce  *compute.SeedError
+	)
+	switch {
+	case errors.Is(err, ErrRunningSetting):
+		return &admin.Error{Status: http.StatusConflict, Code: "SettingDiffers", Message: err.Error()}
+	case errors.As(err, &se), errors.As(err, &aze), errors.As(err, &ace), errors.As(err, &ce):
+		return &admin.Error{Status: http.StatusBadRequest, Code: "InvalidSeed", Message: err.Error()}
 	}
 	return err
 }

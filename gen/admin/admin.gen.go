@@ -139,6 +139,21 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for LoadStateResultStatus.
+const (
+	LoadStateResultStatusLoaded LoadStateResultStatus = "loaded"
+)
+
+// Valid indicates whether the value is a known member of the LoadStateResultStatus enum.
+func (e LoadStateResultStatus) Valid() bool {
+	switch e {
+	case LoadStateResultStatusLoaded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PrincipalType.
 const (
 	PrincipalTypeDevice           PrincipalType = "Device"
@@ -464,6 +479,15 @@ type Health struct {
 
 // HealthStatus Always `ok` when the server answers.
 type HealthStatus string
+
+// LoadStateResult What loading a state did.
+type LoadStateResult struct {
+	// Status Always `loaded`.
+	Status LoadStateResultStatus `json:"status"`
+}
+
+// LoadStateResultStatus Always `loaded`.
+type LoadStateResultStatus string
 
 // Principal A principal of the authorization API's directory.
 type Principal struct {
@@ -943,6 +967,35 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /_understudy/state (the `GetState` operationId).
 	GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LoadStateWithBody Replace the whole state with a seed file's
+	//
+	// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+	// in place of the whole state, atomically as a reset does: a request running at the same
+	// time sees either the old state or the new one. The file's state is loaded on top of
+	// the built-in seed's, as `--seed`'s is at start, so every get and list then answers as
+	// on a server started with `--seed` on it. It becomes the seed: a later reset loads it
+	// again, until the next load or a restart (which loads the `--seed` given at start, or
+	// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+	// journal are kept, as a reset keeps them.
+	//
+	// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+	// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+	// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+	// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+	// start: they are not changed here. A setting the file gives must be the running one,
+	// as in a state this server exported; one it leaves out is the running one. A setting
+	// that differs is refused with 409 `SettingDiffers`, naming it.
+	//
+	// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+	// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+	// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+	// MiB unless configured) is refused with 413.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+	LoadStateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListPrincipals The authorization API's directory
@@ -1432,6 +1485,45 @@ func (c *Client) GetAPISpec(ctx context.Context, api string, reqEditors ...Reque
 // Corresponds with GET /_understudy/state (the `GetState` operationId).
 func (c *Client) GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStateRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LoadStateWithBody Replace the whole state with a seed file's
+//
+// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+// in place of the whole state, atomically as a reset does: a request running at the same
+// time sees either the old state or the new one. The file's state is loaded on top of
+// the built-in seed's, as `--seed`'s is at start, so every get and list then answers as
+// on a server started with `--seed` on it. It becomes the seed: a later reset loads it
+// again, until the next load or a restart (which loads the `--seed` given at start, or
+// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+// journal are kept, as a reset keeps them.
+//
+// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+// start: they are not changed here. A setting the file gives must be the running one,
+// as in a state this server exported; one it leaves out is the running one. A setting
+// that differs is refused with 409 `SettingDiffers`, naming it.
+//
+// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+// MiB unless configured) is refused with 413.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+func (c *Client) LoadStateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLoadStateRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2119,6 +2211,35 @@ func NewGetStateRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewLoadStateRequestWithBody constructs an http.Request for the LoadState method, with any body, and a specified content type
+func NewLoadStateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/state")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2455,6 +2576,35 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /_understudy/state (the `GetState` operationId).
 	GetStateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
+
+	// LoadStateWithBodyWithResponse Replace the whole state with a seed file's
+	//
+	// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+	// in place of the whole state, atomically as a reset does: a request running at the same
+	// time sees either the old state or the new one. The file's state is loaded on top of
+	// the built-in seed's, as `--seed`'s is at start, so every get and list then answers as
+	// on a server started with `--seed` on it. It becomes the seed: a later reset loads it
+	// again, until the next load or a restart (which loads the `--seed` given at start, or
+	// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+	// journal are kept, as a reset keeps them.
+	//
+	// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+	// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+	// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+	// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+	// start: they are not changed here. A setting the file gives must be the running one,
+	// as in a state this server exported; one it leaves out is the running one. A setting
+	// that differs is refused with 409 `SettingDiffers`, naming it.
+	//
+	// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+	// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+	// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+	// MiB unless configured) is refused with 413.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+	LoadStateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LoadStateResponse, error)
 }
 
 type ListPrincipalsResponse struct {
@@ -3293,6 +3443,54 @@ func (r GetStateResponse) ContentType() string {
 	return ""
 }
 
+type LoadStateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoadStateResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r LoadStateResponse) GetJSON200() *LoadStateResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r LoadStateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r LoadStateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LoadStateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LoadStateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LoadStateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListPrincipalsWithResponse The authorization API's directory
 //
 // Every principal of the authorization API's directory, in id order, each group with
@@ -3722,6 +3920,41 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, reqEdito
 		return nil, err
 	}
 	return ParseGetStateResponse(rsp)
+}
+
+// LoadStateWithBodyWithResponse Replace the whole state with a seed file's
+//
+// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+// in place of the whole state, atomically as a reset does: a request running at the same
+// time sees either the old state or the new one. The file's state is loaded on top of
+// the built-in seed's, as `--seed`'s is at start, so every get and list then answers as
+// on a server started with `--seed` on it. It becomes the seed: a later reset loads it
+// again, until the next load or a restart (which loads the `--seed` given at start, or
+// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+// journal are kept, as a reset keeps them.
+//
+// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+// start: they are not changed here. A setting the file gives must be the running one,
+// as in a state this server exported; one it leaves out is the running one. A setting
+// that differs is refused with 409 `SettingDiffers`, naming it.
+//
+// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+// MiB unless configured) is refused with 413.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+func (c *ClientWithResponses) LoadStateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LoadStateResponse, error) {
+	rsp, err := c.LoadStateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLoadStateResponse(rsp)
 }
 
 // ParseListPrincipalsResponse parses an HTTP response from a ListPrincipalsWithResponse call
@@ -4302,6 +4535,39 @@ func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 	return response, nil
 }
 
+// ParseLoadStateResponse parses an HTTP response from a LoadStateWithResponse call
+func ParseLoadStateResponse(rsp *http.Response) (*LoadStateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LoadStateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoadStateResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListPrincipals The authorization API's directory
@@ -4358,6 +4624,9 @@ type ServerInterface interface {
 	// GetState The whole current state, as a seed file
 	// (GET /_understudy/state)
 	GetState(ctx echo.Context) error
+	// LoadState Replace the whole state with a seed file's
+	// (PUT /_understudy/state)
+	LoadState(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -4623,6 +4892,15 @@ func (w *ServerInterfaceWrapper) GetState(ctx echo.Context) error {
 	return err
 }
 
+// LoadState converts echo context to params.
+func (w *ServerInterfaceWrapper) LoadState(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LoadState(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -4682,6 +4960,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/_understudy/clock/advance", wrapper.AdvanceClock, options.OperationMiddlewares["advanceClock"]...)
 	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
 	router.GET(options.BaseURL+"/_understudy/state", wrapper.GetState, options.OperationMiddlewares["getState"]...)
+	router.PUT(options.BaseURL+"/_understudy/state", wrapper.LoadState, options.OperationMiddlewares["loadState"]...)
 	router.GET(options.BaseURL+"/_understudy/authorization/principals", wrapper.ListPrincipals, options.OperationMiddlewares["listPrincipals"]...)
 	router.DELETE(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.DeletePrincipal, options.OperationMiddlewares["deletePrincipal"]...)
 	router.PUT(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.PutPrincipal, options.OperationMiddlewares["putPrincipal"]...)
@@ -5418,6 +5697,45 @@ func (response GetStatedefaultJSONResponse) VisitGetStateResponse(w http.Respons
 	return err
 }
 
+type LoadStateRequestObject struct {
+	Body io.Reader
+}
+
+type LoadStateResponseObject interface {
+	VisitLoadStateResponse(w http.ResponseWriter) error
+}
+
+type LoadState200JSONResponse LoadStateResult
+
+func (response LoadState200JSONResponse) VisitLoadStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LoadStatedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response LoadStatedefaultJSONResponse) VisitLoadStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListPrincipals The authorization API's directory
@@ -5474,6 +5792,9 @@ type StrictServerInterface interface {
 	// GetState The whole current state, as a seed file
 	// (GET /_understudy/state)
 	GetState(ctx context.Context, request GetStateRequestObject) (GetStateResponseObject, error)
+	// LoadState Replace the whole state with a seed file's
+	// (PUT /_understudy/state)
+	LoadState(ctx context.Context, request LoadStateRequestObject) (LoadStateResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -6034,155 +6355,193 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 	return nil
 }
 
+// LoadState operation middleware
+func (sh *strictHandler) LoadState(ctx echo.Context) error {
+	var request LoadStateRequestObject
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.LoadState(ctx.Request().Context(), request.(LoadStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "LoadState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(LoadStateResponseObject); ok {
+		return validResponse.VisitLoadStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Jcxu3muBfwfZMlcma5qnDFlWpKT3HTjTP10jKZl5MrxvsBkk8NYF+ACiK0eq/b+H7gD7IboqUncyb",
-	"qnWlFJFC4/jw3Vc/BLFcZFIwYXQweggyquiCGabg02u5yJaGfVLy7yw29puE6VjxzHApglFwM2ckxjHk",
-	"4tPlC00yHNoNwoDd00WWsmAULNYd931nMDwKwoDbhzNq5kEYCLqwY9yAIAwU+8eSK5YEI6OWLAx0PGcL",
-	"ipszhin77P/5TDu/f/ncoZ3f+52zLw/H4fDV42f36V+DMDDrzM6qjeJiFjw+hsFrKbRM2cWny+1zfBTp",
-	"mth1mTaaGEnMnGt7ItIaB+OATKUiNE3bXb/3fyyZWhebpxkPyhtlYrkIRp+DIAzo0syl4r9TWCoMaBzL",
-	"pQV2GDjIBV92bPdHpg0X+HAt+NkdE4YkxbAXmvCkCn+WfDVMm6+ng+uf5mu5uFr+/vJer06Gg1P7xd/7",
-	"F9f/mbx+t3pffzWlyfe9HpZ8bcGS7X//fNH5zV/TIBwMXz3uvJ8P7L4R0WAAyeiM2TuaSftTipiRVM5m",
-	"LCFcNF2QsLOW97qg9++YmJl5MBr2j1+F5c33vi5FwpQ2y2Tdc6vu2vLHjKmGG6pHLOkfIC0zZ0RnLH5R",
-	"+vYyaUS00pim4wyGr3bs9dpQs9RPbZQKvWKKJWTFzRz3rOHBkEiFn+OUak1ax/f3ITm5v2+fkzKlNO0f",
-	"ZwkasKb1edA5+fLZogr8+L/w+f6+/e87UeamFmWqJ1rNpWZkwcxcJiGx+B0WAA/9OMITe8CYZmZpjz+R",
-	"CWfaYp6hXMDBm072j0b0Ojnd3vujpSOdSaGZY7RwkjdKSWU/2xWZgFMZdm96c7NIgbHkND1e9vtH8f9K",
-	"ZGznJnYAfMXwD5ufJzJZV/4+wE9vpZrwJGECv+75793Hzcd6xbyV89acr3obF45s59QQTdf2QqghK8u7",
-	"VkqKGVKCJ3HEP01+vnn/LiSC3TFF/uP644d2Nyiu/ROdsT8VVlcOmf5wUJU5XfnEVyzhqlYQ/2QZoeUv",
-	"VEgzZ6rKLFt0apgilMRzKmYMidjyIuCcXOAoS+tyaQglmmnNpQAuNGc0cdrAOxnvEEQVttzdKSi2QFDi",
-	"T7j0PietnDH0rIr53ZNYyltuPxrSskSdMqpY8qcdKgyumem8hk3UT76x0aiQOl/d0SLS+tmYzLKykFzT",
-	"Bbvmhv1wbRSPTUiuWbxUjEhLHTfvrtuHA72O39AsSznCpPd3jYDJSekhYMUjiZ3vgzRv5VJYcbRgWgNN",
-	"BkISmiy4IEwkmeTCEGpIRawKmTEAUrHBf1VsGoyCf+kVGmkP/6p7sNErxzFriUasyZTydKksxeTzwhU3",
-	"qHyMyCkgDFssU2pYYhU+4O9efXuW7hYGr7mKlxyBmSTcPkzTT8qKG8Mtv5/SVLOwBiNyiURTELiAe5qB",
-	"Op2VJngAQVqDVtGPH3/9EI3gWDFug3BNErkS5yT65VM0ItyQmCpl5ZpRdDrlMWlRTaZUEaoJNyDupny2",
-	"dCpKyoz9ul0GzC+fgjCwS9XrrgUSfnYbLYbJCaj5BZiuWCZVDaFfEMW0XKqYlXUjD5jQbrYWMv6pepor",
-	"zWmVAAJSvWLEdIOaK20AN1Ax3JOQKzvXVKqYPRNS+cbDXUBLZXzbxE7UHVMvrGom49ttwAi5eurBpVJW",
-	"Ihu+gENMpVpQYy0AaljHflsHGzmdamauWSxFUqNZ/ixXiFyW6VqSU4ymsAQB5KwuJJeTsrItlosJU1ug",
-	"skfZXLgRWhfJHRWIDweQo9+2kWQh7xhiST1gddPR3dZAWiUJaVFDFlJbCbtmVLXrT76g93xhkedocDoc",
-	"Hvf7YbDgAr/qPwUYvQsYKFMc2b2ValFHdJ5rNDGeWKvpTnH2QpPX11dviZG3DOyxJ2wTr0HXTcmFYSqW",
-	"QrDYWC6gCDWGxvMFE/azfRB2uOEXaBWOgX54OsgdA7V2RJi7Hna6N0qOjee7IexlzRqVjcrZcOA5YYvM",
-	"rNGsEhV4bOykBVv5tw7+D8ynf2s475PMrLj7Z7AxQJCw5M+B693J0xxiWuqqR8sDiPEPwM9/Ivp2wN2D",
-	"zN/cMdFE5MJ5jYwkCUv5HVN/Chxh0R1erNxzVXYk3ZmDPUk1AMOld4DrLV2mjTxxav9I1DJFtcNin71X",
-	"MuN3zOpGpEWFJ1TO0sSqXEKSO5ouWXsbtDTjDe4K73Ysk95zfYih09BrwW3VaWL/vtfFwWo1gMkyu2c0",
-	"JAW7N7j/BRVrsqAmnnMxKzwwrYKTCUlSvnA6ZYWHubs9e2xgXX8AVlrVX8Tr9zX0/Svl7kypFDMy5Uqb",
-	"pi2fNm05t4qaL8IN2dxuf3hcO5+Zy2QXAv18c/PJubo2pzyt099KPsUds+bD9oIqeJDrZ7N/An+iMhZB",
-	"chfjxrzolq0VXnUOTC+9lsiOwYFEWsf9fufk7KwNLo++/VFgobt4IkW6brrVo8cm3+MWk9nFXJp0LefA",
-	"AGYCrjF00FjuYYB6JktT9ml8K5sOyWrO47llt2pd9RFlS2vmCTAA7X70Htd8IBjeyRkX9bC4yV1Rdu0a",
-	"2+WwqEAtKh3s4Q8DANoTRhM6Our4zXH/7PQpmOEKO4B2xTQzOxBoytWCJdaurdXWccD2s++X2pAJIxE8",
-	"GO3DJ747760X1X7LO2BybVXJJphoxhIy5SlgQypp8ifpiCxpmtLvp/W3i/fvqlrhhAsKUYS9QAOL1MGl",
-	"6h7b2kaB7NaIWgkndpi4Y6nMgP8Al0FUdvpHFWS5269BhtWhXp32cUEW1CoGrKMYTegkZbkasr/k/LUa",
-	"O+g+DT+7l2LCbRBujMfT1kEa9MTdOmLFD3So5mc5NBPe/Hq2Srf1IG/ATrvhXO8+RDe6SBKWeBlaetia",
-	"qDNruRyq+TxD0fHhvJ0gO1S9eWK6Zyg2T82o5IROeMrNukHEzamIXeyMomZtLQzAOJaQ1gDnN+46yYpq",
-	"ME0EEVKw9l4ONov/C8qF3VOt+Y1avVSs0Oi5IRAsYFblOid0oi1JlhX8erxQzKj1xdQwdd1sWQtjTa0r",
-	"O7QDY+uAWJp0D70wj2q3+lsKYLtu1g2uwJMgX6eRN7zjukFTKTiE3uYM8Mea7V/ivUqVMODRa0IVQxxg",
-	"QLPcsIV+KnyCXOsx3zNViq63zuf20Hi0q2V6qBf1AjESUHdBb5muMQynlKdWM9epXEGkopFv7jrixafL",
-	"fRkkaV1cvYffQnI3dL9IRX6ScpZa/KZairYPDWBek5eVf5q9HNpRgiiWO7wsJGF57y0a1NHB/ubshE0t",
-	"OSNV2KVbUvkvZ9J+AczQcjFHQP12t+zAOu3bf7Xuq2dJAdJKGBLJOLgUFvVYQiZrUqgv3XHQ/h9iJe9M",
-	"7fnvM5+fI2xKaFmSOyMywDO6S3NSTi64MSxpjwVNV3StQ9LHBI6Q9LvDEyIFc8EfqyUtFZGC0DumrBZA",
-	"LvJ1cmGmM6qYHotEollMgLgInVEutCERfIy6Y7Hb2TrY6WX9LjIpX+vV6fHTZPFNfow690W+/MnZ2e7F",
-	"H2sY/M+MpnUod8VowgXTmiiI09ZHousOcgHXTyJ5GxX6CVrNPr+n7OaUt7U+zGVmkeX6KQ+85oi0+QpA",
-	"Hygh99B97pjSjWGZgv2QyZKnCXGjnzY7dugKnxQXMc9oerBAzfyTPn2h4h124gqzZ6Rab99XwnWW0vWH",
-	"2qDbBcTUAL8yJrN0U97VJbM1Gxd4XMIT0krliqlOTDVr5z50CMDb9awqickrNLE8ziev1HB1e2N1yEZm",
-	"Si6z/OTEjXxR7EGTFozRhb6X607liF6/c0Y704vO2y8Prx475Y/Hh3wcDB/r3cH0/hKXHYDwrGpk/nOt",
-	"xQswy2+fa8svF1RQSH1NmDDcrC2DpkAEPC6PNpIombKxoFrzmVhY3Ym0onzAzTpjI3KNz+XIGbWRseZh",
-	"QM1UEAY/WTgGYbA5PAiD97ifS7edIAzeSsX4TPhnfmT2kafDiPDXnZTTrGnvwH6IyWw/9QYcojk0QvCE",
-	"Jqh2761lF3B4StPGXdSdzuUY1p/tP+RSCZoSJozidVaEVx63H/3AVlas5iGMvQ7kNnPFYqmSJw+VL77j",
-	"XG6q2mysXMVAUfF3POyeTpQb1NRdgqmVAQnh9fZ24jKb3jckq4ByDBkQ8hYQYcHTlLuQ654CpUn9tNvc",
-	"UDwP0zQrWWJhyfB3wFOMWsvQqlkHuC9uHDcO8yRQOydkOHfrsxggR3CXZ5xkSsZWb0BN0pneuSvEanwp",
-	"0XNrzVqVMKGGTqhmpNXpuNk7VjScWwPAmwXcaDKX2qCQoiLJF+FJu2GjAJYmSPocbMi3yDPAWw5ZO5eQ",
-	"Df5fneJzuzE7bE/fQ73zAlKrapj+xuVSpbhF7JbZSvdq75uvtclmcRAWsDisDX39R56tXyKZeuLWzFwx",
-	"Xesa/RUtCYgzkIQnh2uQRYjCyyH4Zr/cwwb969rnwByke+W+/BEgrWYx6FwZU+i7tcRntZuo07FDI0uO",
-	"CWYI4JUZa7NZbEjGwuf7wd/nMk00+HZwzUlRfFEKIThxvMEPfTZA42lQm9rUnHEvIclSaiDiFxI/Vf4b",
-	"Sbm4hf2Sy4QtMgk2R+evbK1LmFyAtZqp8MwNxUtt5AL0FUv6XMAMOnTKjtVdUN1DJ0kh7mGf8FhJy6nd",
-	"p0+beOYOy3lYJHUZ5ACm0PIrl/sUkuKK7c7sSTQwZ8/A6zb3WPeNZvFScbO+tpLZXXuy4OKmOUAJsauy",
-	"SbSi2ptFiFqtqNOBWTowNnLFPYwwcceVBPCRO6o4nVjNMfrlw49vrq5vfvnxb18vfnx/+eHrzce/vvkQ",
-	"tUOinWkcXZTvf0T+wqhiimBBBCyCBRFRl/yaVxvg98Kyh7KJqG+18yULhsMtzYXASpAdelnFDewczuTq",
-	"H8Kx4CWH73F/QKJfhMdOS5kwOvr11187ds9WW42pYfmWFaPp4odxKXQ2DqLzsTA5ZLmG3ECqoPAM4tCG",
-	"uuRZuG4sW8HSNKRb0KvszU5gkeLu58ZkiJblIoidAe8X2gcroZBJoKtso6SjFcWl0HvUHpHI1xNE4VhE",
-	"GyUFUUgiLCqI8qqCLkHdGDMTNqounE8XbI5PH69vxiKmSq25mJWzFirRVIsmK5amCBGopML6h6KUarsO",
-	"ooAUzfhf2RorALiYSl+8QDF/c2uGYKtSYCsYah9XMs1rFXSIJj+JKmkC0Qi4OThDQhRnJj+olSZjMaHx",
-	"rbW0sLYJEtRZYpWeshB3em1YjgeEZFuih1ZHVDzWIWLdam6hjgma7D6TQMcUrT0nHkLvsNYvwPNo+bhI",
-	"MICwVVkgpzhvtX63zNmQaxVZqZq0aJ4fnMiVsOLoxsckfBDZuArChCDUnQaolqJUbCGVNV6rvhpPz2Ox",
-	"wZeQF5g5W/jgUqwYGJg01edIycAaMK0lrzmZLA2J5uDYiohgLNFjsTeHwrO7OrQG/oHMh7Q0A9/TWEQF",
-	"U46I59kEyb7dJRCm12SpGYkexhhlHgejhzGELcZBOPbe8nHw+Bidl3idhWHJCYpBQCzMzFhMWlzE6TKx",
-	"+OjShGdMOScIWSluDBOOQZKpoqi2QE7xWFhksnZfSPQS1ZdhF1KlhqwPjJWiJUDy2nAXXTQrHrM2qTLa",
-	"/lhEl+KOpjxxanPkF/ZufkEXnnDcDqUqJu+OBWBVzmhahs5I5FI/onri9PVSsJvCezWCCkJgVdqBkMYx",
-	"y0wp3aHClXIR6GuzrMlRYqiW02oyVXIBUqfAEaAlrjCgoe10blEpkdMZbtIqayrSLYKSBzIYOBtQgJ0b",
-	"HHX73SOnkoPcr5y7om/1cv8FDJwx86SjYy8fYsUb4pRc0L/gYsfCwqjqdhsRA/W2FeWVJCxOqWKatKLK",
-	"et18paiNqjE+TSHFYM4URgaqeh2WAJYcXBVF8FbIlSYzLF2yZF9xdEX+Bs9JhDOy5Ea22kj0GVML7irz",
-	"5iwGNSRN5QpwAfXOc3dyy6iWZv57R4P87BQXEFnk2LFd4KCOmG+heEg74sm9SL6yzgU3Km6BIOXafCqu",
-	"e6OceNjv71HVt1/pXdXfVlN6t+Fxg79PfZpM3cz5VrGsDxXc5WJB1dpXQuxCR0tMdKatgXdhKSj4YifY",
-	"iyx6Dzx5RKJIWV0NxBWEW/WGq9Vihb18h91znmmomaOODIANaOBwdkD7vMbXaqS9c23oGvzfF1fvyS1j",
-	"mXaUIqeEEtxVUqzcJcf949zJMxYFgm8gj6nDEZyu7J3dQJLjJgAk336NOFEF54HoKnRac5VhpQXJ51pP",
-	"lZ/RKnDevV/teDF0/zrw49j+eOU/+n/1zS4gyWO/FiR/aKTg8UsYZMsaDv5aMWq2ULQ17A/aVngplqXU",
-	"ORVaw36/bXmnD45EDoMjMmGxhAo87bHKY3fopkBdYg3OCZqcI9tfLLUhNLWK8JpMmPfVFnjZokkyFm4q",
-	"n02AohFZZ7tL3vFb5nQ1byCHdpmUWs1xKQxPvcPIJSyPxcziu9evK2KlEu2qoYJsaaokAErJX2SyPqzw",
-	"uRI3C7zTBBVVHZRiU5/3w77CK4Whkb1roUthhqrDy+Lq458hCeqkwBXiHXKOYX/w56yKxPAd2NVFkpSo",
-	"p8K2nIp0iPyJfZVurQ4G3hm+qMSr1VJoYg2SlItba99xq3cV2SSZkjPlLE8LU/sdqEq8cMuRFReJ1Xto",
-	"mhY6S5dcQtoG2qC+9DZLl9opwVAdq8mCJqyOfmbMYNHxszCrREBQfxwM+8PTzmDQGQ5uBv1R/2TU73f7",
-	"/f5vW/W8o6N+f2+awB02KCeuUvB7KCZVE31fTOjRogQ5k3WRvYsk0SRyMaaItLyNBncpVyxpF3yvvINz",
-	"yzfR0ZRzyBD0AnbHxFhI4SoDSA4IElNhWbcvVjwbDo+OXg77R6fErU9adGJN2+HZEAoZdbtavD0WuY9L",
-	"z+XKGuSIU1QbMhyeDjqDYedocDM8Gp2cjU7OfkPvd+H1fOHyGbkmt9YY42IsBBVSV7I5Bmcv+75gRS0F",
-	"AWtb2AWG7RFo1whV9C+s5DJNyEySCVtLSxiMQyMUroli06X2Ts/jfp9sGaj2KCmjXvNDOC0F+rySOqpw",
-	"axeU8UypkteWnh6K7b6s/bsJgSdIdbCDVM++K6kSbFdT4k7fTrzvfRZllX7IVKoVVck+lIx+sp5z7uve",
-	"g/vtsTdL5YSmvYrvrPdQ/vjYi4umILVq3TUzutFTR3Y76iAempCo/F0EVBW5PUZFZBeQmkOIe7PVRwv9",
-	"V28EnaQsicBa0dgVhHDdHnmrF5qMoGsEwkNWHQSHoKXPaMbMj5zOhNSGx2gIJ07dq2w6t53GovAxum/B",
-	"+8yNSzrzNbZohZUckm3ChWWUdwxPO2PmYwE+7HUWkVb0+uOHD29e31x+/PAV9h6CsTVTNGGJW9H3N6ME",
-	"UpXGonwP1+8u2l3on0ImCiJ43ACvRb6K1+S5GY2VhHw58Gtq7/1KqKFlCw6OIwr3sXPqOqeSi5diVZ7J",
-	"NV+7hS65qHYCGAvggLlJyO65xp5H2PWMC80U6ADa8DS1zFRwMWujz+GYRDs9DZqZy9JivrnNlp1WR5PF",
-	"kN5GK8nHcI9+D76/Q2HXcZp0eNz5XQo2aLDfSlMc1EzyoKYR1jp7Ps/H2DP2U9ifbzrA/xH8vuiZE+Ts",
-	"rdq0s57HbVzHNx3M9QFqEAx1XXa+VSZcM7PZVMPKBRfgsFxIAVf7NuGAjTx07wF/eayA8KLgZb2HgrH9",
-	"weKixG5BcoxFVHwVARPHzUZ2spIMoaCk1vGDCNnP1MUUysuNXKwVpYapNDpxzHcu0wRFUonjj8UW33ZM",
-	"07H8lpUGu0VWA0MrwP6HsrOahi5VdrbUHUa1Oa5nZa5XzCFMrNr/pbZy/cmN1nNdoPHOXUpF/WaLKf4/",
-	"1/1+XNczD48ojcxj64r+5/PiKlY+ky1j+sDooeEvvVLy1FNDeg/ut8ddgzcSoJrGFQlIzSMgLUHvMaQk",
-	"LZ4e6lxTTw7MKxL3HAmxlV4eWHnyKczh22Ogb1fVNLDUnlr3HkqfHp/1EGxMJM991lh0bnwUQsm7/y6X",
-	"u6BSyvB+akgPmh7tNfJBs3/sghZcQXdNobHu5qBy6eruqBoagUXeS3dLNkOT1rc44T7hqg8SE2ggAyVl",
-	"U/PdAlebe60NVTW6d0u5PTmTDL2511zMux3jbYLFgaLG39Fnlz6fJ0D6itnAWphMJAgRLOnBpzqDSmvX",
-	"hsLMbbcx2Atv0b3CxewK6p7RFA0q1ebD2uq7QZFWfdI/evyytwgrqrAbxJerwP5WPHlbXHF9GLPW0XuV",
-	"94LHkmhM43G1jqDQ0oyH5YLR0NUKYG4CNXOSKTbl9841avF0LCweQVJOG8upQeO2s+Xp54mrc1bMXhpz",
-	"vgdqnH2w3RUkHAuZoWGRrnHCUuXjOZHKFQdH2vlZ+iGUVpEV5YZEeSEyau0zSaTokouxgKMWjQOKamhX",
-	"y1nXOwxqobGXLVZEJ+18A5gyhs+GLnzoIukuOSwqVb1GZMJSuSIDF9CEG7Aww7owhImcGibGotUfoXO9",
-	"3SVXpSb+ZfYHJIweeFcY2yVXOUvacAix2jh9DEEsrNH/BgV3P8J2tenDg+n1KQo9iD6hlcBeOvXgjwDC",
-	"Pxt3Owh2u/haWFA+/05RUbpbCNZrA3sn2kiBGz+vZLoohi0UBfNFENTneNSluHjSeTJzpNLtprBvC0w4",
-	"PCGkVBx7etxgsT6lxfit2UPPoHLru2XfHHR387wIvFaxuXDZsMN+H1+7Uopfc4wCrLF3rMoVKCiLsfz/",
-	"pH8EKbR3lKd0krLIiq+UjQX0IxdCuto1a93dMpbl0gtqbdxiCTW0CMRD5oe+zeN7FDJd2Vi0WDllHZm7",
-	"Tz4S0NXC7gjYPfV+eqJYLO/s8SCHnmpD9FrELMFNtK04VLhn2Nonqc1Msev/fEe0kYr5Q0xYXoPX4ibP",
-	"ILYwg54F+WHGIq954z5wW7yCwe2q3R2LqFIDHzlQuzg+hkphbAh55yCJiuxWjHKtqPahNMvaGsL8rgfA",
-	"t+qanrEF8jbYKuAfDLsn5WzXhN3t751wG2xyS1Qx8dlE5NK2g9HnL1WScsn/exCSy9xvpKRPSlqlji01",
-	"MVbzYfeZ1Bwz0kvVD17/+WqkoSlpTdYb2iHG4AHeFkG3H/3qK/e+5rH9OddGzhRdEJwOacHP6BJwSzMB",
-	"didfMdFOwyZuuUjaYZFD8pO1wiAp4IX2VQsNOPbeQeZJJINXuWQp5VX0Cv6F3Pzt05sdUAIFx+rEjUMe",
-	"aMZ/GHslYRyE+S5/GO+U7OMgRGD/MLY7HgeP5Kgo7Nnv7S43kPWOIPpmNl/Co0UO2KeQs1okXi+e3ywy",
-	"w5muK1xpMNq9fhzsK/DcdJZeoSfrd7DIpJq5IjI3+WFGu98RpLnETJiNN3dhaQ1pWTa/YQW0QyJKFfah",
-	"z67BEhs38QtNNP+dkdag3++X6prbXfIzvpCmZEwoqJRnSUi0xBoFtOJu2VqPBY6hWcaoOnctgSj0ZsOn",
-	"ynXcXLlKbnJpCE21dMWmICScb3Ms0AykxtjL0KXW4NibG75Zsclcytvy2+b0qGyrksg9BN3HI1e55Aty",
-	"Xmjyy9W7cvePsGyjtvqo/3EoE4ZINkrPNtY1FT3Cx4JWUPMyaUqRL2HlTuWw8QWA+77x78nWZNuBl3+a",
-	"d8M9811wB7zjraE30aBf251oS+90mWpFtzTXAKNoGDbo9xvhAp0I67czqPYvq2moVqPAHxzl8ey2xvlW",
-	"7kXR7w4HReeI4NPH65s97U7NzDs6Yan2pfujII9I3w16T4T0p9XZelPVWbFJrzxpqY2C/f3r3fB4bf7r",
-	"+s31T68XKX1zNi2aBYyOB0Pf0GAz2dP+1x0Mj34LDvDnlTuiNMnT7eZ5otLv5NvNqYo42EvIYnSjwQ34",
-	"o5KZ84djo2/0ASVlfR4yeIrGVmCSwLRtzFeU1DFxzZhlida6sIJHLnhM03Q9KpUPupQf4roIabpwKcia",
-	"MU1cqiT4ptPEpxEotFIEW0E3EbKd/4pGutvVqDYVVZeqYb0FMhYuSu8+d0nJl1q4zfLSuSoJIGS/m5GC",
-	"0x2AjUWri53hUXtg15T727FPM1PY0+UKCG+e7oGRUBDcs7rvo4/kNKtCHzNmNQKSyHiJ5WuFgQWps1CC",
-	"Qn1tViEssC1f3uLrbxfv30EqB9d5GarF0snaYMWw/SUksVxglRSWsbJkRGZM2FuHivOUQ2NZXz6E+xiL",
-	"tVxaxO6SiGYc7OJqXWEUksgrOPZ3xxIji9qYNhKdQ4kLvjLRigvY6EZOHPYe2KxJtlcCCM8cFboG+1Rv",
-	"lCGPxWRpCLpWIEmmwTK6+HR5nbF4HzcWOlVcjotL/nRVsXjLUdW/VcibusQN0GS+o4NrFyV6xCtRoq/i",
-	"31kgW1MSWyHZ/Zt4XIgcuY+6/RzB6xpx1Fc6eopoRZsHi0JX05xwSuBNo3JKrt6+Jmcng2H7O3hjPblt",
-	"Uuc+1O/73eyoCvb5KHbbJe9dqQ2Nb19TKuqNqYDIU1j0IhgLbJGTM4BqO5wuuQbxRvPGJI6+cAwUXYPs",
-	"wxRYmtO77xOgZbuUUzyDzJGEWHU/d7dRDW8JBYVauK2A0OOJVQ7ogulwLFLQb0Iy5WLGVKa4cJ0LmAVn",
-	"iELZquJWVG41xWmhbVXYZmOxmjMvSdfEas1kqVnSDutav2CzGoZlY2y7v845LlN0lSixYOh/Vfpc6rGl",
-	"UVBjMjG8+9FyEqviasPjEcp0AAXKKXyHUQ4fy481lOC/Y1ND5BJ5+UqqWwhkp3w2N0RRd0wqvI/Waxgb",
-	"BzSldy5qXySP3hTtot+30HuYFuiHWcvomgB3npua67zxhWN/Ficgo9niVTusVO5TaBXGEgDjC42qILnj",
-	"mhvfMAUsLCi4Kk0NxqW7trq+R+gecPLOaj9rVvQ3w04G2tvdWJDVHYtrCYdt6j2iR9vdQLb6hTgPjwfr",
-	"WGBdE1w3kCKa9SvstwUUCt/gdHmXpxfgQsgvx6GvnEJrhBJ6F6J49Rz5NxaVPhxPy79rp8d8mzSp5nNt",
-	"taNSMmUXRVU2yFenev9lfYP83zW5dOLx2P3rFD9e+d/8v+13X/gpg1HQd/86NT/sv7gP76Zwj3wUzWbT",
-	"8cnpy99gLVeaCKDbs9S50gChOKUFyI95jy2Y0NqLd9wiau9/M5FI1a30TOlVH9E9GifJyyF92Tk6enXS",
-	"OX7Fpp1JcjzsTE/7p9MJfTWg7CWY3xIW7unlJJc9ukfPhifT4fRl5yQ+PeocT15OOq9enp11hif0ZHr2",
-	"chIfTYYQRkgOhah75GmIPpamL0MHjNRSp7AcZd9jUPmo31/oA15ijBi+y2oINxr6/DcoGTd5qyH/Ntja",
-	"ndWpHNXgSbVD2ecvVlNEcVWn1lJoo5aWmy3jYHuRKnU9ska93mD4stvv9ruD0av+q35gZ3Ub2SqUd32d",
-	"IL4xwaBkpQNRQeR4hPrc6KLfFnZ0aeFL6fM8Gllustbe2Z3GSd8Nzk5SUJ8g+In6nYe4Y9FeSHTJBZko",
-	"udLYVgwyyyCaiGVZWy1twFvMMl280f2cVCKjed8uX6NUeukRMGkHHtd7xxLE/wsAAP//",
+	"7H0Jc9s4muhfweNuVaRaSpbkI7FcU1ueHN3ZybW2+/XOhHkhREISxhTAASDL6jz/91f4PoCHRMqSk+6d",
+	"rXqurrQlgzg+fPfFb0EiF7kUTBgdjL8FOVV0wQxT8OmlXORLwz4p+XeWGPtNynSieG64FME4uJkzkuAY",
+	"cvnp7TNNchzaD8KA3dNFnrFgHCzWPfd9bzg6DsKA24dzauZBGAi6sGPcgCAMFPvHkiuWBmOjliwMdDJn",
+	"C4qbM4Yp++z/+Ux7v3353KO93wa98y/fTsLRi4fP7tO/BmFg1rmdVRvFxSx4eAiDl1JombHLT2+3z/FR",
+	"ZGti12XaaGIkMXOu7YlIJwqigEylIjTLun2/938smVqXm6c5D6obZWK5CMafgyAM6NLMpeK/UVgqDGiS",
+	"yKUFdhg4yAVfdmz3FdOGC3y4EfzsjglD0nLYM014Woc/S78aps3Xs+H1T/O1XFwtf3t+r1eno+GZ/eLv",
+	"g8vr/0xfvlu9b76ayuT7Xg9Lv3Zgye6/f77s/c1f0zAcjl487LyfD+y+FdFgAMnpjNk7mkn7rxQJI5mc",
+	"zVhKuGi7IGFnre51Qe/fMTEz82A8Gpy8CKubP/q6FClT2izT9ZFbddeWP+ZMtdxQM2JJ/wDpmDkjOmfJ",
+	"s8q3b9NWRKuMaTvOcPRix16vDTVL/dhGqdArplhKVtzMcc8aHgyJVPg5yajWpHNyfx+S0/v77gWpUkrb",
+	"/nGWoAVrOp+HvdMvny2qwD//Fz7f33f/fSfK3DSiTP1Eq7nUjCyYmcs0JBa/wxLgoR9HeGoPmNDcLO3x",
+	"JzLlTFvMM5QLOHjbyf7Ril6nZ9t7f7B0pHMpNHOMFk7yWimp7Ge7IhNwKsPuzdHcLDJgLAVNR8vB4Dj5",
+	"X6lM7NzEDoCvGP5h8/NEpuva34f46Y1UE56mTODXR/5793HzsaNy3tp5G85Xv41LR7Zzaoima3sh1JCV",
+	"5V0rJcUMKcGTOOKfJj/fvH8XEsHumCL/cf3xQ7cflNf+ic7YHwqrK4dMvzuoqpyueuIrlnLVKIh/sozQ",
+	"8hcqpJkzVWeWHTo1TBFKkjkVM4ZEbHkRcE4ucJSldbk0hBLNtOZSABeaM5o6beCdTHYIohpb7u8UFFsg",
+	"qPAnXHqfk9bOGHpWxfzuSSLlLbcfDelYos4YVSz9ww4VBtfM9F7CJpon39hoXEqdr+5oMen8bExuWVlI",
+	"rumCXXPD/nRtFE9MSK5ZslSMSEsdN++uu4cDvYnf0DzPOMLk6O8aAVOQ0reAlY+kdr4P0ryRS2HF0YJp",
+	"DTQZCElouuCCMJHmkgtDqCE1sSpkzgBI5Qb/VbFpMA7+5ajUSI/wr/oINnrlOGYj0Yg1mVKeLZWlmGJe",
+	"uOIWlY8ROQWEYYtlRg1LrcIH/N2rb0/S3cLgJVfJkiMw05Tbh2n2SVlxY7jl91OaaRY2YEQhkWgGAhdw",
+	"TzNQp/PKBN9AkDagVfzq468f4jEcK8FtEK5JKlfigsS/fIrHhBuSUKWsXDOKTqc8IR2qyZQqQjXhBsTd",
+	"lM+WTkXJmLFfd6uA+eVTEAZ2qWbdtUTCz26j5TA5ATW/BNMVy6VqIPRLopiWS5Wwqm7kARPazTZCxj/V",
+	"THOVOa0SQECq14yYftBwpS3gBiqGexJyZeeaSpWwJ0Kq2Hi4C2iZTG7b2Im6Y+qZVc1kcrsNGCFXjz24",
+	"VMpKZMMXcIipVAtqrAVADevZb5tgI6dTzcw1S6RIGzTLn+UKkcsyXUtyitEMliCAnPWF5HJSVbbFcjFh",
+	"agtU9iibC7dC6zK9owLx4QBy9Ns2kizkHUMsaQasbju62xpIqzQlHWrIQmorYdeMqm7zyRf0ni8s8hwP",
+	"z0ajk8EgDBZc4FeDxwCjdwEDZYojuzdSLZqIznONNsaTaDXdKc6eafLy+uoNMfKWgT32iG3iNeimKbkw",
+	"TCVSCJYYywUUocbQZL5gwn62D8ION/wCndIxMAjPhoVjoNGOCAvXw073RsWx8XQ3hL2sWauyUTsbDrwg",
+	"bJGbNZpVogaPjZ10YCv/1sP/gfn0by3nfZSZlXf/BDYGCBJW/DlwvTt5mkNMS13NaHkAMf4O+PlPRN8O",
+	"uHuQ+es7JtqIXDivkZEkZRm/Y+oPgSMsusOLVXiuqo6kO3OwJ6kBYLj0DnC9ocuslSdO7R+JWmaodljs",
+	"s/dKZvyOWd2IdKjwhMpZllqVS0hyR7Ml626Dlua8xV3h3Y5V0nuqDzF0GnojuK06Tezf97o4WK0BMHlu",
+	"94yGpGD3Bve/oGJNFtQkcy5mpQemU3IyIUnGF06nrPEwd7fnDy2s63fASqv6i2T9voG+f6XcnSmTYkam",
+	"XGnTtuWzti0XVlH7Rbghm9sdjE4a5zNzme5CoJ9vbj45V9fmlGdN+lvFp7hj1mLYXlAFD3LzbPZP4E9U",
+	"xiJI4WLcmBfdso3Cq8mB6aXXEtkxOJBI52Qw6J2en3fB5TGw/5RY6C6eSJGt2271+KHN97jFZHYxlzZd",
+	"yzkwgJmAawwdNJZ7GKCeydJUfRrfy6ZDsprzZG7ZrVrXfUT50pp5AgxAux+9xzUfCIZ3csZFMyxuCleU",
+	"XbvBdjksKtCISgd7+MMAgPaI0YSOjiZ+czI4P3sMZrjCDqBdMc3MDgSacrVgqbVrG7V1HLD97PulNmTC",
+	"SAwPxvvwiR/Oe5tFtd/yDphcW1WyDSaasZRMeQbYkEma/kE6IkvbpvT76fz18v27ulY44YJCFGEv0MAi",
+	"TXCpu8e2tlEiuzWiVsKJHSbuWCZz4D/AZRCVnf5RB1nh9muRYU2o16R9XJIFtYoB6ylGUzrJWKGG7C85",
+	"f63HDvqPw8/upZxwG4Qb4/G0TZAGPXG3jljzAx2q+VkOzYQ3v56s0m09yFuw02640LsP0Y0u05SlXoZW",
+	"HrYm6sxaLodqPk9QdHw4byfIDlVvHpnuCYrNYzMqOaETnnGzbhFxcyoSFzujqFlbCwMwjqWkM8T5jbtO",
+	"sqIaTBNBhBSsu5eDzeL/gnJh99RofqNWLxUrNXpuCAQLmFW5LgidaEuSVQW/GS8UM2p9OTVMXbdb1sJY",
+	"U+vKDu3B2CYgVibdQy8sotqdwZYC2G2adYMr8DQo1mnlDe+4btFUSg6htzkD/LFh+2/xXqVKGfDoNaGK",
+	"IQ4woFlu2EI/Fj5BrvVQ7JkqRddb53N7aD3a1TI71It6iRgJqLugt0w3GIZTyjOrmetMriBS0co3dx3x",
+	"8tPbfRkk6VxevYffQnI3cr9IRX6ScpZZ/KZaiq4PDWBek5eVf5i9HNpRgihWOLwsJGF57y0aNtHB/ubs",
+	"hE0tOSNV2KU7UvkvZ9J+AczQcjFHQINuv+rAOhvYn0b31ZOkAOmkDIkkCt4Ki3osJZM1KdWXfhR0/4dY",
+	"yTtTe/77zOenCJsKWlbkzpgM8Yzu0pyUkwtuDEu7kaDZiq51SAaYwBGSQX90SqRgLvhjtaSlIlIQeseU",
+	"1QLIZbFOIcx0ThXTkUglmsUEiIvQGeVCGxLDx7gfid3O1uFOL+sPkUnFWi/OTh4ni+/yYzS5L4rlT8/P",
+	"dy/+0MDgf2Y0a0K5K0ZTLpjWREGctjkS3XSQS7h+EsvbuNRP0Gr2+T1VN6e8bfRhLnOLLNePeeA1R6Qt",
+	"VgD6QAm5h+5zx5RuDcuU7IdMljxLiRv9uNmxQ1d4J2kKZuwV040WBdg41ny11EddYCbl6eEXYCdhaVwF",
+	"Nn61X/C+5QCfFBcJz2l2sEaQ+yd9/kXNve3kLab/SLXePm/KdZ7R9YfGqOElBAWBQHIm82xTYDdl47Vb",
+	"R3hcwlPSyeSKqV5CNesWQQDIILDrWV0Ys29oapm0z75pEEsW5Zoui8yUXObFyYkb+azcgyYdGKNLhbVQ",
+	"/qohyUHvnPaml703X769eOhVP54c8nE4emj2Z9P7t7jsEKR/XaX0nxvRGWBW3D7XluEvqKCQu5syYbhZ",
+	"WwlDgYp5Uh1tJFEyY5GgWvOZWFjlj3TiYsDNOmdjco3PFcgZd1EyFHFMzVQQBj9ZOAZhsDk8CIP3uJ+3",
+	"bjtBGLyRivGZ8M+8YvaRx2kH/rqTctpNhR3YD0Gl7adeg0e3gEYIrtwU7Ya9zYQSDo+ZCriLptO5JMnm",
+	"s/2HXCpBM8KEUbzJDPLa7/ajH9jK6gVFDGavA7nNXLFEqvTRQxWL7ziXm6oxnazQkVDW/R0Pu6cX6AZN",
+	"DZcha4VYSnizwyB1qVnvW7JtQLuHFA55C4iw4FnGXcx4T4nYpj/bbW5ozoepyrU0t7DiuXDAU4xa09bq",
+	"iQf4X24cNw6LLFY7J6Ro95vTMCDJcZdrn+RKJlbxQVXY+Q4KX45VWTOi59YctzptSg2dUM1Ip9dzs/es",
+	"aLiwFoy3a7jRZC61QSFFRVoswtNuy0YBLG2Q9EnkkDBSpLB3HLL23kI6+3/1ys/d1vS2PZ0nzd4XyA1r",
+	"YPobl0uV4haxO2YrX627b8LZJpvFQViB47A29AUsRblBhWSaiVszs1MToxhheZoGVsZYvByCb75L/7r2",
+	"STwH6V5FMGIMSKtZAjpXzhQ6ny3xWe0m7vXs0NiSY4opDnhlxhqdFhvSSPiERfj7XGapBucUrjkpq0cq",
+	"MRAnjjf4oU9naD0NalObqj/uJSR5Rg2ELEPipyp+IxkXt7Bf8jZli1yC0dT7C1vrCiaXYK2nWjxxQ8lS",
+	"G7kAfcWSPhcwgw6dsmN1F1T30MtTinvYJzxW0XIa9+nzPp64w2oiGclcCjyAKbT8yiVvhaS8YrszexIN",
+	"zNkz8KbNPTR9o1myVNysr61kdteeLri4aY+wQvCtatOtqPZ2HaJWJ+71YJYejI1ddRIjTNxxJQF85I4q",
+	"TidWc4x/+fDq9dX1zS+v/vr18tX7tx++3nz8y+sPcTck2tn28WX1/sfkz4wqpghWdMAiWNER98mvRbkE",
+	"fi8se6jauPpWO2e4YDjc0lwIrATZoZdV3MDO4UyugCOMBK94rE8GQxL/Ijx2WsqE0fGvv/7as3u22mpC",
+	"DSu2rBjNFn+KKrG/KIgvImEKyHINyY1UQeUcBNINddm/cN1Yd4O1dUi3oFfZm53AIuXdz43JES2rVRw7",
+	"I/bPtI+2QiWWQF/fRk1KJ04quQNxd0xiXxARh5GIN2oi4pDEWBURF2URfYK6MaZWbJSNOKc02ByfPl7f",
+	"RCKhSq2tzW1awsEWTVYsyxAiUAqGBRxlLdh2IUcJKZrzv7A1ljBwMZW++oJiAurWDMFWqcNWNNc+rmRW",
+	"FFvoEH0WJK7lOcRj4ObgzQlRnJnioFaaRGJCk1traWFxFmTYs9QqPVUh7vTasBrQCMm2RA+tjqh4okPE",
+	"utXcQh0dGew+l0DHFK09Jx5C73HXz8B1avm4SDECslUaIac4b70AucrZkGuVabWadGiR4JzKlbDi6MYH",
+	"VXwU3LgSyJQg1J0GqJaiUi0ilTVe684mT8+R2OBLyAvMnC18dCxRDAxMmukLpGRgDZiXUxTNTJaGxHPw",
+	"zMVEMJbqSOzNofDsrpCuhX8g8yEdzcB5Fom4ZMox8TybINl3+wTyDDRZakbibxGGyaNg/C2CuEsUhJF3",
+	"90fBw0N8UeF1FoYVLy5GMbGyNGcJ6XCRZEt0dmGe84wp5wQhK8WNYcIxSDJVFNUWSIqOhEUma/eFRC9R",
+	"fRn1IddrxAbAWClaAqQobnfhUbPiCeuSOqMdRCJ+K+5oxlOnNsd+YR+nEHThCcftUKpy8n4kAKsKRtMx",
+	"dEZil7sSNxOnL/iC3ZTeqzGUQAKr0g6ENElYbir5GjWuVIhAX1xmTY4KQ7WcVpOpkguQOiWOAC1xhREZ",
+	"badzi0qJnM5wk9VZU5kvElRcqMHQ2YAC7NzguD/oHzuVHOR+7dw1feuo8F/AwBkzjzo69vIh1rwhTskF",
+	"/QsuNhIWRnW325gYKBiuKa8kZUlGFdOkE9fW6xcrxV1UjfFpCjkSc6YwtFHX67CGseLgqimCt0KuNJlh",
+	"7ZUl+5qjK/Y3eEFinJGlN7LTRaLPmVpwV1o4ZwmoIVkmV4ALqHdeuJNbRrU08996GuRnr7yA2CLHju0C",
+	"B3XEfAvVT9oRT+FF8qWBLjpTcwsEGdfmU3ndG/XQo8Fgj7LE/WoH6/62htrBDY8b/H3q83yaZi62inWJ",
+	"qOAuFwuq1r6UYxc6WmKiM20NvEtLQcEXO8FeZHH0jacPSBQZayriuIJ4sd5wtVqssJfvsHvOcw1Ff9SR",
+	"AbABDRzODuheNPhajbR3rg1dg//78uo9uWUs145S5JRQgrtKy5X75GRwUjh5IlEi+AbymCYcwemq3tkN",
+	"JDlpA0D6/deIE9VwHoiuRqcNVxnWeqh8bvRU+RmtAufd+/WWHSP304N/Tuw/L/xH/9PcrQOyVPbrofK7",
+	"RgoevoRBvmzg4C8Vo2YLRTujwbBrhZdieUadU6EzGgy6lnf64EjsMDgmE5ZIKCHUHqs8doduCtQl1uCc",
+	"oOkFsv3FUhtCM6sIr8mEeV9tiZcdmqaRcFP5dAgUjcg6u33yjt8yp6t5Azm0y2TUao5LYXjmHUYu4zoS",
+	"M4vvXr+uiZVatKuBCvKlqZMAKCV/lun6sMrtWtws8E4TVFR1UIlNfd4P+0qvFIZG9i7mroQZ6g4vi6sP",
+	"f4QkaJICV4h3yDlGg+EfsyoSww9gV5dpWqGeGttyKtIh8ifxZcaNOhh4Z/iiFnBXS6GJNUgyLm6tfcet",
+	"3lWmw+RKzpSzPC1M7XegKvHSLUdWXKRW76FZVuosffIW8k7QBvW1w3m21E4JhvJeTRY0ZU30M2MGq6af",
+	"hFkVAoIC6mA0GJ31hsPeaHgzHIwHp+PBoD8YDP62VZA8Ph4M9qYJ3GGLcuJKHX+EYlI30ffFhCNa1lDn",
+	"simyd5mmmsQuxhSTjrfR4C7liqXdku9Vd3Bh+SY6mgoOGYJewO6YiIQUrrSBFIAgCRWWdftqy/PR6Pj4",
+	"+WhwfEbc+qRDJ9a0HZ2PoBJTd+vV55EofFx6LlfWIEecotqQ0ehs2BuOesfDm9Hx+PR8fHr+N/R+l17P",
+	"Zy4hk2tya40xLiIhqJC6lo4yPH8+8BU3aikIWNvCLjDqjkG7Rqiif2Ell1lKZpJM2FpawmAcOrlwTRSb",
+	"LrV3ep4MBmTLQLVHyRj1mh/CaSnQ55U2UYVbu6SMJ0qVojj27FBs93X5P0wIPEKqwx2kev5DSZVgv50K",
+	"d/p+4n3v00Dr9EOmUq2oSvehZPSTHTnnvj765n57OJplckKzo5rv7Ohb9ePDUVJ2NWlU666Z0a2eOrLb",
+	"UQfx0JTE1e9ioKrY7TEuI7uA1BxC3Ju9Sjrov3ot6CRjaQzWisa2JoTr7thbvdAlBV0jEB6y6iA4BC19",
+	"xjNmXnE6E1IbnqAhnDp1r7bpwnaKROljdN+C95kblzXni4TRCqs4JLuEC8so7xiedsbMxxJ82KwtJp34",
+	"5ccPH16/vHn78cNX2HsIxtZM0ZSlbkXfoI0SSFWKRPUert9ddvvQAIZMFETwuAFei3wVr8lzM5ooCQl/",
+	"4NfU3vuVUkOrFhwcR5TuY+fUdU4lFy/FskJTaL52C31yWW9lEAnggIVJyO65xqZN2LaNC80U6ADa8Cyz",
+	"zFRwMeuiz+GExDs9DZqZt5XFfHeeLTutiSbLIUcbvTAfwj0aVvgGFaVdx2na40nvNynYsMV+q0xxUDfM",
+	"g7peWOvs6TwfY8/YEGJ/vukA/3vw+7LpT1Cwt3rX0WYet3Ed33Uw18ioRTA0tQn6XplwzcxmVxArF1yA",
+	"w3IhBVzt+4QDdiLRR9/wl4caCC9LXnb0rWRsv7O4qLBbkByRiMuvYmDiuNnYTlaRIRSU1CZ+ECP7mbqY",
+	"QnW5sYu1otQwtU4tjvnOZZaiSKpw/Ehs8W3HNB3L71hpsFtktTC0Euy/Kztr6EhTZ2dL3WNUm5NmVuaa",
+	"3RzCxOoNbBpL7x/daDPXBRrv3WVUNG+2nOL/c90fx3U98/CI0so8tq7ofz4vrmPlE9kypg+Mv7X85aiS",
+	"PPXYkKNv7reHXYM3EqDaxpUJSO0jIC1B7zGkIi0eH+pcU48OLEoq9xwJsZWjIrDy6FOYw7fHQN9vq21g",
+	"pb+2PvpW+fTwpIdgYyJ96rPGonProxBK3v13udwFlUqG92NDjqBr014jv2n2j13Qgivoryl0Bt4cVK29",
+	"3R1VQyOwzHvpb8lm6DL7BifcJ1z1QWICDWSgZGxqfljganOvjaGqVvduJbenYJKhN/faq5G3Y7xtsDhQ",
+	"1Pg7+uzS54sESF/yG1gLk4kUIYIlPfhUb1jrTdtSWbrtNgZ74Q26V7iYXUHhNpqiQa1cftRYPjgs06pP",
+	"B8cPX/YWYWUZeYv4ciXk34snb8orbg5jNjp6r4pm9ljTjWk8rlgTFFqa87Ba8Rq6WgHMTaBmTnLFpvze",
+	"uUYtnkbC4hEk5XSxHhw0bjtbkX6eukJtxeylMed7oMbZB9ttTcJIyBwNi2yNE1ZKNy+IVK66OdbOzzII",
+	"obSKrCg3JC4qqVFrn0kiRZ9cRgKOWnY+KMu5XTFqU/MzKObGZrxY0p12iw1gyhg+G7rwoYuku+SwuFK2",
+	"G5MJy+SKDF1AE27AwgzrwhAmcmqYiERnMEbnerdPripvIaiyPyBh9MC7yt4+uSpY0oZDiDXG6RMIYmGT",
+	"ge9QcPcjbFdcPzqYXh+j0IPoE3oh7KVTD38PIPyzcbeDYLeLr4Ul5fMfFBWlu4Vgszawd6KNFLjxi1qm",
+	"i2LYA1IwXwRBfY5HU4qLJ51HM0dq7XpK+7bEhMMTQirFsWcnLRbrY1qM35o99Awqt35Y9s1Bdzcvqtgb",
+	"FZtLlw07GgzwvTGV+DXHKMAam9+qQoGCshjL/08Hx5BCe0d5RicZi634ylgkoKG6ENLVrlnr7paxvJBe",
+	"UGvjFkupoWUgHjI/9G0R36OQ6coi0WHVlHVk7j75SEBbDrsjYPfU++mJYom8s8eDHHqqDdFrkbAUN9G1",
+	"4lDhnmFrn6Q2M8Wu//Md0UYq5g8xYUUNXoebIoPYwgyaLhSHiURR88Z94LZ8h4TbVbcfibhWxB87ULs4",
+	"PoZKYWwIeecgicrsVoxyraj2oTTL2lrC/K6Jwffqmp6xBfI22OpAMBz1T6vZrim729874TbY5paoY+KT",
+	"icilbQfjz1/qJOWS//cgJJe530pJn5S0Sh1bamKs5sPuc6k5ZqRXqh+8/vPVSEMz0pmsN7RDjMEDvC2C",
+	"bj/61VfufS1i+3OujZwpuiA4HdKCn9El4FZmAuxOv2KinYZN3HKRdsMyh+Qna4VBUsAz7asWWnDsvYPM",
+	"o0gG76LJM8rr6BX8C7n566fXO6AECo7ViVuHfKM5/1PklYQoCItd/inaKdmjIERg/ymyO46CB3JcFvbs",
+	"93qaG8h6RxB9N5uv4NGiAOxjyFkvEm8Wz68XueFMNxWutBjtXj8O9hV4bjpLr9BU9gdYZFLNXBGZm/ww",
+	"o93vCNJcEibMxqvHsLSGdCyb37ACuiERlQr70GfXYImNm/iZJpr/xkhnOBgMKnXN3T75Gd+oUzEmFFTK",
+	"szQkWmKNAlpxt2ytI4FjaJ4zqi5cTyMKzeXwqWodN1eukpu8NYRmWrpiUxASzrcZCTQDqTH2MnSltzk2",
+	"F4dvVmwyl/K2+ro8Pa7aqiR2D0H79NhVLvmCnGea/HL1rtr9I6zaqJ0B6n8cyoQhko3Ss4t1TWWT80jQ",
+	"Gmq+TdtS5CtYuVM5bH2D4b6vLHy0t9p24OWf5uV2T3yZ3QEvqWtprjQcNLZX2tI7XaZa2e7NNcAoO54N",
+	"B4NWuEArxebtDOsN2Bo6wjUo8AdHeTy7bXC+VXtRDPqjYdk5Ivj08fpmT7tTM/OOTlimfen+OCgi0nfD",
+	"o0dC+tP6bEdT1VuxyVF10kobBfv717vRydr81/Xr659eLjL6+nxaNgsYnwxHvqHBZrKn/a8/HB3/LTjA",
+	"n1ftiNImT7e7/4lav5PvN6dq4mAvIYvRjRY34Cslc+cPx07l6ANKq/o8ZPCUnbnAJIFpu5ivKKlj4pox",
+	"yxKtdWEFj1zwhGbZelwpH3QpP8R1EdJ04VKQNWOauFRJ8E1nqU8jUGilCLaCbiJkO/8VjXS3q3FjKqqu",
+	"VMN6CyQSLkrvPvdJxZdaus2K0rk6CSBkf5iRgtMdgI1lq4ud4VF7YNdV/PuxTzNT2tPVCghvnu6BkVAQ",
+	"fGR13wcfyWlXhT7mzGoEJJXJEsvXSgMLUmehBIX62qxSWGBfwaLF118v37+DVA6uizJUi6WTtcGKYftL",
+	"SBK5wCopLGNl6ZjMmLC3DhXnGYfOuL58CPcRibVcWsTuk5jmHOziel1hHJLYKzj2d8cSY4vamDYSX0CJ",
+	"C77z0YoL2OhGThz2HtisSbZXAgjPHBW6NwRQvVGGHInJ0hB0rUCSTItldPnp7XXOkn3cWOhUcTkuLvnT",
+	"VcXiLcd1/1Ypb5oSN0CT+YEOrl2U6BGvQom+in9ngWxDSWyNZPdv4nEpCuQ+7g8KBG9qxNFc6egpohNv",
+	"HiwOXU1zyimBV6XKKbl685Kcnw5H3R/gjfXktkmd+1C/73ezoyrY56PYbVe8d5U2NL59TaWoN6ECIk9h",
+	"2YsgEtgip2AA9XY4fXIN4o0WjUkcfeEYKLoG2YcpsLSgd98nQMtuJad4BpkjKbHqfuFuoxpecwoKtXBb",
+	"AaHHU6sc0AXTYSQy0G9CMuVixlSuuHCdC5gFZ4hC2ariVlRuNcXpoG1V2maRWM2Zl6RrYrVmstQs7YZN",
+	"rV+wWQ3DsjG23V/nApcpu0pUWDD0v6p8rvTY0iioMZkYXl5pOYlVcbXhyRhlOoAC5RS+hKmAj+XHGkrw",
+	"37GpIXKJvHwl1S0EsjM+mxuiqDsmFd5H6zWMjQOayksjtS+SR2+KdtHvW2ieTEv0w6xldE2AO89NzXXR",
+	"+MKxP4sTkNFs8aob1ir3KbQKYymA8ZlGVZDccc2Nb5gCFhYUXFWmBuPSXVtT3yN0Dzh5Z7WfNSv7m2En",
+	"A+3tbizI6kfiWsJh23qP6PF2N5CtfiHOw+PBGgmsa4LrBlJEs36F/baAQuEbnK7o8vQMXAjF5Tj0lVNo",
+	"jVBB71IUr54i/yJR68PxuPy7dnrM90mTej7XVjsqJTN2WVZlg3x1qvef1zfI/12TSyceT9xPr/znhf/N",
+	"/2y/vMNPGYyDgfvpNfxjf5IBvFzDPfJRtJtNJ6dnz/8Ga7nSRADdnqXOtQYI5SktQF4VPbZgQmsv3nGL",
+	"qEf/m4lUqn6tZ8pR/RF9RJM0fT6iz3vHxy9Oeycv2LQ3SU9GvenZ4Gw6oS+GlD0H81vCwkd6OSlkjz6i",
+	"56PT6Wj6vHeanB33TibPJ70Xz8/Pe6NTejo9fz5JjicjCCOkh0LUPfI4RB8q01ehA0ZqpVNYgbLvMah8",
+	"PBgs9AFvYUYM32U1hBsNff4blIybotWQf51t486aU16aMtXfgZ1aOxSwqPin1zcxdPcgipmlcgKjritg",
+	"yvkWDLqR4IJgqa5Ld6+0R6oawbht13xQMv2IUexKGx+ziknNKHZV6EUVELaHxves50WfpcmSZ6bHBQDi",
+	"mTuZO+wz7KFlfCBPyyblBqKXpYYD1Z20qYnShjIFjl8s+C8dBhYQGTXMq1noTrAi1TkSMJGmSM6xf8dm",
+	"QD5g2sHSzNIPUayK7YHK40hsj+Mg5Eo+7fCUGtpLuUKTrNeDWFPcrVSr1tpkVTQKuMFIeJe9dxqE1fv2",
+	"/TXYougp5K/Ka7KdmoR4pknMBCTrWXvR0VHZDTmMRDyR0mijaP5xJZgCu3JB7z8xdV1ha/ZbFKz2N2wO",
+	"U3ZriVFZjMt2htABQFtr1ImvZ4Xl+jWRAikxWWMmVVyI8vjCV3k805GIa/zJja0mVPt39eu4WxT+sSKu",
+	"4UttDb1l2GyLGqdzj8tkRXiFAJbFFp15qp3QgMBRp1y4d6RhepvTDgULQcHioujKji5lxGKvhF1AYgg3",
+	"vioXan/15lSVxX0NHJ9OLXVsV/2ek9j1b3yFY+LQN6KC7imRuMTNF1iMFcU4zc4y4msY7nHTd/ASNXIo",
+	"qXtMYmCFHc+GJjJdd8fYgSzjgmEDsrHrSQZvRK1/lSs5ydjCNyrrINyVpQf3J9finLxGFrai6+KViFz7",
+	"+7PQs2uTjKqZ1+bjXs9+1wOneUw6w0i8538mS5ExXZaLsrS7DZHhcWMUxnfq3zu1rUGrqwhh78wG10Th",
+	"z4Yc17ofG3Q7tPBgNnGHdRZp+c7sYKp6Qyvm4WdHu1eEcQzniAltkF1dYLJFhyshsesbxUFSRCJfqlxq",
+	"Ni7SGGnRsbHay8RaBcgw7GwSOm5piRYec8274I7DSIBHjKKNrdfC0HuXwwmvviBLcSvsdPhS3RSSaqwA",
+	"gfDJOix9RxVJFImiIX+0XXr08MPcru4VCnvrTpsvfNjD91rpR/Kd7ldUNDabMLq63srlNflh6hkl9bat",
+	"n788fLF/tqyvyddHobdsVn2FBg622q3KXOPQ8dHRcPS8P+gP+sPxi8GLQWBndRvZ6h7kml1C0scEM7Vq",
+	"bRlLyweP0FwwVjYhxTZ3nZ9v3r+rJBfLaufZ7s6Wfc4lsWHukgx8SpARhk4vr9o5NustZ+BiSq409loF",
+	"yQIpVlirvtXnD0LoVi+g3lNwQWrpYkUzU3/BlVdZAkk48LiGhJZ9/L8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
