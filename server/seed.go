@@ -548,9 +548,10 @@ func (s *Seed) addState(c *Config) {
 // server's: the APIs are configured once, at start.
 var ErrRunningSetting = errors.New("not the running server's setting")
 
-// replaceState makes next's state (its lists of data) the built-in seed's with the seed's on
-// top, as --seed's is at start, and checks it as Apply does. The seed's settings are not
-// applied: each it gives must be running's (ErrRunningSetting otherwise).
+// replaceState makes next's state (its lists of data) the seed's, and nothing else (the
+// built-in seed's example role included: an export holds it when the server does), and
+// checks it as Apply does. The seed's settings are not applied: each it gives must be
+// running's (ErrRunningSetting otherwise).
 func (s *Seed) replaceState(next *Config, running Config) error {
 	if err := s.sameSettings(running); err != nil {
 		return err
@@ -559,7 +560,6 @@ func (s *Seed) replaceState(next *Config, running Config) error {
 	z.RoleDefinitions, z.Assignments, z.Directory = nil, nil, nil
 	ac.Accounts, ac.Persons, ac.EventDestinations, ac.Links, ac.IdempotencyKeys = nil, nil, nil, nil, nil
 	next.Compute.Projects = nil
-	DefaultSeed().addState(next)
 	at := s.offsets(next)
 	s.addState(next)
 	return s.check(next, at)

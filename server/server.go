@@ -515,8 +515,7 @@ func (s *Server) loadState(data []byte) error {
 
 // LoadState replaces the whole state with the one a seed file gives (data, as --seed reads
 // it; file names it in errors), atomically as Reset does, and makes it the seed later resets
-// load. The file's state is loaded on top of the built-in seed's, as --seed's is at start.
-// Its settings (the authorization settings and management groups, accounts' platforms and
+// load. Its settings (the authorization settings and management groups, accounts' platforms and
 // concurrency, compute's operation mode and locations) configure the running APIs, which
 // are not rebuilt: a setting the file gives must be the running one (*SettingError
 // otherwise). Nothing changes when it returns an error.
