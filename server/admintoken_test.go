@@ -64,6 +64,9 @@ var adminCalls = []struct {
 	{"getState", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.GetState(ctx, a)
 	}},
+	{"loadState", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.LoadStateWithBody(ctx, "application/yaml", strings.NewReader("compute:\n  projects: {}\n"), a)
+	}},
 	{"getAPISpec", 200, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.GetAPISpec(ctx, "compute", a)
 	}},

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -15,6 +17,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -438,19 +441,7 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	if explicit == nil {
 		explicit = func(string) bool { return false }
 	}
-	// A custom role whose id an earlier seed gave (the built-in seed's example role, say)
-	// is replaced by this seed's: so a state export, which writes every custom role, loads
-	// back on top of the built-in seed.
-	c.Authorization.RoleDefinitions = slices.DeleteFunc(slices.Clone(c.Authorization.RoleDefinitions), func(old authorization.SeedRole) bool {
-		return slices.ContainsFunc(s.Authorization.RoleDefinitions, func(r authorization.SeedRole) bool { return strings.EqualFold(r.GUID(), old.GUID()) })
-	})
-	at := offsets{
-		roles: len(c.Authorization.RoleDefinitions), assignments: len(c.Authorization.Assignments),
-		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),
-		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
-		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedPersons: len(c.Accounts.Persons), accounts.SeedDestinations: len(c.Accounts.EventDestinations), accounts.SeedLinks: len(c.Accounts.Links),
-			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys), accounts.SeedPlatforms: len(c.Accounts.Platforms)},
-	}
+	at := s.offsets(c)
 
 	a, z := s.Authorization, &c.Authorization
 	z.Enforce = z.Enforce || a.Enforce
@@ -470,11 +461,8 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	for k, v := range a.Tokens {
 		z.Tokens[k] = v
 	}
-	z.RoleDefinitions = append(z.RoleDefinitions, a.RoleDefinitions...)
-	z.Assignments = append(z.Assignments, a.RoleAssignments...)
 	z.StrictPrincipals = z.StrictPrincipals || a.StrictPrincipals
 	z.ManagementGroups = append(z.ManagementGroups, a.ManagementGroups...)
-	z.Directory = append(z.Directory, a.Directory...)
 
 	ac := &c.Accounts
 	ac.Platforms = append(ac.Platforms, s.Accounts.Platforms...)
@@ -484,11 +472,6 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	if s.Accounts.AccountConcurrency > 0 && !explicit("accounts-concurrency") {
 		ac.AccountConcurrency = s.Accounts.AccountConcurrency
 	}
-	ac.Accounts = append(ac.Accounts, s.Accounts.Accounts...)
-	ac.Persons = append(ac.Persons, s.Accounts.Persons...)
-	ac.EventDestinations = append(ac.EventDestinations, s.Accounts.EventDestinations...)
-	ac.Links = append(ac.Links, s.Accounts.Links...)
-	ac.IdempotencyKeys = append(ac.IdempotencyKeys, s.Accounts.IdempotencyKeys...)
 
 	cc := &c.Compute
 	for i, l := range s.Compute.Locations {
@@ -510,6 +493,45 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 			cc.Operations.Mode = mode
 		}
 	}
+	s.addState(c)
+	return s.check(c, at)
+}
+
+// offsets are where the seed's entries will start in c's lists.
+func (s *Seed) offsets(c *Config) offsets {
+	roles := c.Authorization.RoleDefinitions
+	roles = slices.DeleteFunc(slices.Clone(roles), func(old authorization.SeedRole) bool { return s.replacesRole(old) })
+	return offsets{
+		roles: len(roles), assignments: len(c.Authorization.Assignments),
+		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),
+		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
+		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedPersons: len(c.Accounts.Persons), accounts.SeedDestinations: len(c.Accounts.EventDestinations), accounts.SeedLinks: len(c.Accounts.Links),
+			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys), accounts.SeedPlatforms: len(c.Accounts.Platforms)},
+	}
+}
+
+// replacesRole reports whether the seed gives a custom role of old's id.
+func (s *Seed) replacesRole(old authorization.SeedRole) bool {
+	return slices.ContainsFunc(s.Authorization.RoleDefinitions, func(r authorization.SeedRole) bool { return strings.EqualFold(r.GUID(), old.GUID()) })
+}
+
+// addState adds the seed's state (the entries of its lists that are data, not settings) to
+// c's. A custom role whose id an earlier seed gave (the built-in seed's example role, say)
+// is replaced by this seed's: so a state export, which writes every custom role, loads back
+// on top of the built-in seed.
+func (s *Seed) addState(c *Config) {
+	z := &c.Authorization
+	z.RoleDefinitions = append(slices.DeleteFunc(slices.Clone(z.RoleDefinitions), s.replacesRole), s.Authorization.RoleDefinitions...)
+	z.Assignments = append(z.Assignments, s.Authorization.RoleAssignments...)
+	z.Directory = append(z.Directory, s.Authorization.Directory...)
+
+	ac := &c.Accounts
+	ac.Accounts = append(ac.Accounts, s.Accounts.Accounts...)
+	ac.Persons = append(ac.Persons, s.Accounts.Persons...)
+	ac.EventDestinations = append(ac.EventDestinations, s.Accounts.EventDestinations...)
+	ac.Links = append(ac.Links, s.Accounts.Links...)
+	ac.IdempotencyKeys = append(ac.IdempotencyKeys, s.Accounts.IdempotencyKeys...)
+
 	projects := make([]string, 0, len(s.Compute.Projects))
 	for p := range s.Compute.Projects {
 		projects = append(projects, p)
@@ -518,9 +540,84 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	for _, p := range projects {
 		sp := s.Compute.Projects[p]
 		sp.Project = p
-		cc.Projects = append(cc.Projects, sp)
+		c.Compute.Projects = append(c.Compute.Projects, sp)
 	}
-	return s.check(c, at)
+}
+
+// ErrRunningSetting is a setting of a seed loaded into a running server that is not the
+// server's: the APIs are configured once, at start.
+var ErrRunningSetting = errors.New("not the running server's setting")
+
+// replaceState makes next's state (its lists of data) the seed's, and nothing else (the
+// built-in seed's example role included: an export holds it when the server does), and
+// checks it as Apply does. The seed's settings are not applied: each it gives must be
+// running's (ErrRunningSetting otherwise).
+func (s *Seed) replaceState(next *Config, running Config) error {
+	if err := s.sameSettings(running); err != nil {
+		return err
+	}
+	z, ac := &next.Authorization, &next.Accounts
+	z.RoleDefinitions, z.Assignments, z.Directory = nil, nil, nil
+	ac.Accounts, ac.Persons, ac.EventDestinations, ac.Links, ac.IdempotencyKeys = nil, nil, nil, nil, nil
+	next.Compute.Projects = nil
+	at := s.offsets(next)
+	s.addState(next)
+	return s.check(next, at)
+}
+
+// sameSettings reports the first setting the seed gives that is not running's. A setting
+// it leaves out (or gives as false or 0) is the running one.
+func (s *Seed) sameSettings(running Config) error {
+	def := authorization.DefaultConfig()
+	a, r := s.Authorization, running.Authorization
+	checks := []settingCheck{
+		{a.Enforce, path("authorization", "enforce"), true, r.Enforce, "false"},
+		{a.DefaultPrincipal != "", path("authorization", "defaultPrincipal"), a.DefaultPrincipal, cmp.Or(r.DefaultPrincipal, def.DefaultPrincipal), cmp.Or(r.DefaultPrincipal, def.DefaultPrincipal)},
+		{len(a.BootstrapOwners) > 0, path("authorization", "bootstrapOwners"), a.BootstrapOwners, r.BootstrapOwners, ""},
+		{a.MaxPerSubscription != 0, path("authorization", "maxPerSubscription"), a.MaxPerSubscription, cmp.Or(r.MaxPerSubscription, def.MaxPerSubscription), strconv.Itoa(cmp.Or(r.MaxPerSubscription, def.MaxPerSubscription))},
+		{len(a.Tokens) > 0, path("authorization", "tokens"), a.Tokens, r.Tokens, ""},
+		{a.StrictPrincipals, path("authorization", "strictPrincipals"), true, r.StrictPrincipals, "false"},
+		{len(a.ManagementGroups) > 0, path("authorization", "managementGroups"), a.ManagementGroups, r.ManagementGroups, ""},
+		{s.Accounts.AccountConcurrency != 0, path("accounts", "account_concurrency"), s.Accounts.AccountConcurrency, running.Accounts.AccountConcurrency, strconv.Itoa(running.Accounts.AccountConcurrency)},
+		{len(s.Accounts.Platforms) > 0, path("accounts", accounts.SeedPlatforms), s.Accounts.Platforms, running.Accounts.Platforms, ""},
+		{len(s.Compute.Locations) > 0, path("compute", compute.SeedLocations), s.Compute.Locations, running.Compute.Locations, ""},
+	}
+	if m := s.Compute.OperationMode; m != "" {
+		mode, err := operations.ParseMode(m)
+		if err != nil {
+			return s.errorAt(path("compute", "operationMode"), err)
+		}
+		have := running.Compute.Operations.Mode.String()
+		checks = append(checks, settingCheck{true, path("compute", "operationMode"), mode.String(), have, have})
+	}
+	for _, c := range checks {
+		if !c.given || sameYAML(c.want, c.have) {
+			continue
+		}
+		running := ""
+		if c.running != "" {
+			running = " (" + c.running + ")"
+		}
+		return s.errorAt(c.field, fmt.Errorf("%w%s: the APIs are configured at start; restart with --seed to change it", ErrRunningSetting, running))
+	}
+	return nil
+}
+
+// settingCheck is a setting a seed gives (given), at field, with the value it gives and the
+// running one (also as the error spells it, "" for a list).
+type settingCheck struct {
+	given      bool
+	field      []string
+	want, have any
+	running    string
+}
+
+// sameYAML reports whether a and b write the same YAML, as a state export writes them:
+// a list the file gives empty and one it leaves out are the same.
+func sameYAML(a, b any) bool {
+	x, errA := yamlv3.Marshal(a)
+	y, errB := yamlv3.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // offsets are where this seed's entries start in the lists of the configuration it was
@@ -537,7 +634,7 @@ func (s *Seed) check(c *Config, at offsets) error {
 	db := store.New(store.NewMemory())
 	authz, err := authorization.New(c.Authorization, db)
 	if err == nil {
-		err = db.Replace(context.Background(), func(tx *store.Tx) error { return authz.Seed(tx) })
+		err = db.Replace(context.Background(), func(tx *store.Tx) error { return authz.Seed(tx, c.Authorization) })
 	}
 	var ase *authorization.SeedError
 	if errors.As(err, &ase) {
@@ -554,10 +651,10 @@ func (s *Seed) check(c *Config, at offsets) error {
 	if err == nil {
 		comp := compute.New(c.Compute, db)
 		err = db.Replace(context.Background(), func(tx *store.Tx) error {
-			if err := accts.Seed(tx); err != nil {
+			if err := accts.Seed(tx, c.Accounts); err != nil {
 				return err
 			}
-			return comp.Seed(tx)
+			return comp.Seed(tx, c.Compute)
 		})
 	}
 	var ae *accounts.SeedError

@@ -89,7 +89,11 @@ type Server struct {
 	console *console.Console
 	// stopWaits ends compute's operations waits (Draining).
 	stopWaits func()
-	seeds     []func(tx *store.Tx) error // each API's Seed, in the order Reset runs them
+	// seedMu guards seed, what Reset loads: the configuration's seeded state at start, the
+	// last state loaded by LoadState since. Reset and LoadState hold it while they replace
+	// the state, so the seed a reset replays is the last one loaded.
+	seedMu sync.Mutex
+	seed   Config
 	// restores pick up each API's counters after state was loaded from disk.
 	restores []func(tx *store.Tx) error
 	settings *store.Table[setting]
@@ -205,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.accts = accts
 
-	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
+	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Load: s.loadState, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
 		Operations: operationIDs, Directory: authz, Ready: s.ready,
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
@@ -252,7 +256,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.console = con
 	s.routes = routeIDs(append(docs[:], consoleSpec)...)
-	s.seeds = []func(tx *store.Tx) error{authz.Seed, accts.Seed, comp.Seed}
+	s.seed = Config{Authorization: authzCfg, Accounts: acctCfg, Compute: compCfg}
 	if shared == nil {
 		s.restores = []func(tx *store.Tx) error{accts.Restore}
 	}
@@ -409,14 +413,23 @@ func (s *Server) Handler() http.Handler { return s }
 // loaded in the one transaction that empties the store, so a request running at the same
 // time sees either the old state or the seeded one.
 func (s *Server) Reset() error {
+	s.seedMu.Lock()
+	defer s.seedMu.Unlock()
+	return s.load(s.seed)
+}
+
+// load replaces the state with the one seed gives (its APIs' seeded entries), in one
+// transaction.
+func (s *Server) load(seed Config) error {
 	// The clock, fault rules and journal are not reset: their tables are kept.
 	return s.db.Replace(context.Background(), func(tx *store.Tx) error {
-		for _, seed := range s.seeds {
-			if err := seed(tx); err != nil {
-				return err
-			}
+		if err := s.authz.Seed(tx, seed.Authorization); err != nil {
+			return err
 		}
-		return nil
+		if err := s.accts.Seed(tx, seed.Accounts); err != nil {
+			return err
+		}
+		return s.comp.Seed(tx, seed.Compute)
 	})
 }
 
@@ -479,4 +492,47 @@ func (s *Server) advanceSharedClock(d time.Duration) error {
 		s.clock.CatchUp(next)
 	}
 	return err
+}
+
+// loadState is the admin API's PUT /_understudy/state: LoadState on the request's body,
+// its errors in the admin API's envelope.
+func (s *Server) loadState(data []byte) error {
+	err := s.LoadState("(request body)", data)
+	var (
+		se  *SeedError
+		aze *authorization.SeedError
+		ace *accounts.SeedError
+		ce  *compute.SeedError
+	)
+	switch {
+	case errors.Is(err, ErrRunningSetting):
+		return &admin.Error{Status: http.StatusConflict, Code: "SettingDiffers", Message: err.Error()}
+	case errors.As(err, &se), errors.As(err, &aze), errors.As(err, &ace), errors.As(err, &ce):
+		return &admin.Error{Status: http.StatusBadRequest, Code: "InvalidSeed", Message: err.Error()}
+	}
+	return err
+}
+
+// LoadState replaces the whole state with the one a seed file gives (data, as --seed reads
+// it; file names it in errors), atomically as Reset does, and makes it the seed later resets
+// load. Its settings (the authorization settings and management groups, accounts' platforms
+// and concurrency, compute's operation mode and locations) configure the running APIs, which
+// are not rebuilt: a setting the file gives must be the running one (a *SeedError wrapping
+// ErrRunningSetting otherwise). Nothing changes when it returns an error.
+func (s *Server) LoadState(file string, data []byte) error {
+	seed, err := ParseSeed(file, data)
+	if err != nil {
+		return err
+	}
+	s.seedMu.Lock()
+	defer s.seedMu.Unlock()
+	next := s.seed
+	if err := seed.replaceState(&next, s.cfg); err != nil {
+		return err
+	}
+	if err := s.load(next); err != nil {
+		return err
+	}
+	s.seed = next
+	return nil
 }

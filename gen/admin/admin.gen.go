@@ -139,6 +139,21 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for LoadStateResultStatus.
+const (
+	LoadStateResultStatusLoaded LoadStateResultStatus = "loaded"
+)
+
+// Valid indicates whether the value is a known member of the LoadStateResultStatus enum.
+func (e LoadStateResultStatus) Valid() bool {
+	switch e {
+	case LoadStateResultStatusLoaded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PrincipalType.
 const (
 	PrincipalTypeDevice           PrincipalType = "Device"
@@ -464,6 +479,15 @@ type Health struct {
 
 // HealthStatus Always `ok` when the server answers.
 type HealthStatus string
+
+// LoadStateResult What loading a state did.
+type LoadStateResult struct {
+	// Status Always `loaded`.
+	Status LoadStateResultStatus `json:"status"`
+}
+
+// LoadStateResultStatus Always `loaded`.
+type LoadStateResultStatus string
 
 // Principal A principal of the authorization API's directory.
 type Principal struct {
@@ -943,6 +967,36 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /_understudy/state (the `GetState` operationId).
 	GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LoadStateWithBody Replace the whole state with a seed file's
+	//
+	// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+	// in place of the whole state, atomically as a reset does: a request running at the same
+	// time sees either the old state or the new one. The file's state is the whole state
+	// then (the built-in seed's example role only if the file has it, as every export of a
+	// server that has it does): loading an export, every get and list answers as when it
+	// was exported. It becomes the seed: a later reset loads it
+	// again, until the next load or a restart (which loads the `--seed` given at start, or
+	// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+	// journal are kept, as a reset keeps them.
+	//
+	// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+	// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+	// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+	// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+	// start: they are not changed here. A setting the file gives must be the running one,
+	// as in a state this server exported; one it leaves out is the running one. A setting
+	// that differs is refused with 409 `SettingDiffers`, naming it.
+	//
+	// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+	// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+	// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+	// MiB unless configured) is refused with 413.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+	LoadStateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListPrincipals The authorization API's directory
@@ -1432,6 +1486,46 @@ func (c *Client) GetAPISpec(ctx context.Context, api string, reqEditors ...Reque
 // Corresponds with GET /_understudy/state (the `GetState` operationId).
 func (c *Client) GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetStateRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LoadStateWithBody Replace the whole state with a seed file's
+//
+// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+// in place of the whole state, atomically as a reset does: a request running at the same
+// time sees either the old state or the new one. The file's state is the whole state
+// then (the built-in seed's example role only if the file has it, as every export of a
+// server that has it does): loading an export, every get and list answers as when it
+// was exported. It becomes the seed: a later reset loads it
+// again, until the next load or a restart (which loads the `--seed` given at start, or
+// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+// journal are kept, as a reset keeps them.
+//
+// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+// start: they are not changed here. A setting the file gives must be the running one,
+// as in a state this server exported; one it leaves out is the running one. A setting
+// that differs is refused with 409 `SettingDiffers`, naming it.
+//
+// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+// MiB unless configured) is refused with 413.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+func (c *Client) LoadStateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLoadStateRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2119,6 +2213,35 @@ func NewGetStateRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewLoadStateRequestWithBody constructs an http.Request for the LoadState method, with any body, and a specified content type
+func NewLoadStateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/state")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -2455,6 +2578,36 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /_understudy/state (the `GetState` operationId).
 	GetStateWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetStateResponse, error)
+
+	// LoadStateWithBodyWithResponse Replace the whole state with a seed file's
+	//
+	// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+	// in place of the whole state, atomically as a reset does: a request running at the same
+	// time sees either the old state or the new one. The file's state is the whole state
+	// then (the built-in seed's example role only if the file has it, as every export of a
+	// server that has it does): loading an export, every get and list answers as when it
+	// was exported. It becomes the seed: a later reset loads it
+	// again, until the next load or a restart (which loads the `--seed` given at start, or
+	// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+	// journal are kept, as a reset keeps them.
+	//
+	// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+	// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+	// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+	// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+	// start: they are not changed here. A setting the file gives must be the running one,
+	// as in a state this server exported; one it leaves out is the running one. A setting
+	// that differs is refused with 409 `SettingDiffers`, naming it.
+	//
+	// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+	// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+	// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+	// MiB unless configured) is refused with 413.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+	LoadStateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LoadStateResponse, error)
 }
 
 type ListPrincipalsResponse struct {
@@ -3293,6 +3446,54 @@ func (r GetStateResponse) ContentType() string {
 	return ""
 }
 
+type LoadStateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *LoadStateResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r LoadStateResponse) GetJSON200() *LoadStateResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r LoadStateResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r LoadStateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LoadStateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LoadStateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LoadStateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListPrincipalsWithResponse The authorization API's directory
 //
 // Every principal of the authorization API's directory, in id order, each group with
@@ -3722,6 +3923,42 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, reqEdito
 		return nil, err
 	}
 	return ParseGetStateResponse(rsp)
+}
+
+// LoadStateWithBodyWithResponse Replace the whole state with a seed file's
+//
+// Loads a seed file (what `GET` here returns and `--seed` reads, as `application/yaml`)
+// in place of the whole state, atomically as a reset does: a request running at the same
+// time sees either the old state or the new one. The file's state is the whole state
+// then (the built-in seed's example role only if the file has it, as every export of a
+// server that has it does): loading an export, every get and list answers as when it
+// was exported. It becomes the seed: a later reset loads it
+// again, until the next load or a restart (which loads the `--seed` given at start, or
+// the state kept in `--data-dir` or `--store`). The clock, fault rules and the request
+// journal are kept, as a reset keeps them.
+//
+// The file's settings (authorization's `enforce`, `defaultPrincipal`,
+// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
+// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
+// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
+// start: they are not changed here. A setting the file gives must be the running one,
+// as in a state this server exported; one it leaves out is the running one. A setting
+// that differs is refused with 409 `SettingDiffers`, naming it.
+//
+// A file `--seed` would refuse is refused with 400 `InvalidSeed` and the message
+// `--seed` gives at start: `seed (request body):<line>: <field>: <problem>` (the first
+// problem only). Either way nothing is changed. A body larger than `--body-limit` (1
+// MiB unless configured) is refused with 413.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
+func (c *ClientWithResponses) LoadStateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LoadStateResponse, error) {
+	rsp, err := c.LoadStateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLoadStateResponse(rsp)
 }
 
 // ParseListPrincipalsResponse parses an HTTP response from a ListPrincipalsWithResponse call
@@ -4302,6 +4539,39 @@ func ParseGetStateResponse(rsp *http.Response) (*GetStateResponse, error) {
 	return response, nil
 }
 
+// ParseLoadStateResponse parses an HTTP response from a LoadStateWithResponse call
+func ParseLoadStateResponse(rsp *http.Response) (*LoadStateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LoadStateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest LoadStateResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListPrincipals The authorization API's directory
@@ -4358,6 +4628,9 @@ type ServerInterface interface {
 	// GetState The whole current state, as a seed file
 	// (GET /_understudy/state)
 	GetState(ctx echo.Context) error
+	// LoadState Replace the whole state with a seed file's
+	// (PUT /_understudy/state)
+	LoadState(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -4623,6 +4896,15 @@ func (w *ServerInterfaceWrapper) GetState(ctx echo.Context) error {
 	return err
 }
 
+// LoadState converts echo context to params.
+func (w *ServerInterfaceWrapper) LoadState(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LoadState(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -4682,6 +4964,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/_understudy/clock/advance", wrapper.AdvanceClock, options.OperationMiddlewares["advanceClock"]...)
 	router.GET(options.BaseURL+"/_understudy/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
 	router.GET(options.BaseURL+"/_understudy/state", wrapper.GetState, options.OperationMiddlewares["getState"]...)
+	router.PUT(options.BaseURL+"/_understudy/state", wrapper.LoadState, options.OperationMiddlewares["loadState"]...)
 	router.GET(options.BaseURL+"/_understudy/authorization/principals", wrapper.ListPrincipals, options.OperationMiddlewares["listPrincipals"]...)
 	router.DELETE(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.DeletePrincipal, options.OperationMiddlewares["deletePrincipal"]...)
 	router.PUT(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.PutPrincipal, options.OperationMiddlewares["putPrincipal"]...)
@@ -5418,6 +5701,45 @@ func (response GetStatedefaultJSONResponse) VisitGetStateResponse(w http.Respons
 	return err
 }
 
+type LoadStateRequestObject struct {
+	Body io.Reader
+}
+
+type LoadStateResponseObject interface {
+	VisitLoadStateResponse(w http.ResponseWriter) error
+}
+
+type LoadState200JSONResponse LoadStateResult
+
+func (response LoadState200JSONResponse) VisitLoadStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LoadStatedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response LoadStatedefaultJSONResponse) VisitLoadStateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListPrincipals The authorization API's directory
@@ -5474,6 +5796,9 @@ type StrictServerInterface interface {
 	// GetState The whole current state, as a seed file
 	// (GET /_understudy/state)
 	GetState(ctx context.Context, request GetStateRequestObject) (GetStateResponseObject, error)
+	// LoadState Replace the whole state with a seed file's
+	// (PUT /_understudy/state)
+	LoadState(ctx context.Context, request LoadStateRequestObject) (LoadStateResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -6034,155 +6359,194 @@ func (sh *strictHandler) GetState(ctx echo.Context) error {
 	return nil
 }
 
+// LoadState operation middleware
+func (sh *strictHandler) LoadState(ctx echo.Context) error {
+	var request LoadStateRequestObject
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.LoadState(ctx.Request().Context(), request.(LoadStateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "LoadState")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(LoadStateResponseObject); ok {
+		return validResponse.VisitLoadStateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Jcxu3muBfwfZMlcma5qnDFlWpKT3HTjTP10jKZl5MrxvsBkk8NYF+ACiK0eq/b+H7gD7IboqUncyb",
-	"qnWlFJFC4/jw3Vc/BLFcZFIwYXQweggyquiCGabg02u5yJaGfVLy7yw29puE6VjxzHApglFwM2ckxjHk",
-	"4tPlC00yHNoNwoDd00WWsmAULNYd931nMDwKwoDbhzNq5kEYCLqwY9yAIAwU+8eSK5YEI6OWLAx0PGcL",
-	"ipszhin77P/5TDu/f/ncoZ3f+52zLw/H4fDV42f36V+DMDDrzM6qjeJiFjw+hsFrKbRM2cWny+1zfBTp",
-	"mth1mTaaGEnMnGt7ItIaB+OATKUiNE3bXb/3fyyZWhebpxkPyhtlYrkIRp+DIAzo0syl4r9TWCoMaBzL",
-	"pQV2GDjIBV92bPdHpg0X+HAt+NkdE4YkxbAXmvCkCn+WfDVMm6+ng+uf5mu5uFr+/vJer06Gg1P7xd/7",
-	"F9f/mbx+t3pffzWlyfe9HpZ8bcGS7X//fNH5zV/TIBwMXz3uvJ8P7L4R0WAAyeiM2TuaSftTipiRVM5m",
-	"LCFcNF2QsLOW97qg9++YmJl5MBr2j1+F5c33vi5FwpQ2y2Tdc6vu2vLHjKmGG6pHLOkfIC0zZ0RnLH5R",
-	"+vYyaUS00pim4wyGr3bs9dpQs9RPbZQKvWKKJWTFzRz3rOHBkEiFn+OUak1ax/f3ITm5v2+fkzKlNO0f",
-	"ZwkasKb1edA5+fLZogr8+L/w+f6+/e87UeamFmWqJ1rNpWZkwcxcJiGx+B0WAA/9OMITe8CYZmZpjz+R",
-	"CWfaYp6hXMDBm072j0b0Ojnd3vujpSOdSaGZY7RwkjdKSWU/2xWZgFMZdm96c7NIgbHkND1e9vtH8f9K",
-	"ZGznJnYAfMXwD5ufJzJZV/4+wE9vpZrwJGECv+75793Hzcd6xbyV89acr3obF45s59QQTdf2QqghK8u7",
-	"VkqKGVKCJ3HEP01+vnn/LiSC3TFF/uP644d2Nyiu/ROdsT8VVlcOmf5wUJU5XfnEVyzhqlYQ/2QZoeUv",
-	"VEgzZ6rKLFt0apgilMRzKmYMidjyIuCcXOAoS+tyaQglmmnNpQAuNGc0cdrAOxnvEEQVttzdKSi2QFDi",
-	"T7j0PietnDH0rIr53ZNYyltuPxrSskSdMqpY8qcdKgyumem8hk3UT76x0aiQOl/d0SLS+tmYzLKykFzT",
-	"Bbvmhv1wbRSPTUiuWbxUjEhLHTfvrtuHA72O39AsSznCpPd3jYDJSekhYMUjiZ3vgzRv5VJYcbRgWgNN",
-	"BkISmiy4IEwkmeTCEGpIRawKmTEAUrHBf1VsGoyCf+kVGmkP/6p7sNErxzFriUasyZTydKksxeTzwhU3",
-	"qHyMyCkgDFssU2pYYhU+4O9efXuW7hYGr7mKlxyBmSTcPkzTT8qKG8Mtv5/SVLOwBiNyiURTELiAe5qB",
-	"Op2VJngAQVqDVtGPH3/9EI3gWDFug3BNErkS5yT65VM0ItyQmCpl5ZpRdDrlMWlRTaZUEaoJNyDupny2",
-	"dCpKyoz9ul0GzC+fgjCwS9XrrgUSfnYbLYbJCaj5BZiuWCZVDaFfEMW0XKqYlXUjD5jQbrYWMv6pepor",
-	"zWmVAAJSvWLEdIOaK20AN1Ax3JOQKzvXVKqYPRNS+cbDXUBLZXzbxE7UHVMvrGom49ttwAi5eurBpVJW",
-	"Ihu+gENMpVpQYy0AaljHflsHGzmdamauWSxFUqNZ/ixXiFyW6VqSU4ymsAQB5KwuJJeTsrItlosJU1ug",
-	"skfZXLgRWhfJHRWIDweQo9+2kWQh7xhiST1gddPR3dZAWiUJaVFDFlJbCbtmVLXrT76g93xhkedocDoc",
-	"Hvf7YbDgAr/qPwUYvQsYKFMc2b2ValFHdJ5rNDGeWKvpTnH2QpPX11dviZG3DOyxJ2wTr0HXTcmFYSqW",
-	"QrDYWC6gCDWGxvMFE/azfRB2uOEXaBWOgX54OsgdA7V2RJi7Hna6N0qOjee7IexlzRqVjcrZcOA5YYvM",
-	"rNGsEhV4bOykBVv5tw7+D8ynf2s475PMrLj7Z7AxQJCw5M+B693J0xxiWuqqR8sDiPEPwM9/Ivp2wN2D",
-	"zN/cMdFE5MJ5jYwkCUv5HVN/Chxh0R1erNxzVXYk3ZmDPUk1AMOld4DrLV2mjTxxav9I1DJFtcNin71X",
-	"MuN3zOpGpEWFJ1TO0sSqXEKSO5ouWXsbtDTjDe4K73Ysk95zfYih09BrwW3VaWL/vtfFwWo1gMkyu2c0",
-	"JAW7N7j/BRVrsqAmnnMxKzwwrYKTCUlSvnA6ZYWHubs9e2xgXX8AVlrVX8Tr9zX0/Svl7kypFDMy5Uqb",
-	"pi2fNm05t4qaL8IN2dxuf3hcO5+Zy2QXAv18c/PJubo2pzyt099KPsUds+bD9oIqeJDrZ7N/An+iMhZB",
-	"chfjxrzolq0VXnUOTC+9lsiOwYFEWsf9fufk7KwNLo++/VFgobt4IkW6brrVo8cm3+MWk9nFXJp0LefA",
-	"AGYCrjF00FjuYYB6JktT9ml8K5sOyWrO47llt2pd9RFlS2vmCTAA7X70Htd8IBjeyRkX9bC4yV1Rdu0a",
-	"2+WwqEAtKh3s4Q8DANoTRhM6Our4zXH/7PQpmOEKO4B2xTQzOxBoytWCJdaurdXWccD2s++X2pAJIxE8",
-	"GO3DJ747760X1X7LO2BybVXJJphoxhIy5SlgQypp8ifpiCxpmtLvp/W3i/fvqlrhhAsKUYS9QAOL1MGl",
-	"6h7b2kaB7NaIWgkndpi4Y6nMgP8Al0FUdvpHFWS5269BhtWhXp32cUEW1CoGrKMYTegkZbkasr/k/LUa",
-	"O+g+DT+7l2LCbRBujMfT1kEa9MTdOmLFD3So5mc5NBPe/Hq2Srf1IG/ATrvhXO8+RDe6SBKWeBlaetia",
-	"qDNruRyq+TxD0fHhvJ0gO1S9eWK6Zyg2T82o5IROeMrNukHEzamIXeyMomZtLQzAOJaQ1gDnN+46yYpq",
-	"ME0EEVKw9l4ONov/C8qF3VOt+Y1avVSs0Oi5IRAsYFblOid0oi1JlhX8erxQzKj1xdQwdd1sWQtjTa0r",
-	"O7QDY+uAWJp0D70wj2q3+lsKYLtu1g2uwJMgX6eRN7zjukFTKTiE3uYM8Mea7V/ivUqVMODRa0IVQxxg",
-	"QLPcsIV+KnyCXOsx3zNViq63zuf20Hi0q2V6qBf1AjESUHdBb5muMQynlKdWM9epXEGkopFv7jrixafL",
-	"fRkkaV1cvYffQnI3dL9IRX6ScpZa/KZairYPDWBek5eVf5q9HNpRgiiWO7wsJGF57y0a1NHB/ubshE0t",
-	"OSNV2KVbUvkvZ9J+AczQcjFHQP12t+zAOu3bf7Xuq2dJAdJKGBLJOLgUFvVYQiZrUqgv3XHQ/h9iJe9M",
-	"7fnvM5+fI2xKaFmSOyMywDO6S3NSTi64MSxpjwVNV3StQ9LHBI6Q9LvDEyIFc8EfqyUtFZGC0DumrBZA",
-	"LvJ1cmGmM6qYHotEollMgLgInVEutCERfIy6Y7Hb2TrY6WX9LjIpX+vV6fHTZPFNfow690W+/MnZ2e7F",
-	"H2sY/M+MpnUod8VowgXTmiiI09ZHousOcgHXTyJ5GxX6CVrNPr+n7OaUt7U+zGVmkeX6KQ+85oi0+QpA",
-	"Hygh99B97pjSjWGZgv2QyZKnCXGjnzY7dugKnxQXMc9oerBAzfyTPn2h4h124gqzZ6Rab99XwnWW0vWH",
-	"2qDbBcTUAL8yJrN0U97VJbM1Gxd4XMIT0krliqlOTDVr5z50CMDb9awqickrNLE8ziev1HB1e2N1yEZm",
-	"Si6z/OTEjXxR7EGTFozRhb6X607liF6/c0Y704vO2y8Prx475Y/Hh3wcDB/r3cH0/hKXHYDwrGpk/nOt",
-	"xQswy2+fa8svF1RQSH1NmDDcrC2DpkAEPC6PNpIombKxoFrzmVhY3Ym0onzAzTpjI3KNz+XIGbWRseZh",
-	"QM1UEAY/WTgGYbA5PAiD97ifS7edIAzeSsX4TPhnfmT2kafDiPDXnZTTrGnvwH6IyWw/9QYcojk0QvCE",
-	"Jqh2761lF3B4StPGXdSdzuUY1p/tP+RSCZoSJozidVaEVx63H/3AVlas5iGMvQ7kNnPFYqmSJw+VL77j",
-	"XG6q2mysXMVAUfF3POyeTpQb1NRdgqmVAQnh9fZ24jKb3jckq4ByDBkQ8hYQYcHTlLuQ654CpUn9tNvc",
-	"UDwP0zQrWWJhyfB3wFOMWsvQqlkHuC9uHDcO8yRQOydkOHfrsxggR3CXZ5xkSsZWb0BN0pneuSvEanwp",
-	"0XNrzVqVMKGGTqhmpNXpuNk7VjScWwPAmwXcaDKX2qCQoiLJF+FJu2GjAJYmSPocbMi3yDPAWw5ZO5eQ",
-	"Df5fneJzuzE7bE/fQ73zAlKrapj+xuVSpbhF7JbZSvdq75uvtclmcRAWsDisDX39R56tXyKZeuLWzFwx",
-	"Xesa/RUtCYgzkIQnh2uQRYjCyyH4Zr/cwwb969rnwByke+W+/BEgrWYx6FwZU+i7tcRntZuo07FDI0uO",
-	"CWYI4JUZa7NZbEjGwuf7wd/nMk00+HZwzUlRfFEKIThxvMEPfTZA42lQm9rUnHEvIclSaiDiFxI/Vf4b",
-	"Sbm4hf2Sy4QtMgk2R+evbK1LmFyAtZqp8MwNxUtt5AL0FUv6XMAMOnTKjtVdUN1DJ0kh7mGf8FhJy6nd",
-	"p0+beOYOy3lYJHUZ5ACm0PIrl/sUkuKK7c7sSTQwZ8/A6zb3WPeNZvFScbO+tpLZXXuy4OKmOUAJsauy",
-	"SbSi2ptFiFqtqNOBWTowNnLFPYwwcceVBPCRO6o4nVjNMfrlw49vrq5vfvnxb18vfnx/+eHrzce/vvkQ",
-	"tUOinWkcXZTvf0T+wqhiimBBBCyCBRFRl/yaVxvg98Kyh7KJqG+18yULhsMtzYXASpAdelnFDewczuTq",
-	"H8Kx4CWH73F/QKJfhMdOS5kwOvr11187ds9WW42pYfmWFaPp4odxKXQ2DqLzsTA5ZLmG3ECqoPAM4tCG",
-	"uuRZuG4sW8HSNKRb0KvszU5gkeLu58ZkiJblIoidAe8X2gcroZBJoKtso6SjFcWl0HvUHpHI1xNE4VhE",
-	"GyUFUUgiLCqI8qqCLkHdGDMTNqounE8XbI5PH69vxiKmSq25mJWzFirRVIsmK5amCBGopML6h6KUarsO",
-	"ooAUzfhf2RorALiYSl+8QDF/c2uGYKtSYCsYah9XMs1rFXSIJj+JKmkC0Qi4OThDQhRnJj+olSZjMaHx",
-	"rbW0sLYJEtRZYpWeshB3em1YjgeEZFuih1ZHVDzWIWLdam6hjgma7D6TQMcUrT0nHkLvsNYvwPNo+bhI",
-	"MICwVVkgpzhvtX63zNmQaxVZqZq0aJ4fnMiVsOLoxsckfBDZuArChCDUnQaolqJUbCGVNV6rvhpPz2Ox",
-	"wZeQF5g5W/jgUqwYGJg01edIycAaMK0lrzmZLA2J5uDYiohgLNFjsTeHwrO7OrQG/oHMh7Q0A9/TWEQF",
-	"U46I59kEyb7dJRCm12SpGYkexhhlHgejhzGELcZBOPbe8nHw+Bidl3idhWHJCYpBQCzMzFhMWlzE6TKx",
-	"+OjShGdMOScIWSluDBOOQZKpoqi2QE7xWFhksnZfSPQS1ZdhF1KlhqwPjJWiJUDy2nAXXTQrHrM2qTLa",
-	"/lhEl+KOpjxxanPkF/ZufkEXnnDcDqUqJu+OBWBVzmhahs5I5FI/onri9PVSsJvCezWCCkJgVdqBkMYx",
-	"y0wp3aHClXIR6GuzrMlRYqiW02oyVXIBUqfAEaAlrjCgoe10blEpkdMZbtIqayrSLYKSBzIYOBtQgJ0b",
-	"HHX73SOnkoPcr5y7om/1cv8FDJwx86SjYy8fYsUb4pRc0L/gYsfCwqjqdhsRA/W2FeWVJCxOqWKatKLK",
-	"et18paiNqjE+TSHFYM4URgaqeh2WAJYcXBVF8FbIlSYzLF2yZF9xdEX+Bs9JhDOy5Ea22kj0GVML7irz",
-	"5iwGNSRN5QpwAfXOc3dyy6iWZv57R4P87BQXEFnk2LFd4KCOmG+heEg74sm9SL6yzgU3Km6BIOXafCqu",
-	"e6OceNjv71HVt1/pXdXfVlN6t+Fxg79PfZpM3cz5VrGsDxXc5WJB1dpXQuxCR0tMdKatgXdhKSj4YifY",
-	"iyx6Dzx5RKJIWV0NxBWEW/WGq9Vihb18h91znmmomaOODIANaOBwdkD7vMbXaqS9c23oGvzfF1fvyS1j",
-	"mXaUIqeEEtxVUqzcJcf949zJMxYFgm8gj6nDEZyu7J3dQJLjJgAk336NOFEF54HoKnRac5VhpQXJ51pP",
-	"lZ/RKnDevV/teDF0/zrw49j+eOU/+n/1zS4gyWO/FiR/aKTg8UsYZMsaDv5aMWq2ULQ17A/aVngplqXU",
-	"ORVaw36/bXmnD45EDoMjMmGxhAo87bHKY3fopkBdYg3OCZqcI9tfLLUhNLWK8JpMmPfVFnjZokkyFm4q",
-	"n02AohFZZ7tL3vFb5nQ1byCHdpmUWs1xKQxPvcPIJSyPxcziu9evK2KlEu2qoYJsaaokAErJX2SyPqzw",
-	"uRI3C7zTBBVVHZRiU5/3w77CK4Whkb1roUthhqrDy+Lq458hCeqkwBXiHXKOYX/w56yKxPAd2NVFkpSo",
-	"p8K2nIp0iPyJfZVurQ4G3hm+qMSr1VJoYg2SlItba99xq3cV2SSZkjPlLE8LU/sdqEq8cMuRFReJ1Xto",
-	"mhY6S5dcQtoG2qC+9DZLl9opwVAdq8mCJqyOfmbMYNHxszCrREBQfxwM+8PTzmDQGQ5uBv1R/2TU73f7",
-	"/f5vW/W8o6N+f2+awB02KCeuUvB7KCZVE31fTOjRogQ5k3WRvYsk0SRyMaaItLyNBncpVyxpF3yvvINz",
-	"yzfR0ZRzyBD0AnbHxFhI4SoDSA4IElNhWbcvVjwbDo+OXg77R6fErU9adGJN2+HZEAoZdbtavD0WuY9L",
-	"z+XKGuSIU1QbMhyeDjqDYedocDM8Gp2cjU7OfkPvd+H1fOHyGbkmt9YY42IsBBVSV7I5Bmcv+75gRS0F",
-	"AWtb2AWG7RFo1whV9C+s5DJNyEySCVtLSxiMQyMUroli06X2Ts/jfp9sGaj2KCmjXvNDOC0F+rySOqpw",
-	"axeU8UypkteWnh6K7b6s/bsJgSdIdbCDVM++K6kSbFdT4k7fTrzvfRZllX7IVKoVVck+lIx+sp5z7uve",
-	"g/vtsTdL5YSmvYrvrPdQ/vjYi4umILVq3TUzutFTR3Y76iAempCo/F0EVBW5PUZFZBeQmkOIe7PVRwv9",
-	"V28EnaQsicBa0dgVhHDdHnmrF5qMoGsEwkNWHQSHoKXPaMbMj5zOhNSGx2gIJ07dq2w6t53GovAxum/B",
-	"+8yNSzrzNbZohZUckm3ChWWUdwxPO2PmYwE+7HUWkVb0+uOHD29e31x+/PAV9h6CsTVTNGGJW9H3N6ME",
-	"UpXGonwP1+8u2l3on0ImCiJ43ACvRb6K1+S5GY2VhHw58Gtq7/1KqKFlCw6OIwr3sXPqOqeSi5diVZ7J",
-	"NV+7hS65qHYCGAvggLlJyO65xp5H2PWMC80U6ADa8DS1zFRwMWujz+GYRDs9DZqZy9JivrnNlp1WR5PF",
-	"kN5GK8nHcI9+D76/Q2HXcZp0eNz5XQo2aLDfSlMc1EzyoKYR1jp7Ps/H2DP2U9ifbzrA/xH8vuiZE+Ts",
-	"rdq0s57HbVzHNx3M9QFqEAx1XXa+VSZcM7PZVMPKBRfgsFxIAVf7NuGAjTx07wF/eayA8KLgZb2HgrH9",
-	"weKixG5BcoxFVHwVARPHzUZ2spIMoaCk1vGDCNnP1MUUysuNXKwVpYapNDpxzHcu0wRFUonjj8UW33ZM",
-	"07H8lpUGu0VWA0MrwP6HsrOahi5VdrbUHUa1Oa5nZa5XzCFMrNr/pbZy/cmN1nNdoPHOXUpF/WaLKf4/",
-	"1/1+XNczD48ojcxj64r+5/PiKlY+ky1j+sDooeEvvVLy1FNDeg/ut8ddgzcSoJrGFQlIzSMgLUHvMaQk",
-	"LZ4e6lxTTw7MKxL3HAmxlV4eWHnyKczh22Ogb1fVNLDUnlr3HkqfHp/1EGxMJM991lh0bnwUQsm7/y6X",
-	"u6BSyvB+akgPmh7tNfJBs3/sghZcQXdNobHu5qBy6eruqBoagUXeS3dLNkOT1rc44T7hqg8SE2ggAyVl",
-	"U/PdAlebe60NVTW6d0u5PTmTDL2511zMux3jbYLFgaLG39Fnlz6fJ0D6itnAWphMJAgRLOnBpzqDSmvX",
-	"hsLMbbcx2Atv0b3CxewK6p7RFA0q1ebD2uq7QZFWfdI/evyytwgrqrAbxJerwP5WPHlbXHF9GLPW0XuV",
-	"94LHkmhM43G1jqDQ0oyH5YLR0NUKYG4CNXOSKTbl9841avF0LCweQVJOG8upQeO2s+Xp54mrc1bMXhpz",
-	"vgdqnH2w3RUkHAuZoWGRrnHCUuXjOZHKFQdH2vlZ+iGUVpEV5YZEeSEyau0zSaTokouxgKMWjQOKamhX",
-	"y1nXOwxqobGXLVZEJ+18A5gyhs+GLnzoIukuOSwqVb1GZMJSuSIDF9CEG7Aww7owhImcGibGotUfoXO9",
-	"3SVXpSb+ZfYHJIweeFcY2yVXOUvacAix2jh9DEEsrNH/BgV3P8J2tenDg+n1KQo9iD6hlcBeOvXgjwDC",
-	"Pxt3Owh2u/haWFA+/05RUbpbCNZrA3sn2kiBGz+vZLoohi0UBfNFENTneNSluHjSeTJzpNLtprBvC0w4",
-	"PCGkVBx7etxgsT6lxfit2UPPoHLru2XfHHR387wIvFaxuXDZsMN+H1+7Uopfc4wCrLF3rMoVKCiLsfz/",
-	"pH8EKbR3lKd0krLIiq+UjQX0IxdCuto1a93dMpbl0gtqbdxiCTW0CMRD5oe+zeN7FDJd2Vi0WDllHZm7",
-	"Tz4S0NXC7gjYPfV+eqJYLO/s8SCHnmpD9FrELMFNtK04VLhn2Nonqc1Msev/fEe0kYr5Q0xYXoPX4ibP",
-	"ILYwg54F+WHGIq954z5wW7yCwe2q3R2LqFIDHzlQuzg+hkphbAh55yCJiuxWjHKtqPahNMvaGsL8rgfA",
-	"t+qanrEF8jbYKuAfDLsn5WzXhN3t751wG2xyS1Qx8dlE5NK2g9HnL1WScsn/exCSy9xvpKRPSlqlji01",
-	"MVbzYfeZ1Bwz0kvVD17/+WqkoSlpTdYb2iHG4AHeFkG3H/3qK/e+5rH9OddGzhRdEJwOacHP6BJwSzMB",
-	"didfMdFOwyZuuUjaYZFD8pO1wiAp4IX2VQsNOPbeQeZJJINXuWQp5VX0Cv6F3Pzt05sdUAIFx+rEjUMe",
-	"aMZ/GHslYRyE+S5/GO+U7OMgRGD/MLY7HgeP5Kgo7Nnv7S43kPWOIPpmNl/Co0UO2KeQs1okXi+e3ywy",
-	"w5muK1xpMNq9fhzsK/DcdJZeoSfrd7DIpJq5IjI3+WFGu98RpLnETJiNN3dhaQ1pWTa/YQW0QyJKFfah",
-	"z67BEhs38QtNNP+dkdag3++X6prbXfIzvpCmZEwoqJRnSUi0xBoFtOJu2VqPBY6hWcaoOnctgSj0ZsOn",
-	"ynXcXLlKbnJpCE21dMWmICScb3Ms0AykxtjL0KXW4NibG75Zsclcytvy2+b0qGyrksg9BN3HI1e55Aty",
-	"Xmjyy9W7cvePsGyjtvqo/3EoE4ZINkrPNtY1FT3Cx4JWUPMyaUqRL2HlTuWw8QWA+77x78nWZNuBl3+a",
-	"d8M9811wB7zjraE30aBf251oS+90mWpFtzTXAKNoGDbo9xvhAp0I67czqPYvq2moVqPAHxzl8ey2xvlW",
-	"7kXR7w4HReeI4NPH65s97U7NzDs6Yan2pfujII9I3w16T4T0p9XZelPVWbFJrzxpqY2C/f3r3fB4bf7r",
-	"+s31T68XKX1zNi2aBYyOB0Pf0GAz2dP+1x0Mj34LDvDnlTuiNMnT7eZ5otLv5NvNqYo42EvIYnSjwQ34",
-	"o5KZ84djo2/0ASVlfR4yeIrGVmCSwLRtzFeU1DFxzZhlida6sIJHLnhM03Q9KpUPupQf4roIabpwKcia",
-	"MU1cqiT4ptPEpxEotFIEW0E3EbKd/4pGutvVqDYVVZeqYb0FMhYuSu8+d0nJl1q4zfLSuSoJIGS/m5GC",
-	"0x2AjUWri53hUXtg15T727FPM1PY0+UKCG+e7oGRUBDcs7rvo4/kNKtCHzNmNQKSyHiJ5WuFgQWps1CC",
-	"Qn1tViEssC1f3uLrbxfv30EqB9d5GarF0snaYMWw/SUksVxglRSWsbJkRGZM2FuHivOUQ2NZXz6E+xiL",
-	"tVxaxO6SiGYc7OJqXWEUksgrOPZ3xxIji9qYNhKdQ4kLvjLRigvY6EZOHPYe2KxJtlcCCM8cFboG+1Rv",
-	"lCGPxWRpCLpWIEmmwTK6+HR5nbF4HzcWOlVcjotL/nRVsXjLUdW/VcibusQN0GS+o4NrFyV6xCtRoq/i",
-	"31kgW1MSWyHZ/Zt4XIgcuY+6/RzB6xpx1Fc6eopoRZsHi0JX05xwSuBNo3JKrt6+Jmcng2H7O3hjPblt",
-	"Uuc+1O/73eyoCvb5KHbbJe9dqQ2Nb19TKuqNqYDIU1j0IhgLbJGTM4BqO5wuuQbxRvPGJI6+cAwUXYPs",
-	"wxRYmtO77xOgZbuUUzyDzJGEWHU/d7dRDW8JBYVauK2A0OOJVQ7ogulwLFLQb0Iy5WLGVKa4cJ0LmAVn",
-	"iELZquJWVG41xWmhbVXYZmOxmjMvSdfEas1kqVnSDutav2CzGoZlY2y7v845LlN0lSixYOh/Vfpc6rGl",
-	"UVBjMjG8+9FyEqviasPjEcp0AAXKKXyHUQ4fy481lOC/Y1ND5BJ5+UqqWwhkp3w2N0RRd0wqvI/Waxgb",
-	"BzSldy5qXySP3hTtot+30HuYFuiHWcvomgB3npua67zxhWN/Ficgo9niVTusVO5TaBXGEgDjC42qILnj",
-	"mhvfMAUsLCi4Kk0NxqW7trq+R+gecPLOaj9rVvQ3w04G2tvdWJDVHYtrCYdt6j2iR9vdQLb6hTgPjwfr",
-	"WGBdE1w3kCKa9SvstwUUCt/gdHmXpxfgQsgvx6GvnEJrhBJ6F6J49Rz5NxaVPhxPy79rp8d8mzSp5nNt",
-	"taNSMmUXRVU2yFenev9lfYP83zW5dOLx2P3rFD9e+d/8v+13X/gpg1HQd/86NT/sv7gP76Zwj3wUzWbT",
-	"8cnpy99gLVeaCKDbs9S50gChOKUFyI95jy2Y0NqLd9wiau9/M5FI1a30TOlVH9E9GifJyyF92Tk6enXS",
-	"OX7Fpp1JcjzsTE/7p9MJfTWg7CWY3xIW7unlJJc9ukfPhifT4fRl5yQ+PeocT15OOq9enp11hif0ZHr2",
-	"chIfTYYQRkgOhah75GmIPpamL0MHjNRSp7AcZd9jUPmo31/oA15ijBi+y2oINxr6/DcoGTd5qyH/Ntja",
-	"ndWpHNXgSbVD2ecvVlNEcVWn1lJoo5aWmy3jYHuRKnU9ska93mD4stvv9ruD0av+q35gZ3Ub2SqUd32d",
-	"IL4xwaBkpQNRQeR4hPrc6KLfFnZ0aeFL6fM8Gllustbe2Z3GSd8Nzk5SUJ8g+In6nYe4Y9FeSHTJBZko",
-	"udLYVgwyyyCaiGVZWy1twFvMMl280f2cVCKjed8uX6NUeukRMGkHHtd7xxLE/wsAAP//",
+	"7H0Jc9s4muhfweNuVaRaSpbkI7FcU1ueHN3ZybW2+/XOhHkhREISxhTAASDL6jz/91f4PoCHRMqSk+6d",
+	"rXqurrREgSDw4bsvfgsSucilYMLoYPwtyKmiC2aYgm8v5SJfGvZJyb+zxNgrKdOJ4rnhUgTj4GbOSIJj",
+	"yOWnt880yXFoPwgDdk8XecaCcbBY99z13nB0HIQBtzfn1MyDMBB0Yce4AUEYKPaPJVcsDcZGLVkY6GTO",
+	"FhQXZwxT9t7/85n2fvvyuUd7vw1651++nYSjFw+f3bd/DcLArHM7qzaKi1nw8BAGL6XQMmOXn95u7+Oj",
+	"yNbEPpdpo4mRxMy5tjsinSiIAjKVitAs6/b92v+xZGpdLp7mPKgulInlIhh/DoIwoEszl4r/RuFRYUCT",
+	"RC4tsMPAQS74smO5r5g2XODNjeBnd0wYkpbDnmnC0zr8WfrVMG2+ng2vf5qv5eJq+dvze706HQ3P7IW/",
+	"Dy6v/zN9+W71vvloKpPvezws/dqBR3b//fNl72/+mIbhcPTiYef5fGD3rYgGA0hOZ8ye0Uzaf6VIGMnk",
+	"bMZSwkXbAQk7a3WtC3r/jomZmQfj0eDkRVhd/NHXpUiZ0maZro/cU3ct+WPOVMsJNSOW9DeQjpkzonOW",
+	"PKtcfZu2IlplTNt2hqMXO9Z6bahZ6scWSoVeMcVSsuJmjmvWcGNIpMLvSUa1Jp2T+/uQnN7fdy9IlVLa",
+	"1o+zBC1Y0/k87J1++WxRBf75v/D9/r777ztR5qYRZeo7Ws2lZmTBzFymIbH4HZYAD/04wlO7wYTmZmm3",
+	"P5EpZ9pinqFcwMbbdvaPVvQ6Pdte+4OlI51LoZljtLCT10pJZb/bJzIBuzLs3hzNzSIDxlLQdLQcDI6T",
+	"/5XKxM5N7AC4xPCHze8Tma5rvw/x2xupJjxNmcDLR/66+7p521E5b22/Dfurn8alI9s5NUTTtT0QasjK",
+	"8q6VkmKGlOBJHPFPk59v3r8LiWB3TJH/uP74odsPymP/RGfsD4XVlUOm3x1UVU5X3fEVS7lqFMQ/WUZo",
+	"+QsV0syZqjPLDp0apgglyZyKGUMitrwIOCcXOMrSulwaQolmWnMpgAvNGU2dNvBOJjsEUY0t93cKii0Q",
+	"VPgTPnqfndb2GHpWxfzqSSLlLbdfDelYos4YVSz9wzYVBtfM9F7CIpon31hoXEqdr25rMen8bExuWVlI",
+	"rumCXXPD/nRtFE9MSK5ZslSMSEsdN++uu4cDvYnf0DzPOMLk6O8aAVOQ0reAlbekdr4P0ryRS2HF0YJp",
+	"DTQZCElouuCCMJHmkgtDqCE1sSpkzgBI5QL/VbFpMA7+5ajUSI/wV30EC71yHLORaMSaTCnPlspSTDEv",
+	"HHGLyseInALCsMUyo4alVuED/u7VtyfpbmHwkqtkyRGYacrtzTT7pKy4Mdzy+ynNNAsbMKKQSDQDgQu4",
+	"pxmo03llgm8gSBvQKn718dcP8Ri2leAyCNcklStxQeJfPsVjwg1JqFJWrhlFp1OekA7VZEoVoZpwA+Ju",
+	"ymdLp6JkzNjL3SpgfvkUhIF9VLPuWiLhZ7fQcpicgJpfgumK5VI1EPolUUzLpUpYVTfygAntYhsh4+9q",
+	"prnKnFYJICDVa0ZMP2g40hZwAxXDOQm5snNNpUrYEyFVLDzcBbRMJrdt7ETdMfXMqmYyud0GjJCrx25c",
+	"KmUlsuEL2MRUqgU11gKghvXs1SbYyOlUM3PNEinSBs3yZ7lC5LJM15KcYjSDRxBAzvqD5HJSVbbFcjFh",
+	"agtUdiubD26F1mV6RwXiwwHk6JdtJFnIO4ZY0gxY3bZ1tzSQVmlKOtSQhdRWwq4ZVd3mnS/oPV9Y5Dke",
+	"no1GJ4NBGCy4wEuDxwCjdwEDZYojuzdSLZqIznONNsaTaDXdKc6eafLy+uoNMfKWgT32iG3iNeimKbkw",
+	"TCVSCJYYywUUocbQZL5gwn63N8IKN/wCndIxMAjPhoVjoNGOCAvXw073RsWx8XQ3hD2sWauyUdsbDrwg",
+	"bJGbNZpVogaPjZV0YCn/1sP/gfn0by37fZSZlWf/BDYGCBJW/DlwvDt5mkNMS13NaHkAMf4O+PlPRN8O",
+	"uHuQ+es7JtqIXDivkZEkZRm/Y+oPgSM8dIcXq/BcVR1Jd+ZgT1IDwPDRO8D1hi6zVp44tT8StcxQ7bDY",
+	"Z8+VzPgds7oR6VDhCZWzLLUql5DkjmZL1t0GLc15i7vCux2rpPdUH2LoNPRGcFt1mtjf9zo4eFoDYPLc",
+	"rhkNScHuDa5/QcWaLKhJ5lzMSg9Mp+RkQpKML5xOWeNh7mzPH1pY1++AlVb1F8n6fQN9/0q521MmxYxM",
+	"udKmbclnbUsurKL2g3BDNpc7GJ00zmfmMt2FQD/f3Hxyrq7NKc+a9LeKT3HHrMWwvaAKHuTm2exP4E9U",
+	"xiJI4WLcmBfdso3Cq8mB6aXXEtkxOJBI52Qw6J2en3fB5TGw/5RY6A6eSJGt2071+KHN97jFZHYxlzZd",
+	"yzkwgJmAawwdNJZ7GKCeydJUfRrfy6ZDsprzZG7ZrVrXfUT50pp5AgxAux69xzEfCIZ3csZFMyxuCleU",
+	"fXaD7XJYVKARlQ728IcBAO0RowkdHU385mRwfvYYzPAJO4B2xTQzOxBoytWCpdaubdTWccD2ve+X2pAJ",
+	"IzHcGO/DJ344720W1X7JO2BybVXJNphoxlIy5RlgQyZp+gfpiCxtm9Kvp/PXy/fv6lrhhAsKUYS9QAMP",
+	"aYJL3T22tYwS2a0RtRJO7DBxxzKZA/8BLoOo7PSPOsgKt1+LDGtCvSbt45IsqFUMWE8xmtJJxgo1ZH/J",
+	"+Ws9dtB/HH52LeWE2yDcGI+7bYI06Im7dcSaH+hQzc9yaCa8+fVklW7rRt6CnXbBhd59iG50maYs9TK0",
+	"crM1UWfWcjlU83mCouPDeTtBdqh688h0T1BsHptRyQmd8IybdYuIm1ORuNgZRc3aWhiAcSwlnSHOb9xx",
+	"khXVYJoIIqRg3b0cbBb/F5QLu6ZG8xu1eqlYqdFzQyBYwKzKdUHoRFuSrCr4zXihmFHry6lh6rrdshbG",
+	"mlpXdmgPxjYBsTLpHnphEdXuDLYUwG7TrBtcgadB8ZxW3vCO6xZNpeQQepszwI8Ny3+L5ypVyoBHrwlV",
+	"DHGAAc1ywxb6sfAJcq2HYs1UKbre2p9bQ+vWrpbZoV7US8RIQN0FvWW6wTCcUp5ZzVxncgWRila+uWuL",
+	"l5/e7ssgSefy6j18CsndyH2Qivwk5Syz+E21FF0fGsC8Ji8r/zB7ObSjBFGscHhZSMLjvbdo2EQH+5uz",
+	"Eza15IxUYR/dkcpfnEl7AZih5WKOgAbdftWBdTawf43uqydJAdJJGRJJFLwVFvVYSiZrUqov/Sjo/g+x",
+	"knem9vz3mc9PETYVtKzInTEZ4h7doTkpJxfcGJZ2I0GzFV3rkAwwgSMkg/7olEjBXPDHaklLRaQg9I4p",
+	"qwWQy+I5hTDTOVVMRyKVaBYTIC5CZ5QLbUgMX+N+JHY7W4c7vaw/RCYVz3pxdvI4WXyXH6PJfVE8/vT8",
+	"fPfDHxoY/M+MZk0od8VoygXTmiiI0zZHops2cgnHT2J5G5f6CVrNPr+n6uaUt40+zGVukeX6MQ+85oi0",
+	"xROAPlBC7qH73DGlW8MyJfshkyXPUuJGP2527NAV3kmaghl7xXSjRQE2jjVfLfVRF5hJeXr4AdhJWBpX",
+	"gY2X9gvet2zgk+Ii4TnNDtYIcn+nz7+oubedvMX0H6nW2/tNuc4zuv7QGDW8hKAgEEjOZJ5tCuymbLx2",
+	"6wi3S3hKOplcMdVLqGbdIggAGQT2eVYXxuwbmlom7bNvGsSSRbmmwyIzJZd5sXPiRj4r16BJB8boUmEt",
+	"lL9qSHLQO6e96WXvzZdvLx561a8nh3wdjh6a/dn0/i0+dgjSv65S+u+N6AwwK06fa8vwF1RQyN1NmTDc",
+	"rK2EoUDFPKmONpIombFIUK35TCys8kc6cTHgZp2zMbnG+wrkjLsoGYo4pmYqCIOfLByDMNgcHoTBe1zP",
+	"W7ecIAzeSMX4TPh7XjF7y+O0A7/upJx2U2EH9kNQafuu1+DRLaARgis3RbthbzOhhMNjpgKuoml3Lkmy",
+	"eW//IZdK0IwwYRRvMoO89rt96we2snpBEYPZa0NuMVcskSp9dFPFw3fsy03VmE5W6Ego6/6Om93TC3SD",
+	"pobLkLVCLCW82WGQutSs9y3ZNqDdQwqHvAVEWPAs4y5mvKdEbNOf7TI3NOfDVOVamltY8Vw44ClGrWlr",
+	"9cQD/C83jhuHRRarnRNStPvNaRiQ5LjLtU9yJROr+KAq7HwHhS/HqqwZ0XNrjludNqWGTqhmpNPrudl7",
+	"VjRcWAvG2zXcaDKX2qCQoiItHsLTbstCASxtkPRJ5JAwUqSwdxyy9t5COvt/9crv3db0tj2dJ83eF8gN",
+	"a2D6G4dLleIWsTtmK1+tu2/C2SabxUFYgeOwNvQFLEW5QYVkmolbM7NTE6MYYXmaBlbGWLwcgivfpX9d",
+	"+ySeg3SvIhgxBqTVLAGdK2cKnc+W+Kx2E/d6dmhsyTHFFAc8MmONTosNaSR8wiL8PpdZqsE5hc+clNUj",
+	"lRiIE8cb/NCnM7TuBrWpTdUf1xKSPKMGQpYh8VMVn0jGxS2sl7xN2SKXYDT1/sLWuoLJJVjrqRZPXFCy",
+	"1EYuQF+xpM8FzKBDp+xY3QXVPfTylOIe1gm3VbScxnX6vI8nrrCaSEYylwIPYAotv3LJWyEpj9iuzO5E",
+	"A3P2DLxpcQ9NVzRLloqb9bWVzO7Y0wUXN+0RVgi+VW26FdXerkPU6sS9HszSg7Gxq05ihIk7riSAj9xR",
+	"xenEao7xLx9evb66vvnl1V+/Xr56//bD15uPf3n9Ie6GRDvbPr6snv+Y/JlRxRTBig54CFZ0xH3ya1Eu",
+	"gdeFZQ9VG1ffaucMFwyHW5oLgZUgO/SyihtYOezJFXCEkeAVj/XJYEjiX4THTkuZMDr+9ddfe3bNVltN",
+	"qGHFkhWj2eJPUSX2FwXxRSRMAVmuIbmRKqicg0C6oS77F44b626wtg7pFvQqe7ITeEh59nNjckTLahXH",
+	"zoj9M+2jrVCJJdDXt1GT0omTSu5A3B2T2BdExGEk4o2aiDgkMVZFxEVZRJ+gboypFRtlI84pDTbHp4/X",
+	"N5FIqFJra3OblnCwRZMVyzKECJSCYQFHWQu2XchRQorm/C9sjSUMXEylr76gmIC6NUOwVeqwFc21tyuZ",
+	"FcUWOkSfBYlreQ7xGLg5eHNCFGem2KiVJpGY0OTWWlpYnAUZ9iy1Sk9ViDu9NqwGNEKyLdFDqyMqnugQ",
+	"sW41t1BHRwa7zyXQMUVrz4mH0Hvc9TNwnVo+LlKMgGyVRsgpzlsvQK5yNuRaZVqtJh1aJDinciWsOLrx",
+	"QRUfBTeuBDIlCHWnAaqlqFSLSGWN17qzydNzJDb4EvICM2cLHx1LFAMDk2b6AikZWAPm5RRFM5OlIfEc",
+	"PHMxEYylOhJ7cyjcuyuka+EfyHxIRzNwnkUiLplyTDzPJkj23T6BPANNlpqR+FuEYfIoGH+LIO4SBWHk",
+	"3f1R8PAQX1R4nYVhxYuLUUysLM1ZQjpcJNkSnV2Y5zxjyjlByEpxY5hwDJJMFUW1BZKiI2GRydp9IdFL",
+	"VF9Gfcj1GrEBMFaKlgApittdeNSseMK6pM5oB5GI34o7mvHUqc2xf7CPUwi68ITjVihVOXk/EoBVBaPp",
+	"GDojsctdiZuJ0xd8wWpK79UYSiCBVWkHQpokLDeVfI0aVypEoC8usyZHhaFaTqvJVMkFSJ0SR4CWuMKI",
+	"jLbTuYdKiZzOcJPVWVOZLxJUXKjB0NmAAuzc4Lg/6B87lRzkfm3fNX3rqPBfwMAZM486OvbyIda8IU7J",
+	"Bf0LDjYSFkZ1t9uYGCgYrimvJGVJRhXTpBPXntcvnhR3UTXGuynkSMyZwtBGXa/DGsaKg6umCN4KudJk",
+	"hrVXluxrjq7Yn+AFiXFGlt7ITheJPmdqwV1p4ZwloIZkmVwBLqDeeeF2bhnV0sx/62mQn73yAGKLHDuW",
+	"CxzUEfMtVD9pRzyFF8mXBrroTM0tEGRcm0/lcW/UQ48Ggz3KEverHaz72xpqBzc8bvD71Of5NM1cLBXr",
+	"ElHBXS4WVK19KccudLTERGfaGniXloKCL3aCvcji6BtPH5AoMtZUxHEF8WK94Wq1WGEP32H3nOcaiv6o",
+	"IwNgAxo4nB3QvWjwtRppz1wbugb/9+XVe3LLWK4dpcgpoQRXlZZP7pOTwUnh5IlEieAbyGOacASnq3pn",
+	"N5DkpA0A6fcfI05Uw3kguhqdNhxlWOuh8rnRU+VntAqcd+/XW3aM3F8P/jmx/7zwX/1fc7cOyFLZr4fK",
+	"7xopePgSBvmygYO/VIyaLRTtjAbDrhVeiuUZdU6Fzmgw6Fre6YMjscPgmExYIqGEUHus8tgduilQl1iD",
+	"c4KmF8j2F0ttCM2sIrwmE+Z9tSVedmiaRsJN5dMhUDQi6+z2yTt+y5yu5g3k0D4mo1ZzXArDM+8wchnX",
+	"kZhZfPf6dU2s1KJdDVSQL02dBEAp+bNM14dVbtfiZoF3mqCiqoNKbOrzfthXeqUwNLJ3MXclzFB3eFlc",
+	"ffgjJEGTFLhCvEPOMRoM/5inIjH8AHZ1maYV6qmxLaciHSJ/El9m3KiDgXeGL2oBd7UUmliDJOPi1tp3",
+	"3OpdZTpMruRMOcvTwtReA1WJl245suIitXoPzbJSZ+mTt5B3gjaorx3Os6V2SjCU92qyoClrop8ZM1g1",
+	"/STMqhAQFFAHo8HorDcc9kbDm+FgPDgdDwb9wWDwt62C5PHxYLA3TeAKW5QTV+r4IxSTuom+LyYc0bKG",
+	"OpdNkb3LNNUkdjGmmHS8jQZnKVcs7ZZ8r7qCC8s30dFUcMgQ9AJ2x0QkpHClDaQABEmosKzbV1uej0bH",
+	"x89Hg+Mz4p5POnRiTdvR+QgqMXW3Xn0eicLHpedyZQ1yxCmqDRmNzoa94ah3PLwZHY9Pz8en539D73fp",
+	"9XzmEjK5JrfWGOMiEoIKqWvpKMPz5wNfcaOWgoC1LewDRt0xaNcIVfQvrOQyS8lMkglbS0sYjEMnF66J",
+	"YtOl9k7Pk8GAbBmodisZo17zQzgtBfq80iaqcM8uKeOJUqUojj07FNt9Xf4PEwKPkOpwB6me/1BSJdhv",
+	"p8Kdvp943/s00Dr9kKlUK6rSfSgZ/WRHzrmvj765Tw9Hs0xOaHZU850dfat+fThKyq4mjWrdNTO61VNH",
+	"djvqIB6akrh6LQaqit0a4zKyC0jNIcS92aukg/6r14JOMpbGYK1obGtCuO6OvdULXVLQNQLhIasOgkPQ",
+	"0mc8Y+YVpzMhteEJGsKpU/dqiy5sp0iUPkZ3FbzP3LisOV8kjFZYxSHZJVxYRnnHcLczZj6W4MNmbTHp",
+	"xC8/fvjw+uXN248fvsLaQzC2ZoqmLHVP9A3aKIFUpUhUz+H63WW3Dw1gyERBBI8b4LXIV/GYPDejiZKQ",
+	"8Ad+Te29Xyk1tGrBwXZE6T52Tl3nVHLxUiwrNIXma5fQJ5f1VgaRAA5YmITsnmts2oRt27jQTIEOoA3P",
+	"MstMBRezLvocTki809OgmXlbeZjvzrNlpzXRZDnkaKMX5kO4R8MK36CitOs4TXs86f0mBRu22G+VKQ7q",
+	"hnlQ1wtrnT2d52PsGRtC7M83HeB/D35fNv0JCvZW7zrazOM2juO7NuYaGbUIhqY2Qd8rE66Z2ewKYuWC",
+	"C3BYLqSAq32fcMBOJProG354qIHwsuRlR99KxvY7i4sKuwXJEYm4vBQDE8fFxnayigyhoKQ28YMY2c/U",
+	"xRSqjxu7WCtKDVPr1OKY71xmKYqkCsePxBbfdkzTsfyOlQa7RVYLQyvB/ruys4aONHV2ttQ9RrU5aWZl",
+	"rtnNIUys3sCmsfT+0YU2c12g8d5dRkXzYssp/j/X/XFc1zMPjyitzGPriP7n8+I6Vj6RLWP6wPhbyy9H",
+	"leSpx4YcfXOfHnYN3kiAahtXJiC1j4C0BL3HkIq0eHyoc009OrAoqdxzJMRWjorAyqN3YQ7fHgN9v622",
+	"gZX+2vroW+Xbw5NugoWJ9Kn3GovOrbdCKHn373K5CyqVDO/HhhxB16a9Rn7T7B+7oAVH0F9T6Ay8Oaha",
+	"e7s7qoZGYJn30t+SzdBl9g1OuE+46oPEBBrIQMnY1PywwNXmWhtDVa3u3UpuT8EkQ2/utVcjb8d422Bx",
+	"oKjxZ/TZpc8XCZC+5DewFiYTKUIES3rwrt6w1pu2pbJ0220M9sIbdK9wMbuCwm00RYNaufyosXxwWKZV",
+	"nw6OH77sLcLKMvIW8eVKyL8XT96UR9wcxmx09F4VzeyxphvTeFyxJii0NOdhteI1dLUCmJtAzZzkik35",
+	"vXONWjyNhMUjSMrpYj04aNx2tiL9PHWF2orZQ2PO90CNsw+225qEkZA5GhbZGieslG5eEKlcdXOsnZ9l",
+	"EEJpFVlRbkhcVFKj1j6TRIo+uYwEbLXsfFCWc7ti1KbmZ1DMjc14saQ77RYLwJQxvDd04UMXSXfJYXGl",
+	"bDcmE5bJFRm6gCacgIUZ1oUhTOTUMBGJzmCMzvVun1xV3kJQZX9AwuiBd5W9fXJVsKQNhxBrjNMnEMTC",
+	"JgPfoeDuR9iuuH50ML0+RqEH0Sf0QthLpx7+HkD4Z+NuB8FuF18LS8rnPygqSncLwWZtYO9EGylw4Re1",
+	"TBfFsAekYL4Igvocj6YUF086j2aO1Nr1lPZtiQmHJ4RUimPPTlos1se0GL80u+kZVG79sOybg85uXlSx",
+	"Nyo2ly4bdjQY4HtjKvFrjlGANTa/VYUCBWUxlv+fDo4hhfaO8oxOMhZb8ZWxSEBDdSGkq12z1t0tY3kh",
+	"vaDWxj0spYaWgXjI/NC3RXyPQqYri0SHVVPWkbn75CMBbTnsioDdU++nJ4ol8s5uD3LoqTZEr0XCUlxE",
+	"14pDhWuGpX2S2swUu/7Pd0QbqZjfxIQVNXgdbooMYgszaLpQbCYSRc0b94Hb8h0SblXdfiTiWhF/7EDt",
+	"4vgYKoWxIeSdgyQqs1sxyrWi2ofSLGtrCfO7Jgbfq2t6xhbI22CrA8Fw1D+tZrum7G5/74RbYJtboo6J",
+	"TyYil7YdjD9/qZOUS/7fg5Bc5n4rJX1S0ip1bKmJsZoPu8+l5piRXql+8PrPVyMNzUhnst7QDjEGD/C2",
+	"CLp961dfufe1iO3PuTZypuiC4HRIC35Gl4BbmQmwO/2KiXYaFnHLRdoNyxySn6wVBkkBz7SvWmjBsfcO",
+	"Mo8iGbyLJs8or6NX8C/k5q+fXu+AEig4ViduHfKN5vxPkVcSoiAsVvmnaKdkj4IQgf2nyK44Ch7IcVnY",
+	"s9/raW4g6x1B9N1svoJHiwKwjyFnvUi8WTy/XuSGM91UuNJitHv9ONhX4LnpLL1CU9kfYJFJNXNFZG7y",
+	"w4x2vyJIc0mYMBuvHsPSGtKxbH7DCuiGRFQq7EOfXYMlNm7iZ5po/hsjneFgMKjUNXf75Gd8o07FmFBQ",
+	"Kc/SkGiJNQpoxd2ytY4EjqF5zqi6cD2NKDSXw7uqddxcuUpu8tYQmmnpik1BSDjfZiTQDKTG2MPQld7m",
+	"2FwcrqzYZC7lbfV1eXpctVVJ7G6C9umxq1zyBTnPNPnl6l21+0dYtVE7A9T/OJQJQyQbpWcX65rKJueR",
+	"oDXUfJu2pchXsHKnctj6BsN9X1n4aG+17cDLP83L7Z74MrsDXlLX0lxpOGhsr7Sld7pMtbLdm2uAUXY8",
+	"Gw4GrXCBVorNyxnWG7A1dIRrUOAPjvJ4dtvgfKv2ohj0R8Oyc0Tw6eP1zZ52p2bmHZ2wTPvS/XFQRKTv",
+	"hkePhPSn9dmOpqq3YpOj6qSVNgr289e70cna/Nf16+ufXi4y+vp8WjYLGJ8MR76hwWayp/2vPxwd/y04",
+	"wJ9X7YjSJk+3u/+JWr+T7zenauJgLyGL0Y0WN+ArJXPnD8dO5egDSqv6PGTwlJ25wCSBabuYryipY+Ka",
+	"McsSrXVhBY9c8IRm2XpcKR90KT/EdRHSdOFSkDVjmrhUSfBNZ6lPI1BopQi2gm4iZDv/FY10t6pxYyqq",
+	"rlTDegskEi5K7773ScWXWrrNitK5OgkgZH+YkYLTHYCNZauLneFRu2HXVfz7sU8zU9rT1QoIb57ugZFQ",
+	"EHxkdd8HH8lpV4U+5sxqBCSVyRLL10oDC1JnoQSF+tqsUlhgX8GixddfL9+/g1QOrosyVIulk7XBimH7",
+	"ISSJXGCVFJaxsnRMZkzYU4eK84xDZ1xfPoTriMRaLi1i90lMcw52cb2uMA5J7BUc+9mxxNiiNqaNxBdQ",
+	"4oLvfLTiAha6kROHvQc2a5LtkQDCM0eF7g0BVG+UIUdisjQEXSuQJNNiGV1+enuds2QfNxY6VVyOi0v+",
+	"dFWxeMpx3b9VypumxA3QZH6gg2sXJXrEq1Cir+LfWSDbUBJbI9n9m3hcigK5j/uDAsGbGnE0Vzp6iujE",
+	"mxuLQ1fTnHJK4FWpckqu3rwk56fDUfcHeGM9uW1S5z7U7/vd7KgK9vkodtkV712lDY1vX1Mp6k2ogMhT",
+	"WPYiiAS2yCkYQL0dTp9cg3ijRWMSR184BoquQfZhCiwt6N33CdCyW8kpnkHmSEqsul+426iG15yCQi3c",
+	"UkDo8dQqB3TBdBiJDPSbkEy5mDGVKy5c5wJmwRmiULaquBWVW01xOmhblbZZJFZz5iXpmlitmSw1S7th",
+	"U+sXbFbDsGyMbffXucDHlF0lKiwY+l9Vvld6bGkU1JhMDC+vtJzEqrja8GSMMh1AgXIKX8JUwMfyYw0l",
+	"+O/Y1BC5RF6+kuoWAtkZn80NUdRtkwrvo/UaxsYGTeWlkdoXyaM3Rbvo9y00T6Yl+mHWMromwJ3npua6",
+	"aHzh2J/FCchotnjVDWuV+xRahbEUwPhMoypI7rjmxjdMAQsLCq4qU4Nx6Y6tqe8RugecvLPaz5qV/c2w",
+	"k4H2djcWZPUjcS1hs229R/R4uxvIVr8Q5+HxYI0E1jXBcQMpolm/wn5bQKFwBacrujw9AxdCcTgOfeUU",
+	"WiNU0LsUxaunyL9I1PpwPC7/rp0e833SpJ7PtdWOSsmMXZZV2SBfner95/UN8n/X5NKJxxP31yv/eeE/",
+	"+b/tl3f4KYNxMHB/vYZ/7F8ygJdruFs+inaz6eT07Pnf4FmuNBFAt2epc60BQrlLC5BXRY8tmNDai3fc",
+	"IurR/2Yilapf65lyVL9FH9EkTZ+P6PPe8fGL097JCzbtTdKTUW96NjibTuiLIWXPwfyW8OAjvZwUskcf",
+	"0fPR6XQ0fd47Tc6OeyeT55Pei+fn573RKT2dnj+fJMeTEYQR0kMh6m55HKIPlemr0AEjtdIprEDZ9xhU",
+	"Ph4MFvqAtzAjhu+yGsKNhj7/DUrGTdFqyL/OtnFlzSkvTZnq78BOrW0KWFT80+ubGLp7EMXMUjmBUdcV",
+	"MOV8CwbdSHBBsFTXpbtX2iNVjWBctms+KJl+xCh2pY2PWcWkZhS7KvSiCmhjOSD1nDtvsuSZ6XEB0Hhm",
+	"hQ5wLmxuAgFJjttBhg5CrmpToFSXU0IjUZX9OBJ22B2Xfa9FUVS0W1dyftdIWKvVC0LwF2OfgNLPYOGX",
+	"UcO8doZeCHur8z9g/k2R02N/xx5CPs7awYrO0n1RnDh2FaLGhzMldtVxgHWVonZ4Sg3tpVyhJdfrQYgq",
+	"7laKXGvdtSqKCBx8JLyn3/sawiqa+LYcbFG0IvIn7BXgTk2wPNMkZgJy/KyZ6civbKIcRiKeSGm0UTT/",
+	"uBJMgTm6oPefmLqucEN7FeWx/YQ9ZcomLzHqmHHZBREaB2hrxDqp96wweL8mUiABJ2tMwIoLDSC+8MUh",
+	"z3Qk4hpbc2Oredj+Ff867hb1gqwIh/gKXUNvGfboosap6uMyxxHePIDVtEVDn2oDNUB3VEUX7tVqmBXn",
+	"lErBQtDLuCiauaMnGmnAo+wF5JNw44t5oWRYb05VebgvnePTqSWF7WLhcxK7to+vcEwc+v5V0HQlEpe4",
+	"+AKLsRAZp9lZfXwNwz1u+sZfokYOuiCHMYmBg3Y895rIdN0dY+OyjAuGfcvGrpUZvEi1filXcpKxhe9v",
+	"1kG4K0sP7ifXGZ28Rs63ouviTYpc+/Oz0LPPJhlVM28ExL2evdYDX3tMOsNIvOd/JkuRMV1WmbK0uw2R",
+	"4XFj8MY3+N87I65BGazIbu8DB49G4QaH1Ni6+xtUQjQMYTZxh+UZafmq7WCqekOrHcDfji6xCOMY9hET",
+	"2iDyusBki8ZYQmKzOIqDpIhEvlS51GxcZD/SotFjtQWKNSaQYdjZJDTq0hKFA3M9v+CMw0iAI42iaa7X",
+	"wtB7l/oJb8wgS3Er7HT4Lt4UcnEEyBJhoBmYdzlVGt1GoujjH21XLD38MG+te/PC3irX5nsi9nDZVtqY",
+	"fKfXFvWTzd6Nrhy4cnhN7pt6Ikq92+vnLw9f7M+W9TW5CCm0pM2qb97AwVYpVpnrNzo+OhqOnvcH/UF/",
+	"OH4xeDEI7KxuIVtNh1yPTMgVmWCCV62bY2kw4Raa68zK3qXYHa/z8837d5WcZFltWNvd2enPeTI2rGSS",
+	"gSsKEsnQV+Y1QsdmvcENXEzJlcYWrSBZIDMLS9y32gNC5N3qBdQ7GC5ILcus6IHqD7jyBkwgCQce18fQ",
+	"so//FwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

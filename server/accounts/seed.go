@@ -105,9 +105,12 @@ var seedAccountID = regexp.MustCompile(`^acct_[A-Za-z0-9]{1,250}$`)
 // accounts without a creation time are created now; those without a sequence are numbered
 // in seed order, after every account that gives one (and so are persons and destinations),
 // and what the API makes later is numbered after all of them.
-func (s *Server) Seed(tx *store.Tx) error {
+//
+// The entries are seed's (its Accounts, Persons, EventDestinations, Links and
+// IdempotencyKeys); its platforms and settings are the server's own.
+func (s *Server) Seed(tx *store.Tx, seed Config) error {
 	sequences := map[uint64]int{}
-	for i, sa := range s.cfg.Accounts {
+	for i, sa := range seed.Accounts {
 		if sa.Sequence == 0 {
 			continue
 		}
@@ -117,38 +120,38 @@ func (s *Server) Seed(tx *store.Tx) error {
 		sequences[sa.Sequence] = i
 	}
 	accounts := numbering{}
-	for _, sa := range s.cfg.Accounts {
+	for _, sa := range seed.Accounts {
 		accounts.high = max(accounts.high, sa.Sequence)
 	}
-	for i, sa := range s.cfg.Accounts {
+	for i, sa := range seed.Accounts {
 		if err := s.seedAccount(tx, i, sa, &accounts); err != nil {
 			return err
 		}
 	}
 	persons := numbering{}
-	for _, sp := range s.cfg.Persons {
+	for _, sp := range seed.Persons {
 		persons.high = max(persons.high, sp.Sequence)
 	}
-	for i, sp := range s.cfg.Persons {
+	for i, sp := range seed.Persons {
 		if err := s.seedPerson(tx, i, sp, &persons); err != nil {
 			return err
 		}
 	}
 	destinations := numbering{}
-	for _, sd := range s.cfg.EventDestinations {
+	for _, sd := range seed.EventDestinations {
 		destinations.high = max(destinations.high, sd.Sequence)
 	}
-	for i, sd := range s.cfg.EventDestinations {
+	for i, sd := range seed.EventDestinations {
 		if err := s.seedDestination(tx, i, sd, &destinations); err != nil {
 			return err
 		}
 	}
-	for i, sl := range s.cfg.Links {
+	for i, sl := range seed.Links {
 		if err := s.seedLink(tx, i, sl); err != nil {
 			return err
 		}
 	}
-	for i, k := range s.cfg.IdempotencyKeys {
+	for i, k := range seed.IdempotencyKeys {
 		if err := s.seedIdempotencyKey(tx, i, k); err != nil {
 			return err
 		}

@@ -18,7 +18,7 @@ func seededServer(t *testing.T, cfg Config) (*Server, *store.DB, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, db, db.Replace(context.Background(), s.Seed)
+	return s, db, db.Replace(context.Background(), func(tx *store.Tx) error { return s.Seed(tx, cfg) })
 }
 
 func TestSeedAccounts(t *testing.T) {
@@ -80,7 +80,7 @@ func TestSeedAccounts(t *testing.T) {
 	}
 
 	// Reset seeds the same accounts again, with the same ids.
-	if err := db.Replace(context.Background(), s.Seed); err != nil {
+	if err := db.Replace(context.Background(), func(tx *store.Tx) error { return s.Seed(tx, cfg) }); err != nil {
 		t.Fatal(err)
 	}
 	before := derived.ID()

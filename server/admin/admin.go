@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -37,7 +38,9 @@ type Deps struct {
 	// Reset puts every API back into its seeded state.
 	Reset func() error
 	// Export writes the whole current state as a seed file.
-	Export  func() ([]byte, error)
+	Export func() ([]byte, error)
+	// Load replaces the whole state with a seed file's; its errors are *Error.
+	Load    func(seed []byte) error
 	Journal *control.Journal
 	Faults  *control.Faults
 	Metrics *control.Metrics
@@ -124,6 +127,18 @@ func (s *Server) GetState(ctx context.Context, _ gen.GetStateRequestObject) (gen
 	return gen.GetState200ApplicationyamlResponse{Body: bytes.NewReader(doc), ContentLength: int64(len(doc))}, nil
 }
 
+// LoadState replaces the whole state with the seed file in the body.
+func (s *Server) LoadState(ctx context.Context, req gen.LoadStateRequestObject) (gen.LoadStateResponseObject, error) {
+	seed, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Load(seed); err != nil {
+		return nil, err
+	}
+	return gen.LoadState200JSONResponse{Status: gen.LoadStateResultStatusLoaded}, nil
+}
+
 // Error is an admin API error.
 type Error struct {
 	Status        int
@@ -153,7 +168,11 @@ func toError(c echo.Context, err error) *Error {
 	case httperr.Invalid:
 		return &Error{Status: cause.Status, Code: "InvalidRequest", Message: cause.Validation.Error()}
 	case httperr.UnsupportedMediaType:
-		return &Error{Status: cause.Status, Code: "UnsupportedMediaType", Message: "send application/json"}
+		mediaType := "application/json"
+		if c.Request().Method == http.MethodPut && c.Path() == "/_understudy/state" {
+			mediaType = "application/yaml" // the one operation that takes a seed file
+		}
+		return &Error{Status: cause.Status, Code: "UnsupportedMediaType", Message: "send " + mediaType}
 	case httperr.TooLarge:
 		return &Error{Status: cause.Status, Code: "RequestEntityTooLarge", Message: "the request body is too large"}
 	case httperr.NotFound:

@@ -189,12 +189,16 @@ func decodeRoles(entries []SeedRole) ([]gen.RoleDefinition, error) {
 	return out, nil
 }
 
-// seedRoles loads the configured custom roles into tx, as PUTs by the seed would make them,
+// seedRoles loads the seed's custom roles into tx, as PUTs by the seed would make them,
 // keeping the history a state export recorded.
-func (s *Server) seedRoles(tx *store.Tx) error {
-	for i, r := range s.roles {
+func (s *Server) seedRoles(tx *store.Tx, entries []SeedRole) error {
+	roles, err := decodeRoles(entries)
+	if err != nil {
+		return err
+	}
+	for i, r := range roles {
 		if _, err := s.putRole(tx, asciiLower(deref(r.Name)), r.Properties, seedCaller.PrincipalID, r.Properties); err != nil {
-			return &SeedError{Collection: SeedRoles, Index: i, Field: s.cfg.RoleDefinitions[i].field("name"), Err: err}
+			return &SeedError{Collection: SeedRoles, Index: i, Field: entries[i].field("name"), Err: err}
 		}
 	}
 	return nil

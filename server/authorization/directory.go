@@ -229,17 +229,17 @@ func (s *Server) exportDirectory(tx *store.Tx) []DirectoryEntry {
 	return out
 }
 
-// seedDirectory loads the configured directory: every principal first, so that members
-// may be declared after their groups.
-func (s *Server) seedDirectory(tx *store.Tx) error {
-	for i, e := range s.cfg.Directory {
+// seedDirectory loads a seed's directory: every principal first, so that members may be
+// declared after their groups.
+func (s *Server) seedDirectory(tx *store.Tx, directory []DirectoryEntry) error {
+	for i, e := range directory {
 		if created, err := s.putPrincipal(tx, e); err != nil {
 			return &SeedError{Collection: SeedDirectory, Index: i, Err: err}
 		} else if !created {
 			return &SeedError{Collection: SeedDirectory, Index: i, Err: fmt.Errorf("%w: %s is declared twice", ErrInvalidPrincipal, e.ID)}
 		}
 	}
-	for i, e := range s.cfg.Directory {
+	for i, e := range directory {
 		if err := s.setMembers(tx, e); err != nil {
 			return &SeedError{Collection: SeedDirectory, Index: i, Err: err}
 		}

@@ -65,16 +65,17 @@ func (e *SeedError) Error() string {
 
 func (e *SeedError) Unwrap() error { return e.Err }
 
-// Seed loads the configured directory and custom roles, then the assignments, into tx
-// through the same checks and rules as PUTs.
-func (s *Server) Seed(tx *store.Tx) error {
-	if err := s.seedDirectory(tx); err != nil {
+// Seed loads the directory and custom roles of seed (its RoleDefinitions, Directory and
+// Assignments; its settings are the server's own), then the assignments, into tx through
+// the same checks and rules as PUTs.
+func (s *Server) Seed(tx *store.Tx, seed Config) error {
+	if err := s.seedDirectory(tx, seed.Directory); err != nil {
 		return err
 	}
-	if err := s.seedRoles(tx); err != nil {
+	if err := s.seedRoles(tx, seed.RoleDefinitions); err != nil {
 		return err
 	}
-	for i, entry := range s.cfg.Assignments {
+	for i, entry := range seed.Assignments {
 		if field, err := s.seedAssignment(tx, entry); err != nil {
 			return &SeedError{Collection: SeedAssignments, Index: i, Field: field, Err: err}
 		}

@@ -18,7 +18,7 @@ func seedError(t *testing.T, cfg authorization.Config) *authorization.SeedError 
 	db := store.New(store.NewMemory())
 	s, err := authorization.New(cfg, db)
 	if err == nil {
-		err = db.Replace(context.Background(), s.Seed)
+		err = db.Replace(context.Background(), func(tx *store.Tx) error { return s.Seed(tx, cfg) })
 	}
 	var se *authorization.SeedError
 	if !errors.As(err, &se) {
@@ -112,7 +112,7 @@ func TestSeedEntryForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			if err := db.Replace(ctx, s.Seed); err != nil {
+			if err := db.Replace(ctx, func(tx *store.Tx) error { return s.Seed(tx, cfg) }); err != nil {
 				t.Fatal(err)
 			}
 			var roles []authorization.SeedRole

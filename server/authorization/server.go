@@ -71,8 +71,6 @@ type Server struct {
 	tables *tables
 	owners map[string]bool
 	hier   *hierarchy
-	// roles are the configured custom roles, read (decodeRoles).
-	roles []gen.RoleDefinition
 	// seedValidator checks seeded assignments as PUTs are checked.
 	seedValidator func() (*validate.Validator, error)
 	// statuses are the statuses only some api-versions answer, read from the spec
@@ -100,15 +98,15 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if cfg.DefaultPrincipal == "" {
 		cfg.DefaultPrincipal = def.DefaultPrincipal
 	}
-	roles, err := decodeRoles(cfg.RoleDefinitions)
-	if err != nil {
+	// The seed's roles are read by Seed; reading them here too stops a start on a bad one.
+	if _, err := decodeRoles(cfg.RoleDefinitions); err != nil {
 		return nil, err
 	}
 	hier, err := newHierarchy(cfg.ManagementGroups)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, roles: roles, seedValidator: newSeedValidator()}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, seedValidator: newSeedValidator()}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}

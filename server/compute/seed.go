@@ -109,11 +109,11 @@ func (e *SeedError) Error() string {
 
 func (e *SeedError) Unwrap() error { return e.Err }
 
-// Seed loads the configured projects' resources into tx: per project its interconnects,
+// Seed loads the resources of seed's Projects into tx: per project its interconnects,
 // then attachments, forwarding rules, attachment groups and interconnect groups, each checked
 // as its insert would be and created DONE, then its finished operations.
-func (s *Server) Seed(tx *store.Tx) error {
-	for pi, p := range s.cfg.Projects {
+func (s *Server) Seed(tx *store.Tx, seed Config) error {
+	for pi, p := range seed.Projects {
 		if err := s.checkSeedProject(p.Project); err != nil {
 			return &SeedError{ProjectIndex: pi, Project: p.Project, Err: err}
 		}

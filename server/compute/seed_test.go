@@ -33,14 +33,15 @@ func seeded(t *testing.T, cfg Config) (*Server, *store.DB, error) {
 	t.Helper()
 	db := store.New(store.NewMemory())
 	s := New(cfg, db)
-	return s, db, db.Replace(context.Background(), s.Seed)
+	return s, db, db.Replace(context.Background(), func(tx *store.Tx) error { return s.Seed(tx, cfg) })
 }
 
 func TestSeedProject(t *testing.T) {
 	p := seedWorld()
 	p.ForwardingRules = []map[string]any{{"name": "fr", "labels": map[string]any{"env": "prod"}}}
 	p.Groups = []map[string]any{{"name": "g", "intent": map[string]any{"availabilitySla": "PRODUCTION_NON_CRITICAL"}, "attachments": []any{"a2", "us-east4/a1"}}}
-	s, db, err := seeded(t, Config{Projects: []SeedProject{p}})
+	cfg := Config{Projects: []SeedProject{p}}
+	s, db, err := seeded(t, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestSeedProject(t *testing.T) {
 		t.Errorf("seeding left %d operations", ops)
 	}
 	// A reset seeds the very same resources.
-	if err := db.Replace(context.Background(), s.Seed); err != nil {
+	if err := db.Replace(context.Background(), func(tx *store.Tx) error { return s.Seed(tx, cfg) }); err != nil {
 		t.Fatal(err)
 	}
 	r2, g2, a2 := read()
