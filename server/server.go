@@ -209,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.accts = accts
 
-	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Load: s.loadState, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
+	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Load: func(seed []byte) error { return s.loadState("(request body)", seed) }, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
 		Operations: operationIDs, Directory: authz, Ready: s.ready,
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
@@ -243,7 +243,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	// The console: pages on the admin API's instance, reading each API through its handlers.
-	con, err := console.New(console.Deps{Token: cfg.AdminToken, Journal: s.journal, Admin: adm, Authorization: authz, Accounts: accts, Compute: comp})
+	con, err := console.New(console.Deps{Token: cfg.AdminToken, Journal: s.journal, Admin: adm, Load: s.loadState, Authorization: authz, Accounts: accts, Compute: comp})
 	if err != nil {
 		return nil, err
 	}
@@ -494,10 +494,10 @@ func (s *Server) advanceSharedClock(d time.Duration) error {
 	return err
 }
 
-// loadState is the admin API's PUT /_understudy/state: LoadState on the request's body,
-// its errors in the admin API's envelope.
-func (s *Server) loadState(data []byte) error {
-	err := s.LoadState("(request body)", data)
+// loadState is LoadState for the admin API's PUT /_understudy/state and the console's load
+// control: its errors are the admin API's (*admin.Error), which both show.
+func (s *Server) loadState(file string, data []byte) error {
+	err := s.LoadState(file, data)
 	var (
 		se  *SeedError
 		aze *authorization.SeedError

@@ -414,6 +414,10 @@ func TestBrowserConsole(t *testing.T) {
 	if state := eval[string](t, bctx, `fetch('/_understudy/console/state.yaml').then(r => r.status + ' ' + r.headers.get('Content-Disposition') + ' ' + r.headers.get('Content-Type'))`); !strings.HasPrefix(state, "200 attachment; filename=\"understudy-state-") {
 		t.Errorf("downloading the state: %s", state)
 	}
+	saved := filepath.Join(t.TempDir(), "understudy-state.yaml")
+	if err := os.WriteFile(saved, []byte(eval[string](t, bctx, `fetch('/_understudy/console/state.yaml').then(r => r.text())`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(bctx, chromedp.SendKeys(chromedp.ID("reset-confirm"), "yes")); err != nil {
 		t.Fatal(err)
 	}
@@ -431,6 +435,42 @@ func TestBrowserConsole(t *testing.T) {
 	}
 	if _, err := sdk.V2CoreAccounts.Retrieve(ctx, acct.ID, nil); err == nil {
 		t.Error("the account made before the reset is still there")
+	}
+
+	// The downloaded state loaded back: the account is there again, and one made since is
+	// not. A file that is not a seed file changes nothing.
+	later, err := sdk.V2CoreAccounts.Create(ctx, &stripe.V2CoreAccountCreateParams{DisplayName: stripe.String("made after the download")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("accounts:\n  accounts: [{id: 7, surprise: true}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open(t, bctx, base+"/controls")
+	if err := chromedp.Do(bctx, chromedp.SetUploadFiles(`#seed-file`, []string{bad})); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, bctx, `#load button`)
+	if msg := eval[string](t, bctx, `document.getElementById('error').textContent`); !strings.Contains(msg, "Nothing was loaded") || !strings.Contains(msg, "bad.yaml") {
+		t.Errorf("loading a file that is not a seed file: %q", msg)
+	}
+	if _, err := sdk.V2CoreAccounts.Retrieve(ctx, later.ID, nil); err != nil {
+		t.Errorf("after a refused load: %v", err)
+	}
+	open(t, bctx, base+"/controls")
+	if err := chromedp.Do(bctx, chromedp.SetUploadFiles(`#seed-file`, []string{saved})); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, bctx, `#load button`)
+	if done := eval[string](t, bctx, `document.getElementById('done').textContent`); !strings.Contains(done, "Loaded understudy-state.yaml") {
+		t.Errorf("after loading the downloaded state: %q", done)
+	}
+	if got, err := sdk.V2CoreAccounts.Retrieve(ctx, acct.ID, nil); err != nil || got.DisplayName != hostile {
+		t.Errorf("the account from the loaded state: %v, %v", got, err)
+	}
+	if _, err := sdk.V2CoreAccounts.Retrieve(ctx, later.ID, nil); err == nil {
+		t.Error("an account made after the download survived loading it")
 	}
 
 	// The overview, last.

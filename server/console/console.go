@@ -54,7 +54,8 @@ type Deps struct {
 	Authorization *authorization.Server
 	Accounts      *accounts.Server
 	Compute       *compute.Server
-	// Load replaces the state with a seed file's (name is how errors name it).
+	// Load replaces the state with a seed file's (name is how errors name it); where the
+	// file is at fault its error is an *admin.Error, as the admin API answers it.
 	Load func(name string, data []byte) error
 	// Now is real time, for sessions (nil: time.Now): the admin clock may be advanced.
 	Now func() time.Time

@@ -11,20 +11,19 @@ import (
 
 	admingen "github.com/understudy-dev/understudy/gen/admin"
 	gen "github.com/understudy-dev/understudy/gen/console"
+	"github.com/understudy-dev/understudy/server/admin"
 )
 
 type controlsData struct {
 	Clock  admingen.Clock
 	Faults []admingen.Fault
 	Done   string
-	// CanLoad says the server can load a seed file while it runs.
-	CanLoad bool
 }
 
 // ConsoleControls shows the clock and the fault rules, with the forms that change the
 // sandbox: each goes through the admin API's own handler.
 func (c *Console) ConsoleControls(ctx context.Context, req gen.ConsoleControlsRequestObject) (gen.ConsoleControlsResponseObject, error) {
-	d := controlsData{Done: deref(req.Params.Done), CanLoad: c.d.Load != nil}
+	d := controlsData{Done: deref(req.Params.Done)}
 	clk, err := c.d.Admin.GetClock(ctx, admingen.GetClockRequestObject{})
 	if err != nil {
 		return nil, err
@@ -183,9 +182,6 @@ func (c *Console) ConsoleLoadState(ctx context.Context, req gen.ConsoleLoadState
 	if err := checkCSRF(ctx, csrf); err != nil {
 		return nil, err
 	}
-	if c.d.Load == nil {
-		return nil, &pageError{Status: http.StatusConflict, Message: "This server takes seed files only when it starts (--seed FILE): nothing was loaded."}
-	}
 	if !got {
 		return nil, &pageError{Status: http.StatusBadRequest, Message: "Choose a seed file to load."}
 	}
@@ -193,7 +189,11 @@ func (c *Console) ConsoleLoadState(ctx context.Context, req gen.ConsoleLoadState
 		name = "(uploaded)"
 	}
 	if err := c.d.Load(name, seed); err != nil {
-		return nil, &pageError{Status: http.StatusBadRequest, Message: "Nothing was loaded: " + err.Error()}
+		var ae *admin.Error
+		if errors.As(err, &ae) {
+			return nil, &pageError{Status: ae.Status, Message: "Nothing was loaded: " + ae.Message}
+		}
+		return nil, err
 	}
 	return gen.ConsoleLoadState303Response(done("Loaded " + name + ".")), nil
 }
