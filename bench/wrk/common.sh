@@ -1,5 +1,8 @@
-# Sourced by run.sh and pgo.sh: their settings, a scratch directory, CPU pinning, and
-# starting a server and reading the address it logs.
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # the settings it makes are for the scripts that source it
+# Sourced by the scripts beside it: their settings, a scratch directory, CPU pinning,
+# starting a server and reading the address it logs, and the PostgreSQL that engines.sh and
+# replicas.sh write to.
 
 CONNECTIONS=${CONNECTIONS:-64}
 ACCOUNTS=${ACCOUNTS:-500}
@@ -25,6 +28,42 @@ pin_server=() pin_load=() pinned="no (taskset missing or one CPU)"
 if [ "${PIN:-1}" != 0 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	pin_server=(taskset -c 1) pin_load=(taskset -c 0) pinned="servers on CPU 1, wrk on CPU 0"
 fi
+
+# pg_store SCHEMA...: the PostgreSQL the run writes to, in STORE. Without STORE it starts a
+# cluster of its own in the scratch directory (.ci/postgres.sh with PG_DURABLE=1: fsync and
+# synchronous_commit on, as a deployment runs), pinned with the servers, and sets STORE to
+# its URL and own_pg. At exit that cluster goes whole; in a database of yours only the
+# run's SCHEMAs are dropped. Sets pg_settings (version and durability, for the header) and
+# sep (what appends a parameter to STORE).
+pg_store() {
+	pg_schemas=("$@")
+	own_pg="" pg_url=$STORE # the callers append to STORE; the schemas are dropped through pg_url
+	trap pg_cleanup EXIT
+	if [ -z "$STORE" ]; then
+		chmod 755 "$tmp" # the cluster's owner (postgres, under root) works in it
+		export UNDERSTUDY_PG_DIR=$tmp/pg
+		own_pg=1 # before the start: a cluster that fails halfway is stopped too
+		PG_DURABLE=1 "${pin_server[@]}" "$root/.ci/postgres.sh" start >/dev/null
+		STORE=$("$root/.ci/postgres.sh" url) pg_url=$STORE
+	fi
+	pg_settings=$(psql -Atc "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'server_version')" "$STORE" 2>/dev/null || echo unknown)
+	sep='?'
+	case $STORE in *\?*) sep='&' ;; esac
+}
+
+# pg_cleanup: pg_store's exit trap, then cleanup's. The cluster stops before cleanup
+# removes the scratch directory it lives in.
+pg_cleanup() {
+	if [ -n "$own_pg" ]; then
+		"$root/.ci/postgres.sh" stop
+	else
+		local s
+		for s in "${pg_schemas[@]}"; do
+			psql -qc "DROP SCHEMA IF EXISTS $s CASCADE" "$pg_url" >/dev/null 2>&1 || true
+		done
+	fi
+	cleanup
+}
 
 # start NAME CMD...: starts a server on a free port (remembered for the cleanup).
 start() {

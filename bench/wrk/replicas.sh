@@ -24,19 +24,7 @@ BASE=${BASE:-}
 # shellcheck source=bench/wrk/common.sh
 . "$(dirname "$0")/common.sh"
 
-own_pg=
-if [ -z "$STORE" ]; then
-	chmod 755 "$tmp" # the cluster's owner (postgres, under root) works in it
-	export UNDERSTUDY_PG_DIR=$tmp/pg
-	PG_DURABLE=1 "${pin_server[@]}" "$root/.ci/postgres.sh" start >"$tmp/pg.env"
-	own_pg=1
-	STORE=$("$root/.ci/postgres.sh" url)
-fi
-base_store=$STORE
-trap 'if [ -n "$own_pg" ]; then "$root/.ci/postgres.sh" stop; else for s in bench_$$ bench_base_$$; do psql -qc "DROP SCHEMA IF EXISTS $s CASCADE" "$base_store" >/dev/null 2>&1 || true; done; fi; cleanup' EXIT
-pg_settings=$(psql -Atc "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'server_version')" "$STORE" 2>/dev/null || echo unknown)
-sep='?'
-case $STORE in *\?*) sep='&' ;; esac
+pg_store "bench_$$" "bench_base_$$"
 
 (cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy)
 targets=(memory pg pg2)
