@@ -1,6 +1,7 @@
 package console
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -10,7 +11,8 @@ import (
 
 // picture is an SLA analysis drawn: the metros side by side, in each its zones (a
 // facility's edge availability domains) with the members placed in them, the zones the
-// blockers say are missing drawn empty and red, what the intent needs and the blockers.
+// blockers say are missing drawn empty and red, every metro a blocker names (one without
+// members drawn as missing), what the intent needs and the blockers.
 type picture struct {
 	Kind                string // "attachment group" or "interconnect group"
 	Name                string
@@ -25,6 +27,7 @@ type picture struct {
 type picMetro struct {
 	Name, Region string
 	Blocked      bool
+	Missing      bool // no member is in it: only a blocker names it
 	X, Width     int
 	Zones        []picZone
 }
@@ -96,7 +99,7 @@ func attachmentGroupPicture(g computegen.InterconnectAttachmentGroup) picture {
 			}
 		}
 	}
-	addMissing(&p, missing)
+	addMissing(&p, blockedMetros, missing)
 	return p.finish()
 }
 
@@ -142,22 +145,18 @@ func interconnectGroupPicture(g computegen.InterconnectGroup) picture {
 			p.Metros = append(p.Metros, pm)
 		}
 	}
-	addMissing(&p, missing)
+	addMissing(&p, blockedMetros, missing)
 	return p.finish()
 }
 
-// addMissing adds, to each metro a blocker names, the zones it lacks (a metro no member is
-// in yet gets a column of its own).
-func addMissing(p *picture, missing map[string][]string) {
-	metros := make([]string, 0, len(missing))
-	for m := range missing {
-		metros = append(metros, m)
-	}
-	slices.Sort(metros)
-	for _, m := range metros {
+// addMissing adds a column for each metro a blocker names that no member is in (an
+// INCOMPATIBLE_METROS blocker's metros, say), and to each metro the zones the blockers say
+// it lacks.
+func addMissing(p *picture, named map[string]bool, missing map[string][]string) {
+	for _, m := range slices.Sorted(maps.Keys(named)) {
 		i := slices.IndexFunc(p.Metros, func(pm picMetro) bool { return pm.Name == m })
 		if i < 0 {
-			p.Metros = append(p.Metros, picMetro{Name: m, Blocked: true})
+			p.Metros = append(p.Metros, picMetro{Name: m, Blocked: true, Missing: true})
 			i = len(p.Metros) - 1
 		}
 		zones := slices.Clone(missing[m])
