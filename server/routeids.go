@@ -10,10 +10,14 @@ import (
 	"github.com/understudy-dev/understudy/server/authorization"
 )
 
-// routeIDs maps "METHOD /echo/path" to the operationId of every operation in specs, so that
-// middleware can name the operation a request reached from Echo's matched route.
-func routeIDs(specs ...*openapi3.T) map[string]string {
-	ids := map[string]string{}
+// route is an operation's method and path as Echo routes it (/a/:name): a map key looked up
+// per request with no string built for it.
+type route struct{ method, path string }
+
+// routeIDs maps the method and Echo path of every operation in specs to its operationId, so
+// that middleware can name the operation a request reached from Echo's matched route.
+func routeIDs(specs ...*openapi3.T) map[route]string {
+	ids := map[route]string{}
 	for _, spec := range specs {
 		for path, item := range spec.Paths.Map() {
 			echoPath := path
@@ -26,7 +30,7 @@ func routeIDs(specs ...*openapi3.T) map[string]string {
 				echoPath = echoPath[:i] + ":" + echoPath[i+1:j] + echoPath[j+1:]
 			}
 			for method, op := range item.Operations() {
-				ids[method+" "+echoPath] = op.OperationID
+				ids[route{method, echoPath}] = op.OperationID
 			}
 		}
 	}
@@ -48,5 +52,5 @@ func (s *Server) operationID(method, path string) string {
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	return s.routes[method+" "+path]
+	return s.routes[route{method, path}]
 }

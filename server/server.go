@@ -109,7 +109,7 @@ type Server struct {
 	leases  *store.Leases
 	holder  string
 	metrics *control.Metrics
-	routes  map[string]string // "METHOD /echo/path" -> operationId
+	routes  map[route]string // method and Echo path -> operationId
 }
 
 // New builds the server.
