@@ -148,7 +148,10 @@ func (s *Server) limitRequest(anyQuery func(path string) bool) echo.MiddlewareFu
 			if req.ContentLength > limit {
 				return &http.MaxBytesError{Limit: limit}
 			}
-			if req.Body != nil && req.Body != http.NoBody {
+			// A body of a declared length is read to that length at most (net/http's reader
+			// stops there; HTTP/2's refuses more), so only a body of unknown length needs
+			// the limit put on it (0 with a body: an in-process caller that did not say).
+			if req.ContentLength <= 0 && req.Body != nil && req.Body != http.NoBody {
 				// The limited body goes on a copy of the request: net/http decides whether the
 				// connection may serve another request by looking at its own request's body
 				// (read to its end, closed early, failed). Behind a wrapper on the original it
