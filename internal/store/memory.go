@@ -34,6 +34,9 @@ type Memory struct {
 	// The running write transaction's undo list and, on disk, its changes.
 	undo    []memUndo
 	changes []Change
+	// packed is where a document is compressed before it is copied to a buffer of its own
+	// size (compress): used under the write lock only.
+	packed []byte
 }
 
 type memTable struct {
@@ -179,7 +182,7 @@ func (m *Memory) Open(b Backend) (seeded bool, err error) {
 		if conflict := t.conflict(pk, keys); conflict != nil {
 			return conflict
 		}
-		t.add(pk, memRow{doc: compress(doc), keys: packKeys(keys)})
+		t.add(pk, memRow{doc: m.compress(doc), keys: packKeys(keys)})
 		return nil
 	})
 	if err != nil {
@@ -447,7 +450,7 @@ func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
 		}
 	}
 	old, had := t.rows[pk]
-	row := memRow{doc: compress(doc), keys: packKeys(keys)}
+	row := memRow{doc: tx.m.compress(doc), keys: packKeys(keys)}
 	if had {
 		t.replace(pk, old, row)
 	} else {
@@ -695,5 +698,13 @@ func (tx memTxn) Next(sequence string) (uint64, error) {
 	return n, nil
 }
 
-// compress is doc as the engine keeps it: s2, in a buffer of its own size.
-func compress(doc []byte) []byte { return bytes.Clone(s2.Encode(nil, doc)) }
+// compress is doc as the engine keeps it: s2, in a buffer of its own size. The caller holds
+// the write lock.
+func (m *Memory) compress(doc []byte) []byte {
+	m.packed = s2.Encode(m.packed[:cap(m.packed)], doc)
+	out := bytes.Clone(m.packed)
+	if cap(m.packed) > 64<<10 {
+		m.packed = nil // not kept for the rare large document
+	}
+	return out
+}
