@@ -105,9 +105,9 @@ type mounting struct {
 // mount builds the Echo instance of one API, which the API then registers its routes on.
 // Every error met on it (its handlers', its validator's, its router's 404 and 405, a
 // panic's) is written in the API's own envelope, with Retry-After when it is one to retry. Its middleware, in the order a request
-// meets it: before routing, observe (the log line, metrics, journal and request ids),
-// recoverPanic, then the API's own pre middleware; after routing, injectFaults and
-// limitRequest; then each operation's own (its authentication and validation), which the
+// meets it: before routing, observe (the log line, metrics, journal and request ids, and
+// recoverPanic), then the API's own pre middleware; after routing, routed (injectFault and
+// limitRequest); then each operation's own (its authentication and validation), which the
 // API registers with its routes.
 func (s *Server) mount(a api, m mounting) *echo.Echo {
 	e := echo.New()
@@ -119,12 +119,9 @@ func (s *Server) mount(a api, m mounting) *echo.Echo {
 		}
 		m.writeError(c, err, log)
 	}
-	e.Pre(s.observe(a, m.ids), s.recoverPanic)
+	e.Pre(s.observe(a, m.ids))
 	e.Pre(m.pre...)
-	if a != apiAdmin { // the admin API is never faulted
-		e.Use(s.injectFaults(a))
-	}
-	e.Use(s.limitRequest(m.anyQuery))
+	e.Use(s.routed(a, m.anyQuery))
 	s.mounts[a] = e
 	return e
 }
