@@ -34,6 +34,9 @@ type Memory struct {
 	// The running write transaction's undo list and, on disk, its changes.
 	undo    []memUndo
 	changes []Change
+	// reader and writer are what transactions are given: one of each, made once (a value
+	// made per transaction would be allocated to become a Txn).
+	reader, writer *memTxn
 	// packed is where a document is compressed before it is copied to a buffer of its own
 	// size (compress): used under the write lock only.
 	packed []byte
@@ -109,7 +112,9 @@ const sequencesTable = "_sequences"
 
 // NewMemory returns an empty engine in memory.
 func NewMemory() *Memory {
-	return &Memory{tables: map[string]*memTable{}, seqs: map[string]uint64{}}
+	m := &Memory{tables: map[string]*memTable{}, seqs: map[string]uint64{}}
+	m.reader, m.writer = &memTxn{m: m}, &memTxn{m: m, write: true}
+	return m
 }
 
 func lessCursor(a, b Cursor) bool { return a.compare(b) < 0 }
@@ -246,7 +251,7 @@ func (m *Memory) read(fn func(Txn) error) (seq uint64, err error) {
 	if m.disk != nil {
 		seq = m.disk.last()
 	}
-	return seq, fn(memTxn{m: m})
+	return seq, fn(m.reader)
 }
 
 func (m *Memory) write(wipe bool, fn func(Txn) error) (seq uint64, err error) {
@@ -278,7 +283,7 @@ func (m *Memory) write(wipe bool, fn func(Txn) error) (seq uint64, err error) {
 			m.rollback(before)
 		}
 	}()
-	if err := fn(memTxn{m: m, write: true}); err != nil {
+	if err := fn(m.writer); err != nil {
 		return m.lastDurable(), err
 	}
 	changes := m.changes
