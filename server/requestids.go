@@ -20,8 +20,9 @@ func setRequestID(h, _ http.Header) {
 func setARMRequestIDs(h, req http.Header) {
 	id := []string{randomGUID()}
 	h["X-Ms-Request-Id"] = id
-	if corr := req.Get("X-Ms-Correlation-Request-Id"); len(corr) == 36 && uuid.Validate(corr) == nil {
-		h["X-Ms-Correlation-Request-Id"] = []string{corr}
+	// The key as net/http stores it (canonical): Get would canonicalize it again per request.
+	if corr := req["X-Ms-Correlation-Request-Id"]; len(corr) > 0 && len(corr[0]) == 36 && uuid.Validate(corr[0]) == nil {
+		h["X-Ms-Correlation-Request-Id"] = []string{corr[0]}
 	} else {
 		h["X-Ms-Correlation-Request-Id"] = id // one slice for both: nothing appends to either
 	}

@@ -19,8 +19,8 @@ import (
 // readBody reads the body once, rejecting one over the limit or not UTF-8 (RFC 8259
 // requires it; Go's decoder would silently turn bad bytes into U+FFFD), and puts the same
 // bytes back for kin and the handler to read, as kin leaves a body it has read: readable
-// again (GetBody), of known length.
-func readBody(req *http.Request) ([]byte, error) {
+// again (GetBody), of known length. contentType is the request's Content-Type.
+func readBody(req *http.Request, contentType string) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
@@ -36,7 +36,7 @@ func readBody(req *http.Request) ([]byte, error) {
 	req.GetBody = func() (io.ReadCloser, error) { return newBodyReader(data), nil }
 	req.Body, _ = req.GetBody()
 	req.ContentLength = int64(len(data))
-	if err := checkCharset(req.Header.Get("Content-Type")); err != nil {
+	if err := checkCharset(contentType); err != nil {
 		return nil, err
 	}
 	if !utf8.Valid(data) {

@@ -260,7 +260,8 @@ func (v *Validator) CheckRequest(opID string, req *http.Request, pathParams map[
 // ValidateRequest, then what kin's JSON decoder lets through. query is the parsed query
 // (nil: kin parses it).
 func (v *Validator) check(req *http.Request, route *route, params map[string]string, query url.Values) error {
-	data, err := readBody(req)
+	contentType := req.Header.Get("Content-Type")
+	data, err := readBody(req, contentType)
 	if err != nil {
 		return err
 	}
@@ -271,7 +272,7 @@ func (v *Validator) check(req *http.Request, route *route, params map[string]str
 	err = openapi3filter.ValidateRequest(req.Context(), input)
 	// Where kin decoded a JSON body, or would have but for its schema: what kin reports
 	// before the body (a parameter, the content type) is still reported first.
-	if len(data) > 0 && (err == nil || bodyError(err)) && route.takesJSON(req.Header.Get("Content-Type")) {
+	if len(data) > 0 && (err == nil || bodyError(err)) && route.takesJSON(contentType) {
 		if se := checkSurrogates(data); se != nil {
 			return se
 		}
