@@ -361,10 +361,10 @@ func withhold(obj map[string]any) {
 // object, derived with its persons when the answer shows what they decide. obj, when not
 // nil, is the account's object as a tree that a write just made and has no more use for:
 // derive starts from it (and changes it). An answer that shows nothing derived decodes the
-// object, which is quicker than converting the tree.
+// object, which is quicker than converting the tree, but for the sections it does not show.
 func answerAccount(a Account, obj map[string]any, persons []Person, include []gen.AccountInclude) (gen.V2CoreAccount, error) {
 	if a.Closed() || !derives(include) {
-		o, err := a.object()
+		o, err := a.shown(slices.Contains(include, gen.AccountIncludeIdentity))
 		return renderAccount(o, include), err
 	}
 	if obj == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -82,6 +83,36 @@ func (a Account) object() (gen.V2CoreAccount, error) {
 	err := jsonv1.Unmarshal(a.Object, &o)
 	return o, err
 }
+
+// shown is the account's object as an answer that derives nothing shows it: without its
+// configuration, and without its identity unless the answer includes it (both null). The
+// sections left out are passed over rather than decoded (skipped): the configuration is
+// most of an object's decoding, and such an answer never shows it.
+func (a Account) shown(identity bool) (gen.V2CoreAccount, error) {
+	if identity {
+		var o struct {
+			gen.V2CoreAccount
+			Configuration skipped `json:"configuration"`
+		}
+		err := jsonv1.Unmarshal(a.Object, &o)
+		o.V2CoreAccount.Configuration.SetNull()
+		return o.V2CoreAccount, err
+	}
+	var o struct {
+		gen.V2CoreAccount
+		Configuration skipped `json:"configuration"`
+		Identity      skipped `json:"identity"`
+	}
+	err := jsonv1.Unmarshal(a.Object, &o)
+	o.V2CoreAccount.Configuration.SetNull()
+	o.V2CoreAccount.Identity.SetNull()
+	return o.V2CoreAccount, err
+}
+
+// skipped is a member of a stored object that is not decoded: its JSON is passed over.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSONFrom(dec *jsontext.Decoder) error { return dec.SkipValue() }
 
 // tree is the account's object as a JSON tree, for a change.
 func (a Account) tree() map[string]any {
