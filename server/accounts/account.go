@@ -371,17 +371,23 @@ func answerAccount(a Account, obj map[string]any, persons []Person, include []ge
 		obj = a.tree()
 	}
 	r := derive(&a, obj, persons)
-	if !slices.Contains(include, gen.AccountIncludeIdentity) {
-		obj["identity"] = nil
+	// The object is decoded as stored, but for its configuration, which derive has just
+	// given its capabilities' statuses: only that is converted from the tree.
+	o, err := a.shown(slices.Contains(include, gen.AccountIncludeIdentity))
+	if err != nil {
+		return o, err
 	}
-	if !hasConfiguration(include) {
-		obj["configuration"] = nil
+	if cfgs, ok := obj["configuration"].(map[string]any); ok && hasConfiguration(include) {
+		cfg, err := objectOf[gen.V2CoreAccountConfiguration](cfgs)
+		if err != nil {
+			return o, err
+		}
+		o.Configuration.Set(cfg)
 	}
-	o, err := objectOf[gen.V2CoreAccount](obj)
 	// The requirements are made as the object's own type, not as a tree to convert.
 	o.Requirements.Set(r)
 	o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
-	return renderAccount(o, include), err
+	return renderAccount(o, include), nil
 }
 
 // hasConfiguration says whether an answer includes one of the configurations.
