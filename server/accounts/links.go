@@ -40,7 +40,7 @@ func (s *Server) CreateAccountLink(ctx context.Context, req gen.CreateAccountLin
 			return "", err
 		}
 		defer release()
-		l, err := s.newLink(a, body, s.randomID(linkTokenPrefix(a.Livemode()), 32), s.now())
+		l, err := s.newLink(a, body, flow, s.randomID(linkTokenPrefix(a.Livemode()), 32), s.now())
 		if err != nil {
 			return "", err
 		}
@@ -130,16 +130,13 @@ func linkTokenPrefix(livemode bool) string {
 	return "alu_test_"
 }
 
-// newLink is the link a create request makes for account a, with its token, made at
+// newLink is the link a create request makes for account a, whose chosen flow (chosenFlow,
+// which the caller has checked) is chosen, with its token, made at
 // created: its object is the request's account and use case, the chosen flow's options
 // copied by a JSON round trip from the request's type (so that an option the spec adds is
 // kept without code of its own), with what follows from them (the use case not chosen null,
 // each configuration once, the collection options' defaults) and the times it lives.
-func (s *Server) newLink(a Account, body gen.CreateAccountLinkRequest, token string, created time.Time) (AccountLink, error) {
-	chosen, err := chosenFlow(body.UseCase)
-	if err != nil {
-		return AccountLink{}, err
-	}
+func (s *Server) newLink(a Account, body gen.CreateAccountLinkRequest, chosen *gen.AccountLinkFlowParams, token string, created time.Time) (AccountLink, error) {
 	var f gen.AccountLinkFlow
 	if err := convert(chosen, &f); err != nil {
 		return AccountLink{}, err

@@ -147,7 +147,7 @@ func (s *Server) seedLink(tx *store.Tx, i int, sl SeedLink) error {
 	if created != "" {
 		at, _ = timefmt.Parse(created)
 	}
-	l, err := s.newLink(a, req, token, at)
+	l, err := s.newLink(a, req, flow, token, at)
 	if err != nil {
 		return fail("", "%v", err)
 	}
