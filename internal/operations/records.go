@@ -99,11 +99,19 @@ func newTables(db *store.DB) *tables {
 			id := deref(r.Op.ClientOperationId)
 			return scopedKey(r.Scope(), id), id != ""
 		}),
+		// The keys are made only for the rows an index holds: every operation is in one
+		// of the two, and each Put asks both.
 		due: store.OrderedIndex("due", func(r Record) (string, bool) {
-			return store.Uint(uint64(nanos(r.Due))), !r.Due.IsZero() && !r.Done()
+			if r.Due.IsZero() || r.Done() {
+				return "", false
+			}
+			return store.Uint(uint64(nanos(r.Due))), true
 		}),
 		ended: store.OrderedIndex("ended", func(r Record) (string, bool) {
-			return store.Uint(uint64(nanos(r.endTime()))), r.Done()
+			if !r.Done() {
+				return "", false
+			}
+			return store.Uint(uint64(nanos(r.endTime()))), true
 		}),
 	}
 	t.ops = store.NewTable(db, "operations", t.byID, t.byRequestID, t.due, t.ended)
