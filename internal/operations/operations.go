@@ -382,23 +382,8 @@ func optional(s string) *string {
 func (e *Engine) newName(now time.Time) string {
 	var b [16]byte
 	e.read(b[:])
-	out := make([]byte, 0, len("operation-")+20+1+13+1+8+1+8)
-	out = strconv.AppendInt(append(out, "operation-"...), now.UnixMilli(), 10)
-	out = appendHex(append(out, '-'), binary.BigEndian.Uint64(b[:8])&(1<<52-1), 13)
-	out = appendHex(append(out, '-'), uint64(binary.BigEndian.Uint32(b[8:12])), 8)
-	out = appendHex(append(out, '-'), uint64(binary.BigEndian.Uint32(b[12:16])), 8)
-	return string(out)
-}
-
-// appendHex appends n in lowercase hex, zero-padded to width digits (as %0*x does, without
-// fmt's reflection: every operation is named).
-func appendHex(b []byte, n uint64, width int) []byte {
-	var digits [16]byte
-	d := strconv.AppendUint(digits[:0], n, 16)
-	for i := len(d); i < width; i++ {
-		b = append(b, '0')
-	}
-	return append(b, d...)
+	return fmt.Sprintf("operation-%d-%013x-%08x-%08x", now.UnixMilli(), binary.BigEndian.Uint64(b[:8])&(1<<52-1),
+		binary.BigEndian.Uint32(b[8:12]), binary.BigEndian.Uint32(b[12:16]))
 }
 
 // newID makes a new operation's id: a positive random number, in decimal.

@@ -364,15 +364,3 @@ func TestNewKeepsTheLimits(t *testing.T) {
 		t.Errorf("retention %v, delay %v; want %v and %v", e.cfg.Retention, e.cfg.Mode.Delay, MaxRetention, MaxDelay)
 	}
 }
-
-// TestAppendHexAsFmt: newName's hex digits are fmt's %0*x, short numbers padded and the
-// widest kept whole.
-func TestAppendHexAsFmt(t *testing.T) {
-	for _, n := range []uint64{0, 1, 0xabc, 1<<32 - 1, 1<<52 - 1, 1 << 60} {
-		for _, width := range []int{8, 13} {
-			if got, want := string(appendHex([]byte("x"), n, width)), fmt.Sprintf("x%0*x", width, n); got != want {
-				t.Errorf("appendHex(%d, %d) = %q, want %q", n, width, got, want)
-			}
-		}
-	}
-}
