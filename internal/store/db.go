@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // DB is the state every API keeps: tables of rows in one engine, changed in transactions.
@@ -101,7 +103,10 @@ func (db *DB) Counts(ctx context.Context) (map[string]int, error) {
 }
 
 // Uint is n as an index key that sorts as numbers do (20 digits, zero-padded).
-func Uint(n uint64) string { return fmt.Sprintf("%020d", n) }
+func Uint(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	return strings.Repeat("0", 20-len(s)) + s
+}
 
 // errDefine reports a table declared wrongly: a mistake in the code, found at start.
 func errDefine(table string, err error) error {

@@ -37,3 +37,16 @@ func TestMemoryOnDisk(t *testing.T) {
 		}
 	}})
 }
+
+// TestUintSortsAsNumbers: keys made by store.Uint are 20 digits, so that they sort as the
+// numbers do, the largest uint64 included.
+func TestUintSortsAsNumbers(t *testing.T) {
+	for _, c := range []struct {
+		n    uint64
+		want string
+	}{{0, "00000000000000000000"}, {42, "00000000000000000042"}, {1<<64 - 1, "18446744073709551615"}} {
+		if got := store.Uint(c.n); got != c.want {
+			t.Errorf("Uint(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -137,7 +137,7 @@ func (t *Table[R]) Put(tx *Tx, pk string, r R) error {
 	if tx.err != nil {
 		return tx.err
 	}
-	doc, err := json.Marshal(r)
+	doc, err := json.Marshal(&r) // a pointer: r itself would be copied to the heap
 	if err != nil {
 		return fmt.Errorf("store: %s %s: %w", t.name, pk, err)
 	}

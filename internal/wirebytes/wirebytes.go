@@ -7,16 +7,23 @@ package wirebytes
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Bytes is a bytes member: compare two with bytes.Equal, never as the text a client sent.
 type Bytes []byte
 
-// MarshalJSON writes b in standard padded base64, as encoding/json writes a []byte.
+// MarshalJSON writes b in standard padded base64, as encoding/json writes a []byte (base64
+// needs no escaping in a JSON string).
 func (b Bytes) MarshalJSON() ([]byte, error) {
-	return json.Marshal([]byte(b))
+	if b == nil {
+		return []byte("null"), nil
+	}
+	out := make([]byte, 0, base64.StdEncoding.EncodedLen(len(b))+2)
+	out = base64.StdEncoding.AppendEncode(append(out, '"'), b)
+	return append(out, '"'), nil
 }
 
 // UnmarshalJSON reads a JSON string in standard or URL-safe base64, with or without its
@@ -25,11 +32,11 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
+	s, err := jsontext.AppendUnquote(nil, data)
+	if err != nil {
 		return err
 	}
-	out, err := Decode(s)
+	out, err := Decode(string(s))
 	if err != nil {
 		return err
 	}
