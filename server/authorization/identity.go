@@ -35,12 +35,15 @@ type Principal struct {
 	Type string `yaml:"type,omitempty" json:"type,omitempty"` // User (default), Application, ManagedIdentity or Key
 }
 
-// requestKey carries a *requestInfo: what authenticate learns, in one context value.
+// requestKey carries a *requestInfo: what authenticate and checkAPIVersion learn, in one
+// context value (one copy of the request, not one per middleware).
 type requestKey struct{}
 
 type requestInfo struct {
 	caller       Caller
 	scheme, host string
+	// version is the request's api-version as the API spells it (checkAPIVersion).
+	version string
 }
 
 // baseURL is where links back to us point: the configured public URL, else the request's
@@ -49,7 +52,7 @@ func (s *Server) baseURL(ctx context.Context) string {
 	if s.cfg.PublicURL != "" {
 		return strings.TrimRight(s.cfg.PublicURL, "/")
 	}
-	if info, _ := ctx.Value(requestKey{}).(*requestInfo); info != nil {
+	if info, _ := ctx.Value(requestKey{}).(*requestInfo); info != nil && info.host != "" {
 		return info.scheme + "://" + info.host
 	}
 	return ""

@@ -71,9 +71,6 @@ func (s *Server) answers(ctx context.Context, opID string, status int) bool {
 	return !some || slices.Contains(versions, apiVersion(ctx))
 }
 
-// versionKey carries the request's api-version (a string) in its context.
-type versionKey struct{}
-
 // checkAPIVersion answers ARM's errors for a missing or unsupported api-version before
 // anything else about the request is looked at, as ARM does, and keeps the version for the
 // handlers' shapes.
@@ -99,15 +96,19 @@ func checkAPIVersion(next echo.HandlerFunc) echo.HandlerFunc {
 			return errUnsupportedAPIVersion(v, kind, supported)
 		}
 		req := c.Request()
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), versionKey{}, supported[i])))
+		if info, _ := req.Context().Value(requestKey{}).(*requestInfo); info != nil {
+			info.version = supported[i] // this request's own, made by authenticate
+		} else {
+			c.SetRequest(req.WithContext(context.WithValue(req.Context(), requestKey{}, &requestInfo{version: supported[i]})))
+		}
 		return next(c)
 	}
 }
 
 // apiVersion is the request's api-version; APIVersion outside a request.
 func apiVersion(ctx context.Context) string {
-	if v, ok := ctx.Value(versionKey{}).(string); ok {
-		return v
+	if info, _ := ctx.Value(requestKey{}).(*requestInfo); info != nil && info.version != "" {
+		return info.version
 	}
 	return APIVersion
 }
