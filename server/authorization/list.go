@@ -20,7 +20,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	if serr != nil {
 		return nil, serr
 	}
-	if err := s.authorize(ctx, scope, actionRoleAssignmentsRead, scope.ID()+providerSegment+"roleAssignments"); err != nil {
+	if err := s.authorize(ctx, scope, actionRoleAssignmentsRead, func() string { return scope.ID() + providerSegment + "roleAssignments" }); err != nil {
 		return nil, err
 	}
 	filter, ok := parseAssignmentFilter(deref(req.Params.Filter))

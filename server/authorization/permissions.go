@@ -60,8 +60,9 @@ func (s *Server) grants(tx *store.Tx, principal, scopeKey, action string, data b
 }
 
 // authorize checks, when enforcement is on, that the caller holds at the scope or above an
-// assignment whose role grants action. target names the resource in the 403 message.
-func (s *Server) authorize(ctx context.Context, scope Scope, action, target string) error {
+// assignment whose role grants action. target names the resource in the 403 message (built
+// only for it).
+func (s *Server) authorize(ctx context.Context, scope Scope, action string, target func() string) error {
 	if !s.cfg.Enforce {
 		return nil
 	}
@@ -74,7 +75,7 @@ func (s *Server) authorize(ctx context.Context, scope Scope, action, target stri
 		return err
 	}
 	if !allowed {
-		return errAuthorizationFailed(caller, action, target)
+		return errAuthorizationFailed(caller, action, target())
 	}
 	return nil
 }

@@ -119,12 +119,12 @@ type tables struct {
 func newTables(db *store.DB) *tables {
 	t := &tables{
 		ByScope: store.OrderedIndex("scope", func(a Assignment) (string, bool) {
-			return assignmentKey(a.scopeKey(), a.Properties.PrincipalId), true
+			return a.byScopeKey(), true
 		}),
 		ByPrincipal: store.OrderedIndex("principal", func(a Assignment) (string, bool) { return a.Properties.PrincipalId, true }),
 		PerSubscription: store.CountedIndex("subscription", func(a Assignment) (string, bool) {
-			sub := subscriptionOf(a.scopeKey())
-			return strings.Clone(sub), sub != "" // not the whole scope key kept for it
+			sub := subscriptionOfPath(deref(a.Properties.Scope))
+			return sub, sub != ""
 		}),
 		PerCustomRole: store.CountedIndex("customRole", func(a Assignment) (string, bool) {
 			guid := a.roleGUID()
@@ -154,6 +154,24 @@ func assignmentKey(scopeKey, principal string) string {
 	return scopeKey + keySep + principal
 }
 
+// byScopeKey is assignmentKey(a.scopeKey(), principal), built in one string: every Put
+// derives it.
+func (a Assignment) byScopeKey() string {
+	path := strings.Trim(deref(a.Properties.Scope), "/")
+	principal := a.Properties.PrincipalId
+	if hasProvidersPrefix(path) {
+		return assignmentKey(scopeKeyOf(path), principal) // a management group
+	}
+	var b strings.Builder
+	b.Grow(len(path) + len(keySep) + len(principal))
+	for i := 0; i < len(path); i++ {
+		b.WriteByte(asciiLowerByte(path[i]))
+	}
+	b.WriteString(keySep)
+	b.WriteString(principal)
+	return b.String()
+}
+
 // atScope is the [lo, hi) range of ByScope that holds the assignments at exactly the scope
 // key.
 func atScope(scopeKey string) [2]string {
@@ -170,15 +188,16 @@ func scopeAndBelow(scopeKey string) [][2]string {
 	}
 }
 
-// subscriptionOf is the subscription id in a scope key, "" for scopes outside
-// subscriptions.
-func subscriptionOf(scopeKey string) string {
-	rest, ok := strings.CutPrefix(scopeKey, "subscriptions/")
-	if !ok {
+// subscriptionOfPath is the lower-cased subscription id in a scope path (the scope as sent,
+// slashes and all), "" for scopes outside subscriptions; it lowers only the id.
+func subscriptionOfPath(path string) string {
+	path = strings.TrimLeft(path, "/")
+	const word = "subscriptions/"
+	if len(path) < len(word) || !asciiEqualFold(path[:len(word)], word) {
 		return ""
 	}
-	sub, _, _ := strings.Cut(rest, "/")
-	return sub
+	sub, _, _ := strings.Cut(path[len(word):], "/")
+	return asciiLower(sub)
 }
 
 func membershipKey(group, member string) string { return group + "|" + member }

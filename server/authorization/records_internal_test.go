@@ -78,3 +78,26 @@ func TestLeanIsFull(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexKeysOfScope: the index keys an assignment's scope gives, built without lowering
+// the whole scope, are those of its scope key.
+func TestIndexKeysOfScope(t *testing.T) {
+	for _, c := range []struct{ scope, sub string }{
+		{"/subscriptions/0B1F6471-1BF0-4DDA-AEC3-CB9272F09590/resourceGroups/RG", "0b1f6471-1bf0-4dda-aec3-cb9272f09590"},
+		{"/SUBSCRIPTIONS/s1/", "s1"},
+		{"subscriptions/s1/resourcegroups/rg/providers/Microsoft.Web/sites/Ä", "s1"},
+		{"/subscriptions", ""},
+		{"/", ""},
+		{"/providers/Microsoft.Management/managementGroups/MG-1", ""},
+		{"/Providers/microsoft.management/ManagementGroups/mg", ""},
+	} {
+		var a Assignment
+		a.Properties.Scope, a.Properties.PrincipalId = ptr(c.scope), "p"
+		if got, want := a.byScopeKey(), assignmentKey(a.scopeKey(), "p"); got != want {
+			t.Errorf("%s: byScopeKey %q, want %q", c.scope, got, want)
+		}
+		if got := subscriptionOfPath(c.scope); got != c.sub {
+			t.Errorf("%s: subscriptionOfPath %q, want %q", c.scope, got, c.sub)
+		}
+	}
+}

@@ -178,7 +178,7 @@ func (s *Server) target(ctx context.Context, rawScope, name, action string) (Sco
 	if serr != nil {
 		return Scope{}, "", serr
 	}
-	target := scope.ID() + providerSegment + "roleAssignments/" + name
+	target := func() string { return scope.ID() + providerSegment + "roleAssignments/" + name }
 	if err := s.authorize(ctx, scope, action, target); err != nil {
 		return Scope{}, "", err
 	}

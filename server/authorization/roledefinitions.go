@@ -14,7 +14,7 @@ func (s *Server) RoleDefinitionsGet(ctx context.Context, req gen.RoleDefinitions
 	if serr != nil {
 		return nil, serr
 	}
-	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, func() string { return "/" + scope.Path + providerSegment + "roleDefinitions/" + req.RoleDefinitionId }); err != nil {
 		return nil, err
 	}
 	r, ok, err := s.readRole(ctx, req.RoleDefinitionId)
@@ -52,7 +52,7 @@ func (s *Server) RoleDefinitionsCreateOrUpdate(ctx context.Context, req gen.Role
 	if serr != nil {
 		return nil, serr
 	}
-	if err := s.authorize(ctx, scope, actionRoleDefinitionsWrite, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsWrite, func() string { return "/" + scope.Path + providerSegment + "roleDefinitions/" + req.RoleDefinitionId }); err != nil {
 		return nil, err
 	}
 	var want *gen.RoleDefinitionProperties
@@ -82,7 +82,7 @@ func (s *Server) RoleDefinitionsDelete(ctx context.Context, req gen.RoleDefiniti
 	if serr != nil {
 		return nil, serr
 	}
-	if err := s.authorize(ctx, scope, actionRoleDefinitionsDelete, "/"+scope.Path+providerSegment+"roleDefinitions/"+req.RoleDefinitionId); err != nil {
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsDelete, func() string { return "/" + scope.Path + providerSegment + "roleDefinitions/" + req.RoleDefinitionId }); err != nil {
 		return nil, err
 	}
 	var out gen.RoleDefinition
@@ -107,7 +107,7 @@ func (s *Server) RoleDefinitionsList(ctx context.Context, req gen.RoleDefinition
 	if serr != nil {
 		return nil, serr
 	}
-	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, "/"+scope.Path+providerSegment+"roleDefinitions"); err != nil {
+	if err := s.authorize(ctx, scope, actionRoleDefinitionsRead, func() string { return "/" + scope.Path + providerSegment + "roleDefinitions" }); err != nil {
 		return nil, err
 	}
 	filter, ok := parseRoleDefinitionFilter(deref(req.Params.Filter))

@@ -106,11 +106,17 @@ func parseScope(raw string) (Scope, *Error) {
 // management groups.
 func scopeKeyOf(path string) string {
 	path = strings.Trim(path, "/")
-	const providers = "providers/"
-	if len(path) > len(providers) && asciiEqualFold(path[:len(providers)], providers) {
+	if hasProvidersPrefix(path) {
 		return mgKeyPrefix + asciiLower(path[strings.LastIndexByte(path, '/')+1:])
 	}
 	return asciiLower(path)
+}
+
+// hasProvidersPrefix reports whether the scope path (trimmed of slashes) starts with
+// providers/ and more: a management group's.
+func hasProvidersPrefix(path string) bool {
+	const providers = "providers/"
+	return len(path) > len(providers) && asciiEqualFold(path[:len(providers)], providers)
 }
 
 // The rules for the names in a scope. Whatever is accepted is stored and echoed byte for
