@@ -68,6 +68,7 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssi
 	if err != nil {
 		return out, false, err
 	}
+	by := optional(caller.PrincipalID) // createdBy and updatedBy share it
 	old, exists := s.tables.Assignments.Get(tx, nameKey)
 	switch {
 	case exists:
@@ -86,11 +87,11 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssi
 	default:
 		created = true
 		want.Scope = ptr("/" + scope.Path)
-		want.CreatedOn, want.CreatedBy, out.CreatedByType = &now, optional(caller.PrincipalID), caller.Type
+		want.CreatedOn, want.CreatedBy, out.CreatedByType = &now, by, caller.Type
 		out.Name = &name
 	}
 	want.PrincipalType = ptr(gen.PrincipalType(principalType))
-	want.UpdatedOn, want.UpdatedBy, out.UpdatedByType = &now, optional(caller.PrincipalID), caller.Type
+	want.UpdatedOn, want.UpdatedBy, out.UpdatedByType = &now, by, caller.Type
 	if created && recorded != nil {
 		// The history the seed entry gives, as a state export writes it.
 		r := recorded.Properties
@@ -251,9 +252,13 @@ func render(v string, a Assignment) gen.RoleAssignment {
 	}
 	out.Id = ptr(scope + providerSegment + "roleAssignments/" + deref(out.Name))
 	out.Type = ptr(roleAssignmentType)
+	createdType, modifiedType := optionalType(a.CreatedByType), optionalType(a.UpdatedByType)
+	if a.UpdatedByType == a.CreatedByType {
+		modifiedType = createdType // one value, encoded twice
+	}
 	out.SystemData = &gen.SystemData{
-		CreatedAt: p.CreatedOn, CreatedBy: p.CreatedBy, CreatedByType: optionalType(a.CreatedByType),
-		LastModifiedAt: p.UpdatedOn, LastModifiedBy: p.UpdatedBy, LastModifiedByType: optionalType(a.UpdatedByType),
+		CreatedAt: p.CreatedOn, CreatedBy: p.CreatedBy, CreatedByType: createdType,
+		LastModifiedAt: p.UpdatedOn, LastModifiedBy: p.UpdatedBy, LastModifiedByType: modifiedType,
 	}
 	return shapeAssignment(v, out)
 }
