@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // dropNulls removes the members whose value is JSON null from a request body's objects
@@ -25,15 +27,13 @@ func dropNulls(next echo.HandlerFunc) echo.HandlerFunc {
 		req.Body.Close()
 		if err != nil {
 			// Validation reads the body next and reports the error (a body over the limit).
-			req.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), errReader{err}))
+			req.Body = validate.FailedBody(data, err)
 			return next(c)
 		}
 		if bytes.Contains(data, []byte("null")) && utf8.Valid(data) {
 			data = withoutNulls(data)
 		}
-		body := new(bodyReader)
-		body.Reset(data)
-		req.Body, req.ContentLength = body, int64(len(data))
+		req.Body, req.ContentLength = validate.Body(data), int64(len(data))
 		return next(c)
 	}
 }
@@ -79,14 +79,3 @@ func stripNulls(v any) bool {
 	}
 	return changed
 }
-
-// bodyReader is a request body read from memory: io.NopCloser(bytes.NewReader(data)) in
-// one allocation.
-type bodyReader struct{ bytes.Reader }
-
-func (*bodyReader) Close() error { return nil }
-
-// errReader fails every read with its error.
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }

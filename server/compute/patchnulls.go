@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // resourcePatches are the patch methods whose body is the resource itself, a JSON merge
@@ -35,12 +37,10 @@ func patchNulls(next echo.HandlerFunc) echo.HandlerFunc {
 		data, err := io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
-			// Validation reads the same bytes and then the same error (a body over the
-			// limit is 413 there), and answers it.
-			req.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), failingReader{err}))
+			req.Body = validate.FailedBody(data, err)
 			return next(c)
 		}
-		req.Body = io.NopCloser(bytes.NewReader(data))
+		req.Body = validate.Body(data)
 		if !bytes.Contains(data, []byte("null")) {
 			return next(c)
 		}
@@ -63,16 +63,11 @@ func patchNulls(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+		req.Body, req.ContentLength = validate.Body(data), int64(len(data))
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), nullsKey{}, nulls)))
 		return next(c)
 	}
 }
-
-// failingReader fails every read with err.
-type failingReader struct{ err error }
-
-func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 
 // nullMembers are the members the patch request's body gave as null, sorted (patchNulls).
 func nullMembers(ctx context.Context) []string {

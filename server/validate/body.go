@@ -33,7 +33,7 @@ func readBody(req *http.Request, contentType string) ([]byte, error) {
 		}
 		return nil, &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
 	}
-	req.GetBody = func() (io.ReadCloser, error) { return newBodyReader(data), nil }
+	req.GetBody = func() (io.ReadCloser, error) { return Body(data), nil }
 	req.Body, _ = req.GetBody()
 	req.ContentLength = int64(len(data))
 	if err := checkCharset(contentType); err != nil {
@@ -45,18 +45,29 @@ func readBody(req *http.Request, contentType string) ([]byte, error) {
 	return data, nil
 }
 
-// bodyReader is a body read again from its bytes: a bytes.Reader whose Close does nothing,
-// in one allocation (io.NopCloser over bytes.NewReader takes two). kin reads the body
-// through GetBody as well.
-type bodyReader struct{ bytes.Reader }
-
-func (*bodyReader) Close() error { return nil }
-
-func newBodyReader(data []byte) *bodyReader {
+// Body is a request body read again from its bytes, as the validator, kin and the APIs'
+// body rewrites (nulls dropped before validation) put one back: a bytes.Reader whose Close
+// does nothing, in one allocation (io.NopCloser over bytes.NewReader takes two).
+func Body(data []byte) io.ReadCloser {
 	r := &bodyReader{}
 	r.Reset(data)
 	return r
 }
+
+type bodyReader struct{ bytes.Reader }
+
+func (*bodyReader) Close() error { return nil }
+
+// FailedBody is a body whose reading failed with err after data: put back for the validator,
+// which reads the same bytes and then the same error and answers it (a body over the limit
+// is 413).
+func FailedBody(data []byte, err error) io.ReadCloser {
+	return io.NopCloser(io.MultiReader(bytes.NewReader(data), failingReader{err}))
+}
+
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 
 // emptyValue reports whether data, the body of a request to an operation that takes none,
 // is one of the empty JSON values clients send there anyway: nothing but blanks, {}, null,
