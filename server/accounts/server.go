@@ -191,13 +191,7 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	s.cfg = cfg
 	s.sweepLease = cfg.Leases.Lease("accounts.retention", cfg.Holder, sweepLease)
 	s.objectSchemas = sync.OnceValues(objectSchemasOf)
-	s.seedValidator = sync.OnceValues(func() (*validate.Validator, error) {
-		spec, err := Spec()
-		if err != nil {
-			return nil, err
-		}
-		return validate.New(spec, validate.Options{})
-	})
+	s.seedValidator = validate.Lazy(Spec, validate.Options{})
 	if cfg.PublicURL != "" {
 		u, err := url.Parse(cfg.PublicURL)
 		if err != nil {

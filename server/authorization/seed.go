@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -256,18 +255,6 @@ func (s *Server) checkSeedBody(scope Scope, name string, body []byte) (string, e
 		return ve.Name, errors.New(ve.Reason)
 	}
 	return "", err
-}
-
-// newSeedValidator returns the validator seeded assignments are checked with, made when a
-// seed first has one.
-func newSeedValidator() func() (*validate.Validator, error) {
-	return sync.OnceValues(func() (*validate.Validator, error) {
-		spec, err := Spec()
-		if err != nil {
-			return nil, err
-		}
-		return validate.New(spec, validate.Options{AllowReadOnly: true})
-	})
 }
 
 // ExportDirectory is the directory as seed entries, in id order: the seed's principals and

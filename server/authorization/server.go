@@ -106,7 +106,7 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, seedValidator: newSeedValidator()}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true})}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -537,19 +536,6 @@ func seedID(collection, scope, name string) string {
 func seedIP(key string) string {
 	b := sha256.Sum256([]byte("seed-ip|" + key))
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
-}
-
-// newSeedValidator returns what checks seeded resources as the inserts that would create
-// them, built when a seed first has one. As requests do, they may give read-only members (a
-// state export writes resources as a read returns them).
-func newSeedValidator() func() (*validate.Validator, error) {
-	return sync.OnceValues(func() (*validate.Validator, error) {
-		spec, err := Spec()
-		if err != nil {
-			return nil, err
-		}
-		return validate.New(spec, validate.Options{AllowReadOnly: true})
-	})
 }
 
 // checkSeedProject checks a project id as the API checks the path parameter.

@@ -68,7 +68,9 @@ type Server struct {
 	ops       *operations.Engine
 	// readOnly are, by schema, the members the spec marks readOnly (fixedMembers).
 	readOnly map[string]map[string]bool
-	// seedValidator checks seeded resources (newSeedValidator).
+	// seedValidator checks seeded resources as the inserts that would create them; as
+	// requests do, they may give read-only members (a state export writes resources as a
+	// read returns them).
 	seedValidator func() (*validate.Validator, error)
 }
 
@@ -94,7 +96,7 @@ func New(cfg Config, db *store.DB) *Server {
 	}
 	cfg.Operations.Now, cfg.Operations.Random = cfg.Now, cfg.Random
 	s := &Server{cfg: cfg, db: db, tables: newTables(db),
-		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db), seedValidator: newSeedValidator()}
+		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db), seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true})}
 	s.ops.Handle(kindRuleInsert, s.finishRuleInsert)
 	s.ops.Handle(kindRuleDelete, s.finishRuleDelete)
 	s.ops.Handle(kindInterconnectInsert, s.finishInterconnectInsert)

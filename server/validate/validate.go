@@ -26,6 +26,7 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -123,6 +124,19 @@ type route struct {
 // ParseUint refuses ("-0", "+1"). list: it is an array, whose empty form (name=) is the
 // empty list (emptyLists).
 type queryParam struct{ one, unsigned, list bool }
+
+// Lazy returns New of the document spec loads, made on the first call and kept (errors
+// too): for checks that only some runs need, such as a seed's entries checked as the
+// requests that would create them, which should cost nothing at start without a seed.
+func Lazy(spec func() (*openapi3.T, error), o Options) func() (*Validator, error) {
+	return sync.OnceValues(func() (*Validator, error) {
+		doc, err := spec()
+		if err != nil {
+			return nil, err
+		}
+		return New(doc, o)
+	})
+}
 
 // New prepares validation for every operation of doc, which it keeps: what checking
 // requests never reads is dropped from doc (requestsOnly), so a caller that needs anything
