@@ -326,15 +326,17 @@ func newTables(db *store.DB) *tables {
 		EventsGone:         store.OrderedIndex("gone", func(e Event) (string, bool) { return timeKey(e.created()), true }),
 		NewestDestinations: store.OrderedIndex("newest", func(d EventDestination) (string, bool) { return newestKey(d.Scope(), d.Seq), true }),
 	}
-	tb.Accounts = store.NewTable(db, "accounts", tb.Newest)
-	tb.Persons = store.NewTable(db, "persons", tb.PersonsOf)
-	tb.Links = store.NewTable(db, "accountLinks", tb.LinksGone)
-	tb.Idempotency = store.NewTable(db, "idempotencyKeys", tb.IdempotencyGone, tb.MadeKeys)
-	tb.Tokens = store.NewTable(db, "tokens", tb.TokensGone)
-	tb.Events = store.NewTable(db, "events", tb.NewestEvents, tb.EventsGone)
-	tb.Destinations = store.NewTable(db, "eventDestinations", tb.NewestDestinations)
+	// Lists walk the indexes; only deliveries are listed by primary key on a request's
+	// path, so the other tables keep no order of their keys.
+	tb.Accounts = store.NewUnsortedTable(db, "accounts", tb.Newest)
+	tb.Persons = store.NewUnsortedTable(db, "persons", tb.PersonsOf)
+	tb.Links = store.NewUnsortedTable(db, "accountLinks", tb.LinksGone)
+	tb.Idempotency = store.NewUnsortedTable(db, "idempotencyKeys", tb.IdempotencyGone, tb.MadeKeys)
+	tb.Tokens = store.NewUnsortedTable(db, "tokens", tb.TokensGone)
+	tb.Events = store.NewUnsortedTable(db, "events", tb.NewestEvents, tb.EventsGone)
+	tb.Destinations = store.NewUnsortedTable(db, "eventDestinations", tb.NewestDestinations)
 	tb.Deliveries = store.NewTable[Delivery](db, "eventDeliveries")
-	tb.Floors = store.NewTable[floor](db, "sequenceFloors")
+	tb.Floors = store.NewUnsortedTable[floor](db, "sequenceFloors")
 	tb.Slots = store.NewUnsortedTable[slot](db, "accountSlots")
 	return tb
 }
