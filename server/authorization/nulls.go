@@ -2,57 +2,38 @@ package authorization
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"unicode/utf8"
-
-	"github.com/labstack/echo/v4"
-
-	"github.com/understudy-dev/understudy/server/validate"
 )
 
-// dropNulls removes the members whose value is JSON null from a request body's objects
-// before validation, because ARM reads a null member as an absent one ("description": null
-// is no description), while the spec's schemas, like most, do not allow null. Null array
-// elements stay, and are refused by validation as ARM refuses them. A body without the word
-// null, not UTF-8, or not JSON passes untouched: validation reports what is wrong with it.
-func dropNulls(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.Body == nil || req.Body == http.NoBody {
-			return next(c)
-		}
-		data, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			// Validation reads the body next and reports the error (a body over the limit).
-			req.Body = validate.FailedBody(data, err)
-			return next(c)
-		}
-		if bytes.Contains(data, []byte("null")) && utf8.Valid(data) {
-			data = withoutNulls(data)
-		}
-		req.Body, req.ContentLength = validate.Body(data), int64(len(data))
-		return next(c)
+// dropNulls is the body validation judges (validate.Options.Rewrite): data with the members
+// whose value is JSON null removed from its objects, because ARM reads a null member as an
+// absent one ("description": null is no description), while the spec's schemas, like most,
+// do not allow null. Null array elements stay, and are refused by validation as ARM refuses
+// them. A body without the word null, or not JSON, passes untouched (nil): validation
+// reports what is wrong with it.
+func dropNulls(ctx context.Context, _ string, data []byte) (context.Context, []byte) {
+	if !bytes.Contains(data, []byte("null")) {
+		return ctx, nil
 	}
+	return ctx, withoutNulls(data)
 }
 
-// withoutNulls is data with null object members removed, or data itself when it is not one
-// JSON value.
+// withoutNulls is data with null object members removed, or nil when it has none or is
+// not one JSON value.
 func withoutNulls(data []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil || dec.More() {
-		return data
+		return nil
 	}
 	if !stripNulls(v) {
-		return data
+		return nil
 	}
 	out, err := json.Marshal(v)
 	if err != nil {
-		return data
+		return nil
 	}
 	return out
 }

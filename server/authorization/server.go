@@ -115,7 +115,8 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 
 // Register adds the API's routes to e, the API's own Echo instance, checked against spec
 // (as Spec loads it): per operation
-// authentication, the api-version check and spec validation before the handler.
+// authentication, the api-version check and spec validation (nulls dropped first,
+// dropNulls) before the handler.
 // RewritePath must run before routing.
 func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	// Read before the validator keeps only what requests use.
@@ -124,12 +125,12 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 		return err
 	}
 	s.statuses = statuses
-	v, err := validate.New(spec, validate.Options{AllowReadOnly: true})
+	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, Rewrite: dropNulls})
 	if err != nil {
 		return err
 	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
-		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion, dropNulls),
+		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion),
 	})
 	return nil
 }

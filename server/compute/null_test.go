@@ -79,3 +79,25 @@ func TestNullInMergePatch(t *testing.T) {
 		t.Errorf("interconnect: removing its nocContactEmail: %q", e.Message)
 	}
 }
+
+// TestNullInMergePatchNotUTF8: a merge patch whose bytes are not UTF-8 is refused as every
+// body that is not is, even with a member given as null: its nulls are taken out only of a
+// body the validator has read and found UTF-8.
+func TestNullInMergePatchNotUTF8(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	if status, b := w.raw("POST", "global/forwardingRules", `{"name":"fr-u","loadBalancingScheme":"EXTERNAL"}`); status != 200 {
+		t.Fatalf("insert: %d %s", status, b)
+	}
+	status, b := w.raw("PATCH", "global/forwardingRules/fr-u", "{\"description\":\"a\xffb\",\"allowGlobalAccess\":null}")
+	if e := wantGoogleError(t, status, b, 400, "parseError"); !strings.Contains(e.Message, "UTF-8") {
+		t.Errorf("not UTF-8: %q", e.Message)
+	}
+	if r := func() map[string]any {
+		_, b := w.raw("GET", "global/forwardingRules/fr-u", "")
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return m
+	}(); r["description"] != nil {
+		t.Errorf("the refused patch changed the rule: %v", r)
+	}
+}

@@ -4,13 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"slices"
-
-	"github.com/labstack/echo/v4"
-
-	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // resourcePatches are the patch methods whose body is the resource itself, a JSON merge
@@ -22,51 +16,36 @@ var resourcePatches = []string{"globalForwardingRules.patch", "interconnects.pat
 type nullsKey struct{}
 
 // patchNulls takes the top-level members a merge patch gives as null out of its body
-// before validation (the resource's schema, like the real one, has no nullable members)
-// and keeps their names for the handler (nullMembers), which removes them from the
-// resource: the Google Cloud CLI sends them ('forwarding-rules update
-// --clear-external-managed-backend-bucket-migration-state', and 'forwarding-rules import'
-// of an unchanged export, "allowGlobalAccess": null). A body that is not one JSON object
-// passes as it is, for validation to judge.
-func patchNulls(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.Body == nil || req.Body == http.NoBody {
-			return next(c)
-		}
-		data, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			req.Body = validate.FailedBody(data, err)
-			return next(c)
-		}
-		req.Body = validate.Body(data)
-		if !bytes.Contains(data, []byte("null")) {
-			return next(c)
-		}
-		var members map[string]json.RawMessage
-		if json.Unmarshal(data, &members) != nil {
-			return next(c)
-		}
-		var nulls []string
-		for name, v := range members {
-			if string(v) == "null" {
-				nulls = append(nulls, name)
-				delete(members, name)
-			}
-		}
-		if len(nulls) == 0 {
-			return next(c)
-		}
-		slices.Sort(nulls)
-		data, err = json.Marshal(members)
-		if err != nil {
-			return err
-		}
-		req.Body, req.ContentLength = validate.Body(data), int64(len(data))
-		c.SetRequest(req.WithContext(context.WithValue(req.Context(), nullsKey{}, nulls)))
-		return next(c)
+// before validation (validate.Options.Rewrite; the resource's schema, like the real one,
+// has no nullable members) and keeps their names in ctx for the handler (nullMembers),
+// which removes them from the resource: the Google Cloud CLI sends them ('forwarding-rules
+// update --clear-external-managed-backend-bucket-migration-state', and 'forwarding-rules
+// import' of an unchanged export, "allowGlobalAccess": null). Other operations' bodies,
+// and a body that is not one JSON object, pass as they are (nil), for validation to judge.
+func patchNulls(ctx context.Context, op string, data []byte) (context.Context, []byte) {
+	if !slices.Contains(resourcePatches, op) || !bytes.Contains(data, []byte("null")) {
+		return ctx, nil
 	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil {
+		return ctx, nil
+	}
+	var nulls []string
+	for name, v := range members {
+		if string(v) == "null" {
+			nulls = append(nulls, name)
+			delete(members, name)
+		}
+	}
+	if len(nulls) == 0 {
+		return ctx, nil
+	}
+	slices.Sort(nulls)
+	out, err := json.Marshal(members)
+	if err != nil {
+		return ctx, nil
+	}
+	return context.WithValue(ctx, nullsKey{}, nulls), out
 }
 
 // nullMembers are the members the patch request's body gave as null, sorted (patchNulls).

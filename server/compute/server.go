@@ -119,14 +119,11 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	w := wireOf(spec)
 	s.readOnly = readOnlyOf(spec)
 	// Clients send back output-only fields they read; the handlers ignore them.
-	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, RejectUnknownQuery: true, SystemQuery: systemQuery})
+	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, RejectUnknownQuery: true, SystemQuery: systemQuery, Rewrite: patchNulls})
 	if err != nil {
 		return err
 	}
 	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
-	for _, id := range resourcePatches {
-		mws[id] = append([]echo.MiddlewareFunc{patchNulls}, mws[id]...)
-	}
 	for id := range mws {
 		// After validation: a request is judged whole before its answer is trimmed.
 		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))

@@ -18,8 +18,7 @@ import (
 
 // readBody reads the body once, rejecting one over the limit or not UTF-8 (RFC 8259
 // requires it; Go's decoder would silently turn bad bytes into U+FFFD), and puts the same
-// bytes back for kin and the handler to read, as kin leaves a body it has read: readable
-// again (GetBody), of known length. contentType is the request's Content-Type.
+// bytes back (putBack). contentType is the request's Content-Type.
 func readBody(req *http.Request, contentType string) ([]byte, error) {
 	if req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
@@ -33,9 +32,7 @@ func readBody(req *http.Request, contentType string) ([]byte, error) {
 		}
 		return nil, &Error{Status: http.StatusBadRequest, In: "body", Reason: "the request body could not be read", Cause: err}
 	}
-	req.GetBody = func() (io.ReadCloser, error) { return Body(data), nil }
-	req.Body, _ = req.GetBody()
-	req.ContentLength = int64(len(data))
+	putBack(req, data)
 	if err := checkCharset(contentType); err != nil {
 		return nil, err
 	}
@@ -45,10 +42,17 @@ func readBody(req *http.Request, contentType string) ([]byte, error) {
 	return data, nil
 }
 
-// Body is a request body read again from its bytes, as the validator, kin and the APIs'
-// body rewrites (nulls dropped before validation) put one back: a bytes.Reader whose Close
-// does nothing, in one allocation (io.NopCloser over bytes.NewReader takes two).
-func Body(data []byte) io.ReadCloser {
+// putBack makes data the body of req for kin and the handler to read, as kin leaves a body
+// it has read: readable again (GetBody), of known length.
+func putBack(req *http.Request, data []byte) {
+	req.GetBody = func() (io.ReadCloser, error) { return newBody(data), nil }
+	req.Body = newBody(data)
+	req.ContentLength = int64(len(data))
+}
+
+// newBody is a request body read again from its bytes: a bytes.Reader whose Close does
+// nothing, in one allocation (io.NopCloser over bytes.NewReader takes two).
+func newBody(data []byte) io.ReadCloser {
 	r := &bodyReader{}
 	r.Reset(data)
 	return r
@@ -57,17 +61,6 @@ func Body(data []byte) io.ReadCloser {
 type bodyReader struct{ bytes.Reader }
 
 func (*bodyReader) Close() error { return nil }
-
-// FailedBody is a body whose reading failed with err after data: put back for the validator,
-// which reads the same bytes and then the same error and answers it (a body over the limit
-// is 413).
-func FailedBody(data []byte, err error) io.ReadCloser {
-	return io.NopCloser(io.MultiReader(bytes.NewReader(data), failingReader{err}))
-}
-
-type failingReader struct{ err error }
-
-func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
 
 // emptyValue reports whether data, the body of a request to an operation that takes none,
 // is one of the empty JSON values clients send there anyway: nothing but blanks, {}, null,

@@ -20,6 +20,7 @@
 package validate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -47,6 +48,12 @@ type Options struct {
 	// ignored.
 	RejectUnknownQuery bool
 	SystemQuery        []string
+	// Rewrite, when set, changes a request body before kin judges it, as the API reads its
+	// clients' bodies (ARM reads a null member as an absent one). It is given the body as
+	// read (within the limit, UTF-8), the operation's id and the request's context, and
+	// returns the context with what the handler needs to know of the change and the body
+	// to validate and hand on, nil to leave it as it is. CheckRequest does not apply it.
+	Rewrite func(ctx context.Context, op string, data []byte) (context.Context, []byte)
 }
 
 // uuidPattern accepts any RFC 4122 layout (any version), as the vendors' APIs do.
@@ -110,6 +117,7 @@ type Validator struct {
 	// unknownQuery: undeclared query parameters are refused, but for systemQuery's.
 	unknownQuery bool
 	systemQuery  map[string]bool
+	rewrite      func(ctx context.Context, op string, data []byte) (context.Context, []byte)
 }
 
 // route is one operation's kin route, and the query parameters it declares.
@@ -148,6 +156,7 @@ func New(doc *openapi3.T, o Options) (*Validator, error) {
 		options:      KinOptions(o),
 		unknownQuery: o.RejectUnknownQuery,
 		systemQuery:  map[string]bool{},
+		rewrite:      o.Rewrite,
 	}
 	for _, name := range o.SystemQuery {
 		v.systemQuery[name] = true
@@ -226,7 +235,11 @@ func (v *Validator) middleware(route *route) echo.MiddlewareFunc {
 				}
 			}
 			emptyLists(route, query)
-			if err := v.check(req, route, params, query); err != nil {
+			checked, err := v.check(req, route, params, query, v.rewrite)
+			if checked != req {
+				c.SetRequest(checked)
+			}
+			if err != nil {
 				return err
 			}
 			// What kin lets through and the generated binder refuses, refused here, where it is
@@ -267,17 +280,31 @@ func (v *Validator) CheckRequest(opID string, req *http.Request, pathParams map[
 	if !ok {
 		return fmt.Errorf("validate: no operation %q", opID)
 	}
-	return v.check(req, route, pathParams, nil)
+	_, err := v.check(req, route, pathParams, nil, nil)
+	return err
 }
 
 // check validates req against route: the body read and its encoding checked, then kin's
 // ValidateRequest, then what kin's JSON decoder lets through. query is the parsed query
-// (nil: kin parses it).
-func (v *Validator) check(req *http.Request, route *route, params map[string]string, query url.Values) error {
+// (nil: kin parses it); rewrite, if not nil, changes the body first (Options.Rewrite). It
+// returns req, or req with the context rewrite gave it.
+func (v *Validator) check(req *http.Request, route *route, params map[string]string, query url.Values,
+	rewrite func(context.Context, string, []byte) (context.Context, []byte)) (*http.Request, error) {
 	contentType := req.Header.Get("Content-Type")
 	data, err := readBody(req, contentType)
 	if err != nil {
-		return err
+		return req, err
+	}
+	if data != nil && rewrite != nil {
+		ctx := req.Context()
+		changed, out := rewrite(ctx, route.Operation.OperationID, data)
+		if changed != ctx {
+			req = req.WithContext(changed)
+		}
+		if out != nil {
+			data = out
+			putBack(req, data)
+		}
 	}
 	if route.Operation.RequestBody == nil && len(data) > 0 && emptyValue(data) {
 		req.Body, req.GetBody, req.ContentLength, data = http.NoBody, nil, 0, nil
@@ -288,18 +315,18 @@ func (v *Validator) check(req *http.Request, route *route, params map[string]str
 	// before the body (a parameter, the content type) is still reported first.
 	if len(data) > 0 && (err == nil || bodyError(err)) && route.takesJSON(contentType) {
 		if se := checkSurrogates(data); se != nil {
-			return se
+			return req, se
 		}
 		// kin's decoder stops after the first value and ignores the rest: a body with more is
 		// refused as malformed, before its schema is looked at.
 		if (err == nil || bodySchemaError(err)) && !validJSON(data) {
-			return convert(trailingError(input, route.Operation.RequestBody.Value, data), route.Operation, data)
+			return req, convert(trailingError(input, route.Operation.RequestBody.Value, data), route.Operation, data)
 		}
 	}
 	if err != nil {
-		return convert(err, route.Operation, data)
+		return req, convert(err, route.Operation, data)
 	}
-	return nil
+	return req, nil
 }
 
 // validJSON is encoding/json's Valid for a body already known to be UTF-8 without lone

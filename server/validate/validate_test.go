@@ -308,7 +308,8 @@ func checkOutcome(v *Validator, r *route, params, headers map[string]string, met
 	if reference {
 		return observe(req, v.reference(req, r, p))
 	}
-	return observe(req, v.check(req, r, p, req.URL.Query()))
+	_, err := v.check(req, r, p, req.URL.Query(), nil)
+	return observe(req, err)
 }
 
 // paramValue is a valid value for p where the spec gives an example.
@@ -347,7 +348,7 @@ func TestCheckBodyLimit(t *testing.T) {
 	for _, tr := range []transfer{withLength, chunked} {
 		req := newRequest(http.MethodPost, "/compute/v1/projects/p/global/forwardingRules", "application/json", `{"name":"fr-1","portRange":"443-443"}`, tr)
 		req.Body = http.MaxBytesReader(httptest.NewRecorder(), req.Body, 10)
-		err := v.check(req, v.routes["globalForwardingRules.insert"], map[string]string{"project": "p"}, req.URL.Query())
+		_, err := v.check(req, v.routes["globalForwardingRules.insert"], map[string]string{"project": "p"}, req.URL.Query(), nil)
 		var ve *Error
 		if !errors.As(err, &ve) || ve.Status != http.StatusRequestEntityTooLarge || !strings.Contains(ve.Reason, "limit of 10 bytes") {
 			t.Errorf("transfer %d: %v", tr, err)
@@ -401,7 +402,7 @@ func BenchmarkCheckBody(b *testing.B) {
 			for b.Loop() {
 				body.Reset(bc.body)
 				req.Body, req.GetBody = io.NopCloser(body), nil
-				if err := v.check(req, r, maps.Clone(bc.params), query); err != nil {
+				if _, err := v.check(req, r, maps.Clone(bc.params), query, nil); err != nil {
 					b.Fatal(err)
 				}
 				if _, ok := req.Body.(interface{ ValidatedValue() any }); !ok {
