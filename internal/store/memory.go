@@ -47,11 +47,11 @@ type memTable struct {
 	rows map[string]memRow
 	pks  *btree.BTreeG[string] // the primary keys in order; nil for a table not Sorted
 	idx  []*memIndex
-	// dict is the s2 dictionary the table's documents are compressed against: the first
-	// document the table kept, whose member names and common values a table's other rows
-	// repeat (an assignment's s2 copy: 417 bytes alone, 115 against another assignment).
-	// It is made once (dictMade) and never changes, so every kept row decodes with it; it
-	// is nil when that first document was too short to be one.
+	// dict is the s2 dictionary a Dictionary table's documents are compressed against:
+	// the first document the table kept, whose member names and common values its other
+	// rows repeat (an assignment's s2 copy: 417 bytes alone, 115 against another
+	// assignment). It is made once (dictMade) and never changes, so every kept row decodes
+	// with it; it is nil for other tables, and when that first document was too short.
 	dict     *s2.Dict
 	dictMade bool
 }
@@ -710,10 +710,10 @@ func (tx memTxn) Next(sequence string) (uint64, error) {
 	return n, nil
 }
 
-// compress is doc as the engine keeps it in table t: s2 against the table's dictionary, in a
-// buffer of its own size. The caller holds the write lock.
+// compress is doc as the engine keeps it in table t: s2 (against the table's dictionary, if
+// it has one), in a buffer of its own size. The caller holds the write lock.
 func (m *Memory) compress(t *memTable, doc []byte) []byte {
-	if !t.dictMade {
+	if t.def.Dictionary && !t.dictMade {
 		t.dict, t.dictMade = s2.MakeDict(bytes.Clone(doc), nil), true
 	}
 	if t.dict != nil {

@@ -57,6 +57,13 @@ func NewUnsortedTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R
 	return newTable(db, TableDef{Name: name}, indexes)
 }
 
+// NewCompactTable is NewUnsortedTable for a table of very many small rows (role
+// assignments): the memory engine keeps them compressed against a dictionary
+// (TableDef.Dictionary), smaller and slower to write.
+func NewCompactTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R] {
+	return newTable(db, TableDef{Name: name, Dictionary: true}, indexes)
+}
+
 // NewKeptTable is NewTable for a table whose rows a reset (Replace) leaves as they are.
 func NewKeptTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R] {
 	return newTable(db, TableDef{Name: name, Sorted: true, Kept: true}, indexes)

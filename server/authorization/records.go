@@ -137,7 +137,7 @@ func newTables(db *store.DB) *tables {
 		ByMember: store.OrderedIndex("member", func(m Membership) (string, bool) { return m.Member, true }),
 		ByGroup:  store.OrderedIndex("group", func(m Membership) (string, bool) { return m.Group, true }),
 	}
-	t.Assignments = store.NewUnsortedTable(db, "roleAssignments", t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerCustomRole)
+	t.Assignments = store.NewCompactTable(db, "roleAssignments", t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerCustomRole)
 	t.CustomRoles = store.NewTable(db, "roleDefinitions", t.RoleNames)
 	t.Directory = store.NewTable[DirectoryObject](db, "directory")
 	t.Memberships = store.NewTable(db, "memberships", t.ByMember, t.ByGroup)
