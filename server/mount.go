@@ -75,7 +75,8 @@ func prefixOwner(path string) (api, bool) {
 // left alone: it is an ARM path (every ARM operation has one, after a scope that may start
 // with anything), which the authorization API serves.
 func envelopePath(p string) string {
-	if strings.Contains(strings.ToLower(p), "/providers/") {
+	// The lower-case copy only when the path does not say it as ARM clients do.
+	if strings.Contains(p, "/providers/") || strings.Contains(strings.ToLower(p), "/providers/") {
 		return p
 	}
 	for {
