@@ -89,10 +89,13 @@ type Key struct {
 
 // Txn is a transaction as an engine runs it. Its methods report the engine's own failures
 // (a lost connection); the typed layer above turns those into the transaction's error.
+// The documents Get, Lookup and Scan give are only read: an engine may give the bytes it
+// keeps.
 type Txn interface {
 	Get(table, pk string) (doc []byte, ok bool, err error)
 	// Put stores doc under pk, with keys in place of what the row had. It fails with a
-	// *ConflictError, changing nothing, when a unique key is held by another row.
+	// *ConflictError, changing nothing, when a unique key is held by another row. The
+	// engine may keep doc itself: the caller does not change it afterwards.
 	Put(table, pk string, doc []byte, keys []Key) error
 	// Delete removes the row under pk and reports whether there was one.
 	Delete(table, pk string) (ok bool, err error)
