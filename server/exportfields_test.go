@@ -28,7 +28,7 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 		{authorization.Membership{}, []string{"Group", "Member"}, nil},
 		// A custom role: its object, as stored (id and type derived from its name).
 		{authgen.RoleDefinition{}, []string{"Id", "Name", "Properties", "Type"}, nil},
-		{accounts.Account{}, []string{"Object", "Platform", "Seq", "OnboardedConfigurations", "Onboarded", "Concurrency"}, nil},
+		{accounts.Account{}, []string{"Object", "Head", "Platform", "Seq", "OnboardedConfigurations", "Onboarded", "Concurrency"}, nil}, // Head: from Object
 		{accounts.Person{}, []string{"Object", "Seq"}, nil},
 		{accounts.Token{}, nil, map[string]string{"Object": "tokens are not exported: they live minutes and are used once", "Platform": "the same",
 			"Account": "the same", "Details": "the same"}},

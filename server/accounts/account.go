@@ -298,15 +298,15 @@ func setObject(a *Account, obj map[string]any) error {
 		return err
 	}
 	a.Object = raw
-	a.head = accountHead{Livemode: obj["livemode"] == true, Closed: obj["closed"] == true}
-	a.head.ID, _ = obj["id"].(string)
+	a.Head = accountHead{Livemode: obj["livemode"] == true, Closed: obj["closed"] == true}
+	a.Head.ID, _ = obj["id"].(string)
 	switch applied := obj["applied_configurations"].(type) {
 	case []string:
-		a.head.AppliedConfigurations = applied
+		a.Head.AppliedConfigurations = applied
 	case []any:
 		for _, v := range applied {
 			if name, ok := v.(string); ok {
-				a.head.AppliedConfigurations = append(a.head.AppliedConfigurations, name)
+				a.Head.AppliedConfigurations = append(a.Head.AppliedConfigurations, name)
 			}
 		}
 	}

@@ -23,9 +23,10 @@ import (
 // what a closed account shows.
 //
 // The object is kept as its JSON: an answer decodes it (object), a change works on its
-// tree (tree), and the checks most requests make read only its head, decoded with the row
-// (withHead): the whole object decodes in several times the time its head does, which is
-// all that creating a link needs of it.
+// tree (tree), and the checks most requests make read only its head, which the row keeps
+// beside it (written with the object, by setObject): decoding the object again for it
+// took as long as reading the row, and it is all that creating a link needs of the
+// account.
 type Account struct {
 	Object json.RawMessage `json:"object"`
 	// Platform is the platform the account belongs to; its mode is the object's livemode.
@@ -42,8 +43,8 @@ type Account struct {
 	// Concurrency is the account's own limit of updating requests in flight (seeded; 0: its
 	// platform's limit).
 	Concurrency int `json:"concurrency,omitempty"`
-
-	head accountHead
+	// Head is what most requests read of the object, copied from it.
+	Head accountHead `json:"head"`
 }
 
 // accountHead is what most requests read of an account's object.
@@ -54,27 +55,30 @@ type accountHead struct {
 	AppliedConfigurations []string `json:"applied_configurations"`
 }
 
-// withHead is a, read from the store, with its object's head decoded.
+// withHead is a, read from the store, with its object's head: a row stored before rows
+// kept the head has it decoded from the object.
 func withHead(a Account) Account {
-	_ = jsonv1.Unmarshal(a.Object, &a.head) // the store keeps what fillAccount wrote
+	if a.Head.ID == "" {
+		_ = jsonv1.Unmarshal(a.Object, &a.Head) // the store keeps what fillAccount wrote
+	}
 	return a
 }
 
 // ID is the account's id.
-func (a Account) ID() string { return a.head.ID }
+func (a Account) ID() string { return a.Head.ID }
 
 // Livemode says the account is of live mode.
-func (a Account) Livemode() bool { return a.head.Livemode }
+func (a Account) Livemode() bool { return a.Head.Livemode }
 
 // Closed says the account was closed.
-func (a Account) Closed() bool { return a.head.Closed }
+func (a Account) Closed() bool { return a.Head.Closed }
 
 // Scope is the platform and mode an account lives in; accounts of other scopes are invisible.
-func (a Account) Scope() string { return AccountScope(a.Platform, a.head.Livemode) }
+func (a Account) Scope() string { return AccountScope(a.Platform, a.Head.Livemode) }
 
 // Applied says whether a configuration is applied to the account.
 func (a Account) Applied(name string) bool {
-	return slices.Contains(a.head.AppliedConfigurations, name)
+	return slices.Contains(a.Head.AppliedConfigurations, name)
 }
 
 // object is the account's object, for an answer.
@@ -312,9 +316,7 @@ type tables struct {
 func newTables(db *store.DB) *tables {
 	tb := &tables{
 		Newest: store.OrderedIndex("newest", func(a Account) (string, bool) {
-			if a.head.ID == "" { // read back from a document
-				a = withHead(a)
-			}
+			a = withHead(a)
 			return newestKey(a.Scope(), a.Seq), true
 		}),
 		PersonsOf:          store.OrderedIndex("personsOf", func(x Person) (string, bool) { return personKey(x.Object.Account, x.Seq), true }),

@@ -275,7 +275,7 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering
 		}
 		obj["closed"] = closed == true
 	}
-	a.head.ID, _ = obj["id"].(string)
+	a.Head.ID, _ = obj["id"].(string)
 	if !seedAccountID.MatchString(a.ID()) {
 		return fail("id", "%q is not an account id: want acct_ followed by letters and digits", a.ID())
 	}
@@ -313,7 +313,7 @@ func (s *Server) seedAccount(tx *store.Tx, i int, sa SeedAccount, seq *numbering
 	for j, name := range sa.OnboardedConfigurations {
 		if !a.Applied(name) {
 			has := "the account has none"
-			if applied := a.head.AppliedConfigurations; len(applied) > 0 {
+			if applied := a.Head.AppliedConfigurations; len(applied) > 0 {
 				has = "it has " + strings.Join(applied, ", ")
 			}
 			return fail(fmt.Sprintf("onboarded_configurations.%d", j), "%q is not one of the account's configurations: %s", name, has)
