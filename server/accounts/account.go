@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	json "github.com/go-json-experiment/json/v1"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -293,7 +294,10 @@ func fillAccount(a *Account, obj map[string]any) error {
 
 // setObject makes the tree obj account a's object.
 func setObject(a *Account, obj map[string]any) error {
-	raw, err := json.Marshal(obj)
+	// The members in no particular order: the stored object is only ever decoded again
+	// (answers, the export and the console sort their own), and sorting the tree's keys
+	// was 3% of an account create.
+	raw, err := jsonv2.Marshal(obj, json.DefaultOptionsV1(), jsonv2.Deterministic(false))
 	if err != nil {
 		return err
 	}
