@@ -4,23 +4,23 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	"github.com/understudy-dev/understudy/server/authorization"
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // route is an operation's method and path as Echo routes it (/a/:name): a map key looked up
 // per request with no string built for it.
 type route struct{ method, path string }
 
-// routeIDs maps the method and Echo path of every operation in specs to its operationId, so
-// that middleware can name the operation a request reached from Echo's matched route.
-func routeIDs(specs ...*openapi3.T) map[route]string {
+// routeIDs maps the method and Echo path of every operation in lists to its operationId,
+// so that middleware can name the operation a request reached from Echo's matched route.
+func routeIDs(lists ...[]validate.Operation) map[route]string {
 	ids := map[route]string{}
-	for _, spec := range specs {
-		for path, item := range spec.Paths.Map() {
-			echoPath := path
+	for _, ops := range lists {
+		for _, op := range ops {
+			echoPath := op.Path
 			for {
 				i := strings.IndexByte(echoPath, '{')
 				j := strings.IndexByte(echoPath, '}')
@@ -29,9 +29,7 @@ func routeIDs(specs ...*openapi3.T) map[route]string {
 				}
 				echoPath = echoPath[:i] + ":" + echoPath[i+1:j] + echoPath[j+1:]
 			}
-			for method, op := range item.Operations() {
-				ids[route{method, echoPath}] = op.OperationID
-			}
+			ids[route{op.Method, echoPath}] = op.ID
 		}
 	}
 	return ids

@@ -21,8 +21,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/understudy-dev/understudy/internal/clock"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/store/bolt"
@@ -32,6 +30,7 @@ import (
 	"github.com/understudy-dev/understudy/server/compute"
 	"github.com/understudy-dev/understudy/server/console"
 	"github.com/understudy-dev/understudy/server/control"
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // DefaultBodyLimit is the largest request body accepted unless configured otherwise.
@@ -126,29 +125,31 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
-	// Each API's spec, loaded once here and handed to the API. Parsing the four embedded
-	// specs is most of the start-up: do it on every core at once.
-	var docs [apiCount]*openapi3.T
-	var errs [apiCount]error
-	var wg sync.WaitGroup
-	for a, load := range [apiCount]func() (*openapi3.T, error){apiAuthorization: authorization.Spec, apiAccounts: accounts.Spec, apiCompute: compute.Spec, apiAdmin: admin.Spec} {
-		wg.Go(func() { docs[a], errs[a] = load() })
+	// Each API's operations, read from its spec without parsing it: the APIs parse their
+	// specs on the first request that needs them (validate.Defer), which keeps start-up to
+	// milliseconds and leaves an API nobody calls without the memory a parsed spec takes.
+	// The admin API's small spec is parsed now.
+	var ops [apiCount][]validate.Operation
+	for a, read := range [apiCount]func() ([]validate.Operation, error){apiAuthorization: authorization.Operations, apiAccounts: accounts.Operations, apiCompute: compute.Operations, apiAdmin: admin.Operations} {
+		list, err := read()
+		if err != nil {
+			return nil, err
+		}
+		ops[a] = list
 	}
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
+	adminSpec, err := admin.Spec()
+	if err != nil {
 		return nil, err
 	}
 	// Every API's operationIds: the metrics and the journal name requests by them, and a
 	// fault rule naming one no API has could never match.
 	operationIDs := map[string][]string{}
-	for a, doc := range docs {
+	for a, list := range ops {
 		if api(a) == apiAdmin {
 			continue // never faulted
 		}
-		for _, item := range doc.Paths.Map() {
-			for _, op := range item.Operations() {
-				operationIDs[api(a).String()] = append(operationIDs[api(a).String()], op.OperationID)
-			}
+		for _, op := range list {
+			operationIDs[api(a).String()] = append(operationIDs[api(a).String()], op.ID)
 		}
 	}
 
@@ -229,17 +230,17 @@ func New(cfg Config) (*Server, error) {
 	// Each API on its own Echo instance, with its own envelope and request ids (mount.go).
 	adm := admin.New(adminDeps)
 	adminEcho := s.mount(apiAdmin, mounting{writeError: admin.WriteError})
-	if err := adm.Register(adminEcho, docs[apiAdmin]); err != nil {
+	if err := adm.Register(adminEcho, adminSpec); err != nil {
 		return nil, err
 	}
 	hosted := func(path string) bool { return strings.HasPrefix(path, "/r/") }
-	if err := accts.Register(s.mount(apiAccounts, mounting{writeError: accounts.WriteError, pre: []echo.MiddlewareFunc{accts.AssignRequestID}, anyQuery: hosted}), docs[apiAccounts]); err != nil {
+	if err := accts.Register(s.mount(apiAccounts, mounting{writeError: accounts.WriteError, pre: []echo.MiddlewareFunc{accts.AssignRequestID}, anyQuery: hosted}), ops[apiAccounts]); err != nil {
 		return nil, err
 	}
-	if err := comp.Register(s.mount(apiCompute, mounting{writeError: compute.WriteError, ids: setRequestID}), docs[apiCompute]); err != nil {
+	if err := comp.Register(s.mount(apiCompute, mounting{writeError: compute.WriteError, ids: setRequestID}), ops[apiCompute]); err != nil {
 		return nil, err
 	}
-	if err := authz.Register(s.mount(apiAuthorization, mounting{writeError: authorization.WriteError, ids: setARMRequestIDs, pre: []echo.MiddlewareFunc{authorization.RewritePath}}), docs[apiAuthorization]); err != nil {
+	if err := authz.Register(s.mount(apiAuthorization, mounting{writeError: authorization.WriteError, ids: setARMRequestIDs, pre: []echo.MiddlewareFunc{authorization.RewritePath}}), ops[apiAuthorization]); err != nil {
 		return nil, err
 	}
 	// The console: pages on the admin API's instance, reading each API through its handlers.
@@ -255,7 +256,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.console = con
-	s.routes = routeIDs(append(docs[:], consoleSpec)...)
+	consoleOps, err := console.Operations()
+	if err != nil {
+		return nil, err
+	}
+	s.routes = routeIDs(append(ops[:], consoleOps)...)
 	s.seed = Config{Authorization: authzCfg, Accounts: acctCfg, Compute: compCfg}
 	if shared == nil {
 		s.restores = []func(tx *store.Tx) error{accts.Restore}

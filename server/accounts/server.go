@@ -208,14 +208,18 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 // hostedOperations answer browsers: no API key, no Service-Version.
 var hostedOperations = []string{"openAccountLink", "submitAccountLink"}
 
-// Register adds the API's routes to e, the API's own Echo instance, checked against spec
-// (as Spec loads it): per operation the API key, the Service-Version check and spec
-// validation before the handler. AssignRequestID must run before routing.
-func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
-	v, err := validate.New(spec, validate.Options{})
-	if err != nil {
-		return err
-	}
+// Register adds the API's routes to e, the API's own Echo instance, for ops (Operations):
+// per operation the API key, the Service-Version check and spec validation before the
+// handler, the spec parsed on the first request that needs it. AssignRequestID must run
+// before routing.
+func (s *Server) Register(e *echo.Echo, ops []validate.Operation) error {
+	v := validate.Defer(ops, func() (*validate.Validator, error) {
+		spec, err := Spec()
+		if err != nil {
+			return nil, err
+		}
+		return validate.New(spec, validate.Options{})
+	})
 	m := v.Middlewares(s.authenticate(false), s.checkServiceVersion, normalizeLists)
 	tokens := v.Middlewares(s.authenticate(true), s.checkServiceVersion, normalizeLists)
 	for _, id := range publishableOperations {
@@ -232,6 +236,9 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 
 // Spec loads the API's embedded OpenAPI document (validate.Load).
 func Spec() (*openapi3.T, error) { return validate.Load("accounts", gen.GetSpecJSON) }
+
+// Operations are the operations of the API's spec, read without parsing it.
+func Operations() ([]validate.Operation, error) { return validate.Operations(gen.GetSpecJSON) }
 
 func (s *Server) now() time.Time { return s.cfg.Now().UTC() }
 

@@ -74,6 +74,9 @@ func New(d Deps) *Server {
 // Spec loads the admin API's embedded OpenAPI document (validate.Load).
 func Spec() (*openapi3.T, error) { return validate.Load("admin", gen.GetSpecJSON) }
 
+// Operations are the operations of the API's spec, read without parsing it.
+func Operations() ([]validate.Operation, error) { return validate.Operations(gen.GetSpecJSON) }
+
 // Register adds the admin routes to e, the API's own Echo instance, each validated against
 // spec (as Spec loads it).
 func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {

@@ -3,6 +3,7 @@ package authorization
 import (
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -73,9 +74,8 @@ type Server struct {
 	hier   *hierarchy
 	// seedValidator checks seeded assignments as PUTs are checked.
 	seedValidator func() (*validate.Validator, error)
-	// statuses are the statuses only some api-versions answer, read from the spec
-	// (versionedStatuses).
-	statuses map[string]map[int][]string
+	// parsed is the spec as the API reads it, parsed once, when first needed.
+	parsed func() (parsedSpec, error)
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -106,38 +106,57 @@ func New(cfg Config, db *store.DB) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true})}
+	s := &Server{cfg: cfg, db: db, tables: newTables(db), owners: map[string]bool{}, hier: hier, seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true}),
+		parsed: sync.OnceValues(parseSpec)}
 	for _, o := range cfg.BootstrapOwners {
 		s.owners[strings.ToLower(o)] = true
 	}
 	return s, nil
 }
 
-// Register adds the API's routes to e, the API's own Echo instance, checked against spec
-// (as Spec loads it): per operation
-// authentication, the api-version check and spec validation (nulls dropped first,
-// dropNulls) before the handler.
-// RewritePath must run before routing.
-func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
-	// Read before the validator keeps only what requests use.
-	statuses, err := versionedStatuses(spec)
-	if err != nil {
-		return err
-	}
-	s.statuses = statuses
-	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, Rewrite: dropNulls})
-	if err != nil {
-		return err
-	}
+// Register adds the API's routes to e, the API's own Echo instance, for ops (Operations):
+// per operation authentication, the api-version check and spec validation (nulls dropped
+// first, dropNulls) before the handler. The spec is parsed on the first request that needs
+// it (parsed). RewritePath must run before routing.
+func (s *Server) Register(e *echo.Echo, ops []validate.Operation) error {
+	v := validate.Defer(ops, func() (*validate.Validator, error) {
+		p, err := s.parsed()
+		return p.validator, err
+	})
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: v.Middlewares(s.authenticate, checkAPIVersion),
 	})
 	return nil
 }
 
+// parsedSpec is what the API reads of its spec: the validation of requests, and the
+// statuses only some api-versions answer.
+type parsedSpec struct {
+	validator *validate.Validator
+	statuses  map[string]map[int][]string
+}
+
+// parseSpec parses the spec (Spec) for parsed.
+func parseSpec() (parsedSpec, error) {
+	spec, err := Spec()
+	if err != nil {
+		return parsedSpec{}, err
+	}
+	// Read before the validator keeps only what requests use.
+	statuses, err := versionedStatuses(spec)
+	if err != nil {
+		return parsedSpec{}, err
+	}
+	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, Rewrite: dropNulls})
+	return parsedSpec{validator: v, statuses: statuses}, err
+}
+
 // Spec loads the API's embedded OpenAPI document with its 200 responses (validate.LoadWithOK):
-// Register reads their x-api-versions (versionedStatuses).
+// parseSpec reads their x-api-versions (versionedStatuses).
 func Spec() (*openapi3.T, error) { return validate.LoadWithOK("authorization", gen.GetSpecJSON) }
+
+// Operations are the operations of the API's spec, read without parsing it.
+func Operations() ([]validate.Operation, error) { return validate.Operations(gen.GetSpecJSON) }
 
 // parseGUID returns the canonical lower-case form of a GUID, lowered as every key is
 // (asciiLower).

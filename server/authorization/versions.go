@@ -67,7 +67,11 @@ func versionedStatuses(doc *openapi3.T) (map[string]map[int][]string, error) {
 // answers reports whether the request's api-version answers status to operation opID, as
 // the spec says (versionedStatuses).
 func (s *Server) answers(ctx context.Context, opID string, status int) bool {
-	versions, some := s.statuses[opID][status]
+	p, err := s.parsed()
+	if err != nil {
+		return true // the request's validation failed on it first
+	}
+	versions, some := p.statuses[opID][status]
 	return !some || slices.Contains(versions, apiVersion(ctx))
 }
 

@@ -285,6 +285,12 @@ func targetKind(u string) string {
 	return parts[len(parts)-2]
 }
 
+// readOnlyMember says whether the spec marks member k of schema readOnly (readOnlyOf).
+func (s *Server) readOnlyMember(schema, k string) bool {
+	p, err := s.parsed()
+	return err == nil && p.readOnly[schema][k]
+}
+
 // readOnlyOf are, by schema, the members the spec marks readOnly: sent back in a patch,
 // they are ignored, as on insert.
 func readOnlyOf(doc *openapi3.T) map[string]map[string]bool {
@@ -326,7 +332,7 @@ func (s *Server) fixedMembers(ctx context.Context, schema string, cur, body any,
 		if string(sent[k]) == "null" && slices.Contains(handled, k) && !sameJSON(sent[k], have[k]) {
 			return invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': 'null'. The field cannot be removed by patch here: send its new value.", k))
 		}
-		if slices.Contains(handled, k) || s.readOnly[schema][k] || sameJSON(sent[k], have[k]) {
+		if slices.Contains(handled, k) || s.readOnlyMember(schema, k) || sameJSON(sent[k], have[k]) {
 			continue
 		}
 		return invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))

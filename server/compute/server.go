@@ -18,12 +18,14 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
+	"github.com/understudy-dev/understudy/internal/fieldsel"
 	"github.com/understudy-dev/understudy/internal/operations"
 	"github.com/understudy-dev/understudy/internal/store"
 	"github.com/understudy-dev/understudy/internal/timefmt"
@@ -66,8 +68,8 @@ type Server struct {
 	tables    *tables
 	locations *catalog
 	ops       *operations.Engine
-	// readOnly are, by schema, the members the spec marks readOnly (fixedMembers).
-	readOnly map[string]map[string]bool
+	// parsed is the spec as the API reads it, parsed once, when first needed.
+	parsed func() (parsedSpec, error)
 	// seedValidator checks seeded resources as the inserts that would create them; as
 	// requests do, they may give read-only members (a state export writes resources as a
 	// read returns them).
@@ -96,7 +98,8 @@ func New(cfg Config, db *store.DB) *Server {
 	}
 	cfg.Operations.Now, cfg.Operations.Random = cfg.Now, cfg.Random
 	s := &Server{cfg: cfg, db: db, tables: newTables(db),
-		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db), seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true})}
+		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db), seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true}),
+		parsed: sync.OnceValues(parseSpec)}
 	s.ops.Handle(kindRuleInsert, s.finishRuleInsert)
 	s.ops.Handle(kindRuleDelete, s.finishRuleDelete)
 	s.ops.Handle(kindInterconnectInsert, s.finishInterconnectInsert)
@@ -110,23 +113,21 @@ func New(cfg Config, db *store.DB) *Server {
 	return s
 }
 
-// Register adds the API's routes to e, the API's own Echo instance, checked against spec
-// (as Spec loads it): per operation the bearer check and spec validation, then the engine
-// finishes what is due, then the handler.
-func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
-	// What the wire middlewares and patches need of the responses and components, read
-	// before the validator keeps only what requests use.
-	w := wireOf(spec)
-	s.readOnly = readOnlyOf(spec)
-	// Clients send back output-only fields they read; the handlers ignore them.
-	v, err := validate.New(spec, validate.Options{AllowReadOnly: true, RejectUnknownQuery: true, SystemQuery: systemQuery, Rewrite: patchNulls})
-	if err != nil {
-		return err
-	}
+// Register adds the API's routes to e, the API's own Echo instance, for ops (Operations):
+// per operation the bearer check and spec validation, then the engine finishes what is due,
+// then the handler. The spec is parsed on the first request that needs it (parsed).
+func (s *Server) Register(e *echo.Echo, ops []validate.Operation) error {
+	v := validate.Defer(ops, func() (*validate.Validator, error) {
+		p, err := s.parsed()
+		return p.validator, err
+	})
 	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
 	for id := range mws {
 		// After validation: a request is judged whole before its answer is trimmed.
-		mws[id] = append(mws[id], checkSystemParameters, partialResponse(w.shapes[id]))
+		mws[id] = append(mws[id], checkSystemParameters, partialResponse(func() *fieldsel.Shape {
+			p, _ := s.parsed() // validation, before, parsed it
+			return p.shapes[id]
+		}))
 	}
 	gen.RegisterHandlersWithOptions(routes.New(e, nil), gen.NewStrictHandler(s, nil), gen.RegisterHandlersOptions{
 		OperationMiddlewares: mws,
@@ -134,6 +135,29 @@ func (s *Server) Register(e *echo.Echo, spec *openapi3.T) error {
 	// Google's batch endpoint: each request it holds is served by e as if sent alone.
 	e.POST(batchPath, batch(e))
 	return nil
+}
+
+// parsedSpec is what the API reads of its spec: the validation of requests, the shapes of
+// the operations' 200 bodies (for partial responses) and the members each schema marks
+// readOnly (which patches ignore).
+type parsedSpec struct {
+	validator *validate.Validator
+	shapes    map[string]*fieldsel.Shape
+	readOnly  map[string]map[string]bool
+}
+
+// parseSpec parses the spec (Spec) for parsed.
+func parseSpec() (parsedSpec, error) {
+	spec, err := Spec()
+	if err != nil {
+		return parsedSpec{}, err
+	}
+	// What partial responses and patches need of the responses and components, read before
+	// the validator keeps only what requests use.
+	p := parsedSpec{shapes: shapesOf(spec), readOnly: readOnlyOf(spec)}
+	// Clients send back output-only fields they read; the handlers ignore them.
+	p.validator, err = validate.New(spec, validate.Options{AllowReadOnly: true, RejectUnknownQuery: true, SystemQuery: systemQuery, Rewrite: patchNulls})
+	return p, err
 }
 
 // systemQuery are the query parameters every Google API method takes besides its own (the
@@ -146,6 +170,9 @@ var systemQuery = []string{"$.xgafv", "access_token", "callback", "fields", "key
 // Spec loads the API's embedded OpenAPI document with its 200 responses, whose shapes
 // partial responses check (validate.LoadWithOK).
 func Spec() (*openapi3.T, error) { return validate.LoadWithOK("compute", gen.GetSpecJSON) }
+
+// Operations are the operations of the API's spec, read without parsing it.
+func Operations() ([]validate.Operation, error) { return validate.Operations(gen.GetSpecJSON) }
 
 // wholeSegments answers 404, as for any URL the API does not have, when a path is longer
 // than its route: Echo gives a route's last parameter the rest of the path, slashes and all

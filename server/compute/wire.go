@@ -16,36 +16,35 @@ import (
 	"github.com/understudy-dev/understudy/internal/fieldsel"
 )
 
-// wire is what the wire middlewares need to know of each operation, by operationId (as
-// the validator's middlewares are keyed).
-type wire struct {
-	shapes map[string]*fieldsel.Shape // of the 200 bodies
-}
-
-// wireOf reads the wire of every operation from the spec.
-func wireOf(doc *openapi3.T) wire {
-	w := wire{shapes: map[string]*fieldsel.Shape{}}
+// shapesOf are the shapes of the operations' 200 bodies, by operationId (as the
+// validator's middlewares are keyed).
+func shapesOf(doc *openapi3.T) map[string]*fieldsel.Shape {
+	shapes := map[string]*fieldsel.Shape{}
 	for _, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			if r := op.Responses.Status(http.StatusOK); r != nil && r.Value != nil {
 				if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
-					w.shapes[op.OperationID] = fieldsel.ShapeOf(mt.Schema.Value)
+					shapes[op.OperationID] = fieldsel.ShapeOf(mt.Schema.Value)
 				}
 			}
 		}
 	}
-	return w
+	return shapes
 }
 
-// partialResponse is Google's partial response for an operation whose 200 body has shape
-// sh: with a fields parameter, a successful JSON answer keeps only the selected members.
+// partialResponse is Google's partial response for an operation whose 200 body has the
+// shape shape returns (nil: none): with a fields parameter, a successful JSON answer keeps only the selected members.
 // A selection the body cannot have is 400 before the handler runs, so nothing changes.
 // Errors are never trimmed, as Google's are not. Without fields, nothing is buffered.
-func partialResponse(sh *fieldsel.Shape) echo.MiddlewareFunc {
+func partialResponse(shape func() *fieldsel.Shape) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			fields := c.QueryParams()["fields"]
-			if len(fields) == 0 || sh == nil {
+			if len(fields) == 0 {
+				return next(c)
+			}
+			sh := shape()
+			if sh == nil {
 				return next(c)
 			}
 			raw := strings.Join(fields, ",")

@@ -94,6 +94,9 @@ var openOperations = map[string]bool{"consoleLoginPage": true, "consoleLogin": t
 // the admin API's own embedded spec (admin.Spec) leaves them out.
 func Spec() (*openapi3.T, error) { return validate.Load("admin (console)", gen.GetSpecJSON) }
 
+// Operations are the console's operations, read without parsing its spec.
+func Operations() ([]validate.Operation, error) { return validate.Operations(gen.GetSpecJSON) }
+
 // Register adds the console's routes to e, the admin API's Echo instance, each validated
 // against spec (as Spec loads it): in front of validation the
 // page's headers and error pages (pages), then the session (authenticate).
