@@ -248,18 +248,14 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	consoleSpec, err := console.Spec()
-	if err != nil {
-		return nil, err
-	}
-	if err := con.Register(adminEcho, consoleSpec); err != nil {
-		return nil, err
-	}
-	s.console = con
 	consoleOps, err := console.Operations()
 	if err != nil {
 		return nil, err
 	}
+	if err := con.Register(adminEcho, consoleOps); err != nil {
+		return nil, err
+	}
+	s.console = con
 	s.routes = routeIDs(append(ops[:], consoleOps)...)
 	s.seed = Config{Authorization: authzCfg, Accounts: acctCfg, Compute: compCfg}
 	if shared == nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,7 +22,10 @@ import (
 //go:embed templates/*.html
 var templateFiles embed.FS
 
-var hostedTemplates = template.Must(template.ParseFS(templateFiles, "templates/*.html"))
+// hostedTemplates are the hosted pages, parsed on the first page shown, not at start.
+var hostedTemplates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(templateFiles, "templates/*.html"))
+})
 
 // messagePage is a page that only says something: an error, or that the flow is complete.
 type messagePage struct {
@@ -45,7 +49,7 @@ var (
 // render executes one of the page templates.
 func renderPage(name string, data any) (*bytes.Reader, int64, error) {
 	var buf bytes.Buffer
-	if err := hostedTemplates.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := hostedTemplates().ExecuteTemplate(&buf, name, data); err != nil {
 		return nil, 0, err
 	}
 	return bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil

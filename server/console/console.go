@@ -19,6 +19,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,32 +98,34 @@ func Spec() (*openapi3.T, error) { return validate.Load("admin (console)", gen.G
 // Operations are the console's operations, read without parsing its spec.
 func Operations() ([]validate.Operation, error) { return validate.Operations(gen.GetSpecJSON) }
 
-// Register adds the console's routes to e, the admin API's Echo instance, each validated
-// against spec (as Spec loads it): in front of validation the
-// page's headers and error pages (pages), then the session (authenticate).
-func (c *Console) Register(e *echo.Echo, spec *openapi3.T) error {
-	v, err := validate.New(spec, validate.Options{})
-	if err != nil {
-		return err
-	}
+// Register adds the console's routes to e, the admin API's Echo instance, for ops
+// (Operations), each validated against the spec (as Spec loads it, on the first request
+// that needs it): in front of validation the page's headers and error pages (pages), then
+// the session (authenticate).
+func (c *Console) Register(e *echo.Echo, ops []validate.Operation) error {
+	v := validate.Defer(ops, func() (*validate.Validator, error) {
+		spec, err := Spec()
+		if err != nil {
+			return nil, err
+		}
+		return validate.New(spec, validate.Options{})
+	})
 	m := v.Middlewares()
 	registered := 0
-	for _, item := range spec.Paths.Map() {
-		for _, op := range item.Operations() {
-			id := op.OperationID
-			if !isConsole(op) {
-				delete(m, id)
-				continue
-			}
-			chain := []echo.MiddlewareFunc{pages}
-			if !openOperations[id] {
-				chain = append(chain, c.authenticate)
-			} else {
-				chain = append(chain, c.identify)
-			}
-			m[id] = append(chain, m[id]...)
-			registered++
+	for _, op := range ops {
+		id := op.ID
+		if !slices.Contains(op.Tags, "Console") {
+			delete(m, id)
+			continue
 		}
+		chain := []echo.MiddlewareFunc{pages}
+		if !openOperations[id] {
+			chain = append(chain, c.authenticate)
+		} else {
+			chain = append(chain, c.identify)
+		}
+		m[id] = append(chain, m[id]...)
+		registered++
 	}
 	if registered == 0 { // each route must have its session check
 		return errors.New("console: the spec has no Console operation")
@@ -133,15 +136,6 @@ func (c *Console) Register(e *echo.Echo, spec *openapi3.T) error {
 
 // isStream: the live view answers GET only (a HEAD would hold the connection for nothing).
 func isStream(path string) bool { return path == Base+"/requests/events" }
-
-func isConsole(op *openapi3.Operation) bool {
-	for _, t := range op.Tags {
-		if t == "Console" {
-			return true
-		}
-	}
-	return false
-}
 
 // request is what the console's middleware learns of a request, for its handlers.
 type request struct {

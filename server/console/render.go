@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,8 +20,8 @@ var templateFiles embed.FS
 
 // templates are the console's pages, each its file of templates/ over layout.html (which
 // the page fills in by defining "content") and parts.html (pieces pages share, and the
-// live view sends: "row").
-var templates = func() map[string]*template.Template {
+// live view sends: "row"): parsed on the first page shown, not at start.
+var templates = sync.OnceValue(func() map[string]*template.Template {
 	pages, err := templateFiles.ReadDir("templates")
 	if err != nil {
 		panic(err)
@@ -34,7 +35,7 @@ var templates = func() map[string]*template.Template {
 		out[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/parts.html", "templates/"+f.Name()))
 	}
 	return out
-}()
+})
 
 // page is what every page's template is given.
 type page struct {
@@ -52,7 +53,7 @@ type page struct {
 
 // render executes the page's template with the request's CSRF token and script nonce.
 func render(ctx context.Context, name string, p page) ([]byte, error) {
-	t, ok := templates[name]
+	t, ok := templates()[name]
 	if !ok {
 		return nil, fmt.Errorf("console: no page %q", name)
 	}
@@ -68,7 +69,7 @@ func render(ctx context.Context, name string, p page) ([]byte, error) {
 // renderPart executes one of parts.html's templates.
 func renderPart(name string, data any) ([]byte, error) {
 	var b bytes.Buffer
-	if err := templates["error"].ExecuteTemplate(&b, name, data); err != nil {
+	if err := templates()["error"].ExecuteTemplate(&b, name, data); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

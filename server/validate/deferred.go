@@ -11,9 +11,10 @@ import (
 )
 
 // Operation is one operation an OpenAPI document declares: its method (upper case), its
-// path template and its operationId.
+// path template, its operationId and its tags.
 type Operation struct {
 	Method, Path, ID string
+	Tags             []string
 }
 
 // Operations lists the operations of an OpenAPI document (its JSON, which raw returns, as
@@ -40,7 +41,8 @@ func Operations(raw func() ([]byte, error)) ([]Operation, error) {
 				continue // parameters, summary, servers: not operations
 			}
 			var op struct {
-				ID string `json:"operationId"`
+				ID   string   `json:"operationId"`
+				Tags []string `json:"tags"`
 			}
 			if err := json.Unmarshal(v, &op); err != nil {
 				return nil, fmt.Errorf("validate: %s %s: %w", method, path, err)
@@ -48,7 +50,7 @@ func Operations(raw func() ([]byte, error)) ([]Operation, error) {
 			if op.ID == "" {
 				return nil, fmt.Errorf("validate: %s %s has no operationId", method, path)
 			}
-			out = append(out, Operation{Method: strings.ToUpper(method), Path: path, ID: op.ID})
+			out = append(out, Operation{Method: strings.ToUpper(method), Path: path, ID: op.ID, Tags: op.Tags})
 		}
 	}
 	return out, nil

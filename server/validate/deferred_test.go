@@ -36,11 +36,11 @@ func TestOperationsMatchKin(t *testing.T) {
 		var want, got []string
 		for path, item := range doc.Paths.Map() {
 			for method, op := range item.Operations() {
-				want = append(want, method+" "+path+" "+op.OperationID)
+				want = append(want, method+" "+path+" "+op.OperationID+" "+strings.Join(op.Tags, ","))
 			}
 		}
 		for _, op := range ops {
-			got = append(got, op.Method+" "+op.Path+" "+op.ID)
+			got = append(got, op.Method+" "+op.Path+" "+op.ID+" "+strings.Join(op.Tags, ","))
 		}
 		slices.Sort(want)
 		slices.Sort(got)
