@@ -213,13 +213,7 @@ var hostedOperations = []string{"openAccountLink", "submitAccountLink"}
 // handler, the spec parsed on the first request that needs it. AssignRequestID must run
 // before routing.
 func (s *Server) Register(e *echo.Echo, ops []validate.Operation) error {
-	v := validate.Defer(ops, func() (*validate.Validator, error) {
-		spec, err := Spec()
-		if err != nil {
-			return nil, err
-		}
-		return validate.New(spec, validate.Options{})
-	})
+	v := validate.Defer(ops, validate.Lazy(Spec, validate.Options{}))
 	m := v.Middlewares(s.authenticate(false), s.checkServiceVersion, normalizeLists)
 	tokens := v.Middlewares(s.authenticate(true), s.checkServiceVersion, normalizeLists)
 	for _, id := range publishableOperations {

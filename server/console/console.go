@@ -103,13 +103,7 @@ func Operations() ([]validate.Operation, error) { return validate.Operations(gen
 // that needs it): in front of validation the page's headers and error pages (pages), then
 // the session (authenticate).
 func (c *Console) Register(e *echo.Echo, ops []validate.Operation) error {
-	v := validate.Defer(ops, func() (*validate.Validator, error) {
-		spec, err := Spec()
-		if err != nil {
-			return nil, err
-		}
-		return validate.New(spec, validate.Options{})
-	})
+	v := validate.Defer(ops, validate.Lazy(Spec, validate.Options{}))
 	m := v.Middlewares()
 	registered := 0
 	for _, op := range ops {
