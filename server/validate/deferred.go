@@ -71,9 +71,6 @@ func Defer(ops []Operation, load func() (*Validator, error)) *Deferred {
 	return &Deferred{ops: ops, load: sync.OnceValues(load)}
 }
 
-// Validator is the validation, made now if no request has made it yet.
-func (d *Deferred) Validator() (*Validator, error) { return d.load() }
-
 // Middlewares is Validator.Middlewares, for every operation of the document.
 func (d *Deferred) Middlewares(extra ...echo.MiddlewareFunc) map[string][]echo.MiddlewareFunc {
 	m := make(map[string][]echo.MiddlewareFunc, len(d.ops))
