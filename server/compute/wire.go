@@ -33,7 +33,8 @@ func shapesOf(doc *openapi3.T) map[string]*fieldsel.Shape {
 }
 
 // partialResponse is Google's partial response for an operation whose 200 body has the
-// shape shape returns (nil: none): with a fields parameter, a successful JSON answer keeps only the selected members.
+// shape shape returns (nil: none): with a fields parameter, a successful JSON answer keeps
+// only the selected members.
 // A selection the body cannot have is 400 before the handler runs, so nothing changes.
 // Errors are never trimmed, as Google's are not. Without fields, nothing is buffered.
 func partialResponse(shape func() *fieldsel.Shape) echo.MiddlewareFunc {

@@ -18,9 +18,9 @@ type Operation struct {
 }
 
 // Operations lists the operations of an OpenAPI document (its JSON, which raw returns, as
-// the generated GetSpecJSON does) without parsing the
-// document with kin-openapi: what routing, naming requests and registering middleware need
-// at start, in a fraction of the time and memory a parsed document takes.
+// the generated GetSpecJSON does) without parsing the document with kin-openapi: what
+// routing, naming requests and registering middleware need at start, in a fraction of the
+// time and memory a parsed document takes.
 func Operations(raw func() ([]byte, error)) ([]Operation, error) {
 	data, err := raw()
 	if err != nil {
