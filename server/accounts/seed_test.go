@@ -64,7 +64,7 @@ func TestSeedAccounts(t *testing.T) {
 		t.Errorf("own: %+v", own)
 	}
 	defObj, _ := def.object()
-	if !derived.Livemode() || !seedAccountID.MatchString(derived.ID()) || len(derived.ID()) != len("acct_")+16 || def.Platform != DefaultPlatformID || defObj.Metadata["k"] != "v" {
+	if !derived.Livemode() || !seedID(derived.ID(), "acct_") || len(derived.ID()) != len("acct_")+16 || def.Platform != DefaultPlatformID || defObj.Metadata["k"] != "v" {
 		t.Errorf("derived %+v, default %+v", derived, def)
 	}
 
@@ -213,6 +213,23 @@ func TestSeedEntryJSON(t *testing.T) {
 	for _, entry := range []any{&SeedPerson{}, &SeedDestination{}, &SeedLink{}} {
 		if err := json.Unmarshal([]byte(`{"sequence":1,"token":"t","x":1}`), entry); err != nil {
 			t.Errorf("%T: %v", entry, err)
+		}
+	}
+}
+
+func TestSeedIDShape(t *testing.T) {
+	long := strings.Repeat("a", 250)
+	for _, c := range []struct {
+		id, prefix string
+		ok         bool
+	}{
+		{"acct_1", "acct_", true}, {"acct_" + long, "acct_", true}, {"acct_" + long + "b", "acct_", false},
+		{"acct_", "acct_", false}, {"acct_a-b", "acct_", false}, {"acct_a_b", "acct_", false}, {"acct_é", "acct_", false},
+		{"person_Z9", "person_", true}, {"acct_1", "person_", false}, {"whsec_x", "whsec_", true},
+		{"ed_test_x", "ed_test_", true}, {"ed_test_x", "ed_", false}, {"ed_x", "ed_test_", false}, {"ed_x", "ed_", true},
+	} {
+		if got := seedID(c.id, c.prefix); got != c.ok {
+			t.Errorf("seedID(%q, %q) = %v, want %v", c.id, c.prefix, got, c.ok)
 		}
 	}
 }

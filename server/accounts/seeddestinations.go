@@ -3,8 +3,6 @@ package accounts
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -48,11 +46,6 @@ func (e SeedDestination) MarshalJSON() ([]byte, error) {
 // SeedDestinations is the list of the seed file's accounts section that holds event
 // destinations.
 const SeedDestinations = "event_destinations"
-
-var (
-	seedDestinationID = regexp.MustCompile(`^ed_(test_)?[A-Za-z0-9]{1,250}$`)
-	seedSecret        = regexp.MustCompile(`^whsec_[A-Za-z0-9]{1,250}$`)
-)
 
 func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination, seq *numbering) error {
 	fail := func(field, format string, args ...any) error {
@@ -119,7 +112,7 @@ func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination, seq *n
 			switch {
 			case secret == "":
 				secret = "whsec_" + derivedAlphanumerics("seed-destination-secret|"+id, 32)
-			case !seedSecret.MatchString(secret):
+			case !seedID(secret, "whsec_"):
 				return fail("signing_secret", "want whsec_ followed by letters and digits")
 			}
 			setPath(obj, "webhook_endpoint.signing_secret", secret)
@@ -131,14 +124,14 @@ func (s *Server) seedDestination(tx *store.Tx, i int, sd SeedDestination, seq *n
 		}
 	}
 	id, _ := obj["id"].(string)
-	if !seedDestinationID.MatchString(id) || livemode == strings.HasPrefix(id, "ed_test_") {
+	if !seedID(id, destinationIDPrefix(livemode)) {
 		return fail("id", "%q is not an event destination id of %s mode: want %s followed by letters and digits", id, modeName(livemode), destinationIDPrefix(livemode))
 	}
 	if _, dup := s.tables.Destinations.Get(tx, id); dup {
 		return fail("id", "event destination %s is declared twice", id)
 	}
 	if w, ok := obj["webhook_endpoint"].(map[string]any); ok {
-		if secret, _ := w["signing_secret"].(string); !seedSecret.MatchString(secret) {
+		if secret, _ := w["signing_secret"].(string); !seedID(secret, "whsec_") {
 			return fail("webhook_endpoint.signing_secret", "want whsec_ followed by letters and digits")
 		}
 	}

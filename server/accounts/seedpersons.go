@@ -2,7 +2,6 @@ package accounts
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
@@ -39,8 +38,6 @@ func (e SeedPerson) MarshalJSON() ([]byte, error) {
 
 // SeedPersons is the list of the seed file's accounts section that holds persons.
 const SeedPersons = "persons"
-
-var seedPersonID = regexp.MustCompile(`^person_[A-Za-z0-9]{1,250}$`)
 
 // seedPerson loads a seeded person.
 func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) error {
@@ -108,7 +105,7 @@ func (s *Server) seedPerson(tx *store.Tx, i int, sp SeedPerson, seq *numbering) 
 	if err := fillPerson(&p, obj, a); err != nil {
 		return fail("", "%v", err)
 	}
-	if !seedPersonID.MatchString(p.ID()) {
+	if !seedID(p.ID(), "person_") {
 		return fail("id", "%q is not a person id: want person_ followed by letters and digits", p.ID())
 	}
 	if _, dup := s.tables.Persons.Get(tx, p.ID()); dup {
