@@ -40,7 +40,7 @@ func (s *Server) putRole(tx *store.Tx, guid string, want *gen.RoleDefinitionProp
 		e.Target = "properties.permissions"
 		return gen.RoleDefinition{}, e
 	}
-	if _, ok := builtInByID()[guid]; ok {
+	if isBuiltIn(guid) {
 		return gen.RoleDefinition{}, errBuiltInRoleReadOnly(guid)
 	}
 	p.Type, p.Description = ptr(customRole), ptr(deref(p.Description))
@@ -71,7 +71,7 @@ func (s *Server) putRole(tx *store.Tx, guid string, want *gen.RoleDefinitionProp
 // anywhere when scope is the root), inside tx. A built-in role cannot be deleted; a role
 // still assigned anywhere cannot either.
 func (s *Server) deleteRole(tx *store.Tx, scope Scope, guid string) (gen.RoleDefinition, bool, error) {
-	if _, ok := builtInByID()[guid]; ok {
+	if isBuiltIn(guid) {
 		return gen.RoleDefinition{}, false, errBuiltInRoleReadOnly(guid)
 	}
 	// At the root every custom role is found, as a GET there (by id) finds it.

@@ -128,8 +128,7 @@ func newTables(db *store.DB) *tables {
 		}),
 		PerCustomRole: store.CountedIndex("customRole", func(a Assignment) (string, bool) {
 			guid := a.roleGUID()
-			_, builtIn := builtInByID()[guid]
-			return guid, !builtIn
+			return guid, !isBuiltIn(guid)
 		}),
 		RoleNames: store.UniqueIndex("roleName", func(r gen.RoleDefinition) (string, bool) {
 			return roleNameKey(deref(r.Properties.RoleName)), true

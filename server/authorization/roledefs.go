@@ -175,8 +175,8 @@ func checkCustomRoles(custom []gen.RoleDefinition) error {
 		if _, ok := parseGUID(r.GUID); !ok {
 			return fail("id %q is not a GUID", r.GUID)
 		}
-		if b, ok := builtInByID()[asciiLower(r.GUID)]; ok {
-			return fail("id %q is already the built-in role %s", r.GUID, b.Name)
+		if name, ok := builtin.Names()[asciiLower(r.GUID)]; ok {
+			return fail("id %q is already the built-in role %s", r.GUID, name)
 		}
 		if owner, taken := ids[asciiLower(r.GUID)]; taken {
 			return fail("id %q is already %s", r.GUID, owner)
@@ -186,7 +186,7 @@ func checkCustomRoles(custom []gen.RoleDefinition) error {
 			return fail("type %q: a seeded role is a %s (the built-in roles are the vendor's catalog)", r.Type, customRole)
 		}
 		key := roleNameKey(r.Name)
-		if _, builtIn := builtInByName()[key]; builtIn || names[key] {
+		if builtInNames()[key] || names[key] {
 			return fail("another role has that name (role names are unique, whatever their case)")
 		}
 		if err := checkRole(r); err != nil {
@@ -204,7 +204,7 @@ func checkRole(r RoleDefinition) *Error {
 	if key == "" {
 		return errRoleNameMissing()
 	}
-	if _, taken := builtInByName()[key]; taken {
+	if builtInNames()[key] {
 		return errRoleNameExists()
 	}
 	if len(r.AssignableScopes) == 0 {
@@ -221,10 +221,19 @@ func checkRole(r RoleDefinition) *Error {
 	return nil
 }
 
+// isBuiltIn says whether the lower-case GUID is a built-in role's.
+func isBuiltIn(guid string) bool {
+	_, ok := builtin.Names()[guid]
+	return ok
+}
+
 // roleNameKey is the form role names are compared in: trimmed, any case.
 func roleNameKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
-// builtInByID and builtInByName index the catalog by lower-case GUID and by roleNameKey.
+// builtInByID indexes the catalog by lower-case GUID; builtInNames are the catalog's names
+// by roleNameKey. What only tells a built-in role from a custom one (isBuiltIn,
+// builtInNames) reads the catalog's names alone, so that a server whose seed makes custom
+// roles or assignments does not parse the permissions before a request asks for a role.
 var (
 	builtInByID = sync.OnceValue(func() map[string]RoleDefinition {
 		m := map[string]RoleDefinition{}
@@ -233,10 +242,10 @@ var (
 		}
 		return m
 	})
-	builtInByName = sync.OnceValue(func() map[string]RoleDefinition {
-		m := map[string]RoleDefinition{}
-		for _, r := range BuiltInRoles() {
-			m[roleNameKey(r.Name)] = r
+	builtInNames = sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, name := range builtin.Names() {
+			m[roleNameKey(name)] = true
 		}
 		return m
 	})

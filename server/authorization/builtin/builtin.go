@@ -73,6 +73,21 @@ var Roles = sync.OnceValue(func() []Role {
 	return roles
 })
 
+// Names returns each role's name by its lower-case id, read from roles.txt alone: what
+// telling a built-in role from a custom one needs, without the permissions (most of the
+// catalog's memory), which Roles parses when a role's definition is first asked for.
+var Names = sync.OnceValue(func() map[string]string {
+	roles, err := entries(rolesTxt)
+	if err != nil {
+		panic(err)
+	}
+	names := make(map[string]string, len(roles))
+	for _, r := range roles {
+		names[r.ID] = r.Name
+	}
+	return names
+})
+
 // Sources says where permissions.json's definitions were copied from.
 var Sources = sync.OnceValue(func() []Source {
 	_, sources, err := parse(rolesTxt, permissionsJSON)
@@ -97,17 +112,14 @@ func parse(txt string, perms []byte) ([]Role, []Source, error) {
 	if counted != len(defs) {
 		return nil, nil, fmt.Errorf("builtin: permissions.json: its sources account for %d roles, it defines %d", counted, len(defs))
 	}
-	var roles []Role
+	roles, err := entries(txt)
+	if err != nil {
+		return nil, nil, err
+	}
 	used := map[string]bool{}
-	for n, line := range strings.Split(txt, "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.SplitN(line, "|", 3)
-		if len(f) != 3 {
-			return nil, nil, fmt.Errorf("builtin: roles.txt:%d: want id|roleName|description", n+1)
-		}
-		r := Role{ID: strings.ToLower(f[0]), Name: f[1], Description: f[2], AssignableScopes: []string{"/"}}
+	for i := range roles {
+		r := &roles[i]
+		r.AssignableScopes = []string{"/"}
 		if d, ok := defs[r.ID]; ok {
 			used[r.ID] = true
 			r.Defined = true
@@ -119,7 +131,6 @@ func parse(txt string, perms []byte) ([]Role, []Source, error) {
 				r.AssignableScopes = d.AssignableScopes
 			}
 		}
-		roles = append(roles, r)
 	}
 	for id := range defs {
 		if !used[id] {
@@ -127,4 +138,20 @@ func parse(txt string, perms []byte) ([]Role, []Source, error) {
 		}
 	}
 	return roles, file.Sources, nil
+}
+
+// entries reads roles.txt: each role's lower-case id, name and description.
+func entries(txt string) ([]Role, error) {
+	var roles []Role
+	for n, line := range strings.Split(txt, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.SplitN(line, "|", 3)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("builtin: roles.txt:%d: want id|roleName|description", n+1)
+		}
+		roles = append(roles, Role{ID: strings.ToLower(f[0]), Name: f[1], Description: f[2]})
+	}
+	return roles, nil
 }

@@ -154,3 +154,16 @@ func TestParseRejectsMalformedData(t *testing.T) {
 		})
 	}
 }
+
+// Names, read from roles.txt alone, names the roles Roles gives.
+func TestNamesAreTheCatalogs(t *testing.T) {
+	names, roles := Names(), Roles()
+	if len(names) != len(roles) {
+		t.Fatalf("Names has %d roles, Roles %d", len(names), len(roles))
+	}
+	for _, r := range roles {
+		if names[r.ID] != r.Name {
+			t.Errorf("Names()[%s] = %q, Roles has %q", r.ID, names[r.ID], r.Name)
+		}
+	}
+}
