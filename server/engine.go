@@ -49,7 +49,3 @@ func (s *Server) openShared(eng *postgres.Engine) error {
 	}
 	return err
 }
-
-// persistent reports whether the state outlives the process (a data directory, or
-// PostgreSQL), and with it the clock's offset.
-func (s *Server) persistent() bool { return s.mem == nil || s.mem.Durable() }
