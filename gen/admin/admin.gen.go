@@ -8,7 +8,6 @@ import (
 	"compress/flate"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	json "github.com/goccy/go-json"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/getkin/kin-openapi/openapi3"
