@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	json "github.com/go-json-experiment/json/v1"
+	json "github.com/goccy/go-json"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -297,7 +296,7 @@ func setObject(a *Account, obj map[string]any) error {
 	// The members in no particular order: the stored object is only ever decoded again
 	// (answers, the export and the console sort their own), and sorting the tree's keys
 	// was 3% of an account create.
-	raw, err := jsonv2.Marshal(obj, json.DefaultOptionsV1(), jsonv2.Deterministic(false))
+	raw, err := json.MarshalWithOption(obj, json.UnorderedMap())
 	if err != nil {
 		return err
 	}

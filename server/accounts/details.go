@@ -4,7 +4,7 @@ import (
 	"maps"
 	"strings"
 
-	json "github.com/go-json-experiment/json/v1"
+	json "github.com/goccy/go-json"
 )
 
 // Members the server keeps as sent (Account.Details, Person.Details, Token.Details) are

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-	jsonv1 "github.com/go-json-experiment/json/v1"
+	gojson "github.com/goccy/go-json"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -59,7 +58,7 @@ type accountHead struct {
 // kept the head has it decoded from the object.
 func withHead(a Account) Account {
 	if a.Head.ID == "" {
-		_ = jsonv1.Unmarshal(a.Object, &a.Head) // the store keeps what fillAccount wrote
+		_ = gojson.Unmarshal(a.Object, &a.Head) // the store keeps what fillAccount wrote
 	}
 	return a
 }
@@ -84,7 +83,7 @@ func (a Account) Applied(name string) bool {
 // object is the account's object, for an answer.
 func (a Account) object() (gen.V2CoreAccount, error) {
 	var o gen.V2CoreAccount
-	err := jsonv1.Unmarshal(a.Object, &o)
+	err := gojson.Unmarshal(a.Object, &o)
 	return o, err
 }
 
@@ -98,7 +97,7 @@ func (a Account) shown(identity bool) (gen.V2CoreAccount, error) {
 			gen.V2CoreAccount
 			Configuration skipped `json:"configuration"`
 		}
-		err := jsonv1.Unmarshal(a.Object, &o)
+		err := gojson.Unmarshal(a.Object, &o)
 		o.V2CoreAccount.Configuration.SetNull()
 		return o.V2CoreAccount, err
 	}
@@ -107,7 +106,7 @@ func (a Account) shown(identity bool) (gen.V2CoreAccount, error) {
 		Configuration skipped `json:"configuration"`
 		Identity      skipped `json:"identity"`
 	}
-	err := jsonv1.Unmarshal(a.Object, &o)
+	err := gojson.Unmarshal(a.Object, &o)
 	o.V2CoreAccount.Configuration.SetNull()
 	o.V2CoreAccount.Identity.SetNull()
 	return o.V2CoreAccount, err
@@ -116,12 +115,12 @@ func (a Account) shown(identity bool) (gen.V2CoreAccount, error) {
 // skipped is a member of a stored object that is not decoded: its JSON is passed over.
 type skipped struct{}
 
-func (*skipped) UnmarshalJSONFrom(dec *jsontext.Decoder) error { return dec.SkipValue() }
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // tree is the account's object as a JSON tree, for a change.
 func (a Account) tree() map[string]any {
 	var obj map[string]any
-	_ = jsonv1.Unmarshal(a.Object, &obj)
+	_ = gojson.Unmarshal(a.Object, &obj)
 	if obj == nil {
 		obj = map[string]any{}
 	}
