@@ -16,14 +16,15 @@ import (
 	"github.com/understudy-dev/understudy/server/accounts"
 	"github.com/understudy-dev/understudy/server/authorization"
 	"github.com/understudy-dev/understudy/server/compute"
+	"github.com/understudy-dev/understudy/server/control"
 )
 
 // The generated code (its responses and clients), the store's rows and the accounts' trees
 // are encoded with goccy/go-json on its promise to write and read what encoding/json does.
-// This holds it to that over random values of every exported type the store keeps and the
-// APIs' objects, lists and errors: the same bytes written (HTML characters, U+2028,
-// invalid UTF-8, times beyond year 9999 and all), and encoding/json's bytes read back to
-// the same value.
+// This holds it to that over random values of every exported type the store keeps (the
+// unexported rows are flat: names, numbers, times) and the APIs' objects, lists and errors:
+// the same bytes written (HTML characters, U+2028, invalid UTF-8, times beyond year 9999
+// and all), and encoding/json's bytes read back to the same value.
 func TestGoccyJSONIsEncodingJSON(t *testing.T) {
 	types := []reflect.Type{
 		// Rows.
@@ -35,7 +36,7 @@ func TestGoccyJSONIsEncodingJSON(t *testing.T) {
 		reflect.TypeFor[compute.RuleRecord](), reflect.TypeFor[compute.InterconnectRecord](),
 		reflect.TypeFor[compute.AttachmentRecord](), reflect.TypeFor[compute.GroupRecord](),
 		reflect.TypeFor[compute.InterconnectGroupRecord](), reflect.TypeFor[computegen.Policy](),
-		reflect.TypeFor[operations.Record](),
+		reflect.TypeFor[operations.Record](), reflect.TypeFor[control.Entry](), reflect.TypeFor[control.Rule](),
 		// Objects, lists and errors the APIs answer with.
 		reflect.TypeFor[authzgen.RoleAssignmentListResult](), reflect.TypeFor[authzgen.RoleDefinitionListResult](),
 		reflect.TypeFor[authzgen.PermissionGetResult](), reflect.TypeFor[authzgen.ErrorResponse](),
