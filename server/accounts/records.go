@@ -1,13 +1,12 @@
 package accounts
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
-	gojson "github.com/goccy/go-json"
+	json "github.com/goccy/go-json"
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -58,7 +57,7 @@ type accountHead struct {
 // kept the head has it decoded from the object.
 func withHead(a Account) Account {
 	if a.Head.ID == "" {
-		_ = gojson.Unmarshal(a.Object, &a.Head) // the store keeps what fillAccount wrote
+		_ = json.Unmarshal(a.Object, &a.Head) // the store keeps what fillAccount wrote
 	}
 	return a
 }
@@ -83,7 +82,7 @@ func (a Account) Applied(name string) bool {
 // object is the account's object, for an answer.
 func (a Account) object() (gen.V2CoreAccount, error) {
 	var o gen.V2CoreAccount
-	err := gojson.Unmarshal(a.Object, &o)
+	err := json.Unmarshal(a.Object, &o)
 	return o, err
 }
 
@@ -97,7 +96,7 @@ func (a Account) shown(identity bool) (gen.V2CoreAccount, error) {
 			gen.V2CoreAccount
 			Configuration skipped `json:"configuration"`
 		}
-		err := gojson.Unmarshal(a.Object, &o)
+		err := json.Unmarshal(a.Object, &o)
 		o.V2CoreAccount.Configuration.SetNull()
 		return o.V2CoreAccount, err
 	}
@@ -106,7 +105,7 @@ func (a Account) shown(identity bool) (gen.V2CoreAccount, error) {
 		Configuration skipped `json:"configuration"`
 		Identity      skipped `json:"identity"`
 	}
-	err := gojson.Unmarshal(a.Object, &o)
+	err := json.Unmarshal(a.Object, &o)
 	o.V2CoreAccount.Configuration.SetNull()
 	o.V2CoreAccount.Identity.SetNull()
 	return o.V2CoreAccount, err
@@ -120,7 +119,7 @@ func (*skipped) UnmarshalJSON([]byte) error { return nil }
 // tree is the account's object as a JSON tree, for a change.
 func (a Account) tree() map[string]any {
 	var obj map[string]any
-	_ = gojson.Unmarshal(a.Object, &obj)
+	_ = json.Unmarshal(a.Object, &obj)
 	if obj == nil {
 		obj = map[string]any{}
 	}
