@@ -442,16 +442,16 @@ func renderAccount(out gen.V2CoreAccount, include []gen.AccountInclude) gen.V2Co
 		out.Configuration.Set(cfg)
 	}
 	if !has(gen.AccountIncludeConfigurationCustomer) && !has(gen.AccountIncludeConfigurationMerchant) && !has(gen.AccountIncludeConfigurationRecipient) {
-		out.Configuration.SetNull()
+		setNull(&out.Configuration)
 	}
 	if !has(gen.AccountIncludeIdentity) {
-		out.Identity.SetNull()
+		setNull(&out.Identity)
 	}
 	if !has(gen.AccountIncludeRequirements) {
-		out.Requirements.SetNull()
+		setNull(&out.Requirements)
 	}
 	if !has(gen.AccountIncludeFutureRequirements) {
-		out.FutureRequirements.SetNull()
+		setNull(&out.FutureRequirements)
 	}
 	return out
 }

@@ -141,16 +141,19 @@ func (s *Server) emit(ctx context.Context, w *write, e eventOf) (Event, error) {
 		data = map[string]any{}
 	}
 	o.Data.Set(data)
-	o.Reason.SetNull()
+	// Each Set or SetNull makes a map: a member is given one or the other, once.
 	if info := infoFrom(ctx); info != nil && info.api {
 		r := gen.EventReason{Type: gen.EventReasonTypeRequest}
 		r.Request.Id = info.id
 		r.Request.IdempotencyKey = optionalString(info.idempotencyKey)
 		o.Reason.Set(r)
+	} else {
+		o.Reason.SetNull()
 	}
-	o.RelatedObject.SetNull()
 	if e.Related.ID != "" {
 		o.RelatedObject.Set(gen.EventRelatedObject{Id: e.Related.ID, Type: e.Related.Type, Url: e.Related.URL})
+	} else {
+		o.RelatedObject.SetNull()
 	}
 	if err := s.tables.Events.Put(w.Tx, ev.ID(), ev); err != nil {
 		return ev, err

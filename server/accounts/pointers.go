@@ -21,3 +21,11 @@ func optionalString(s string) nullable.Nullable[string] {
 	}
 	return nullable.NewNullableWithValue(s)
 }
+
+// setNull makes n null, unless it is: each SetNull makes a map, which an answer made
+// null already (Account.shown) does not need again.
+func setNull[T any](n *nullable.Nullable[T]) {
+	if !n.IsNull() {
+		n.SetNull()
+	}
+}
