@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -38,8 +39,9 @@ type Memory struct {
 	// made per transaction would be allocated to become a Txn).
 	reader, writer *memTxn
 	// packed is where a document is compressed before it is copied to a buffer of its own
-	// size (compress): used under the write lock only.
-	packed []byte
+	// size (compress); scratch and head are where a row's keys are packed (packRow): used
+	// under the write lock only.
+	packed, scratch, head []byte
 }
 
 type memTable struct {
@@ -56,54 +58,155 @@ type memTable struct {
 	dictMade bool
 }
 
-// memRow is a stored row: its document and its index keys, packed (packKeys).
+// memRow is a stored row: its document and its index entries, packed (packRow).
 type memRow struct {
 	doc  []byte
 	keys string
 }
 
-// packKeys packs a row's index keys into one string, the index entries holding substrings
-// of it, so that a row's keys take one allocation however many indexes it is in: for each
-// key, its index's position as a byte, the key, and a NUL (keys hold no NUL; a table has
-// at most 255 indexes).
-func packKeys(keys []Key) string {
+// A row's index entries are substrings of one string, its packed keys, so that a row
+// takes one allocation for them however many indexes it is in, and the indexes hold
+// nothing of their own: an ordered index's entry is its key, a NUL and the primary key
+// (Cursor.String: entries sort as cursors do, keys holding no NUL), a unique or counted
+// index's is its key. An entry found inside one already packed is not packed again, nor is
+// the primary key: a role assignment's principal entry is the end of its scope entry, its
+// subscription inside it, and its primary key the end of both (which took a third of an
+// assignment's memory when each was kept apart).
+//
+// The packed string is the length of its header, the header, then the entries: the header
+// is the number of entries, for each its index (a byte), offset and length, then the
+// primary key's offset and length. Numbers are unsigned varints (encoding/binary's);
+// offsets count from the end of the header.
+
+// packRow packs the keys of a row of t with its primary key. A row in no index keeps no
+// packed keys (""). It is called under the write lock: it works in m.scratch.
+func (m *Memory) packRow(t *memTable, pk string, keys []Key) (string, error) {
 	if len(keys) == 0 {
-		return ""
+		return "", nil
 	}
-	n := 0
-	for _, k := range keys {
-		n += len(k.Key) + 2
+	if len(keys) > 255 {
+		return "", errors.New("store: a row is in more than 255 indexes")
 	}
-	b := make([]byte, 0, n)
-	for _, k := range keys {
-		b = append(b, byte(k.Index))
-		b = append(b, k.Key...)
-		b = append(b, 0)
+	// The entries and the primary key one after another (entry i at ends[i-1]:ends[i]),
+	// then the body: each entry, unless the body holds it already, the longest first.
+	buf := append(m.scratch[:0], pk...)
+	var endsArr, orderArr, offsArr [8]int
+	ends, order, offs := append(endsArr[:0], len(pk)), orderArr[:0], offsArr[:0]
+	for i, k := range keys {
+		buf = append(buf, k.Key...)
+		if t.idx[k.Index].kind == Ordered {
+			buf = append(append(buf, 0), pk...)
+		}
+		ends = append(ends, len(buf))
+		order = append(order, i+1) // 0 is the primary key, placed last
+		offs = append(offs, 0)
 	}
-	return string(b)
+	offs = append(offs, 0)
+	entry := func(i int) []byte {
+		if i == 0 {
+			return buf[:ends[0]]
+		}
+		return buf[ends[i-1]:ends[i]]
+	}
+	for i := 1; i < len(order); i++ { // insertion sort, longest first: few keys
+		for j := i; j > 0 && len(entry(order[j])) > len(entry(order[j-1])); j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	body := len(buf)
+	for _, i := range append(order, 0) {
+		e := entry(i)
+		off := bytes.Index(buf[body:], e)
+		if off < 0 {
+			off = len(buf) - body
+			buf = append(buf, e...)
+		}
+		offs[i] = off
+	}
+	head := binary.AppendUvarint(m.head[:0], uint64(len(keys)))
+	for i, k := range keys {
+		head = append(head, byte(k.Index))
+		head = binary.AppendUvarint(head, uint64(offs[i+1]))
+		head = binary.AppendUvarint(head, uint64(len(entry(i+1))))
+	}
+	head = binary.AppendUvarint(head, uint64(offs[0]))
+	head = binary.AppendUvarint(head, uint64(len(pk)))
+	var b strings.Builder
+	b.Grow(binary.MaxVarintLen64 + len(head) + len(buf) - body)
+	var n [binary.MaxVarintLen64]byte
+	b.Write(binary.AppendUvarint(n[:0], uint64(len(head))))
+	b.Write(head)
+	b.Write(buf[body:])
+	m.scratch, m.head = buf, head
+	if cap(buf) > 64<<10 {
+		m.scratch = nil // not kept for the rare long keys
+	}
+	return b.String(), nil
 }
 
-// eachKey calls fn with each key packed in keys.
-func eachKey(keys string, fn func(index int, key string)) {
-	for len(keys) > 0 {
-		end := 1 + strings.IndexByte(keys[1:], 0)
-		fn(int(keys[0]), keys[1:end])
-		keys = keys[end+1:]
+// uvarint reads the number at s[i:] and returns it and the index after it.
+func uvarint(s string, i int) (n, next int) {
+	for shift := 0; ; shift += 7 {
+		c := s[i]
+		i++
+		n |= int(c&0x7f) << shift
+		if c < 0x80 {
+			return n, i
+		}
 	}
 }
 
-// hasKey reports whether the packed keys hold key in the index.
-func hasKey(keys string, index int, key string) bool {
+// eachPacked calls entry with each index entry packed in keys, then pk with the primary key.
+func eachPacked(keys string, entry func(index int, e string), pk func(string)) {
+	if keys == "" {
+		return
+	}
+	h, i := uvarint(keys, 0)
+	body := keys[i+h:]
+	n, i := uvarint(keys, i)
+	var off, size int
+	for range n {
+		index := int(keys[i])
+		off, i = uvarint(keys, i+1)
+		size, i = uvarint(keys, i)
+		if entry != nil {
+			entry(index, body[off:off+size])
+		}
+	}
+	if pk != nil {
+		off, i = uvarint(keys, i)
+		size, _ = uvarint(keys, i)
+		pk(body[off : off+size])
+	}
+}
+
+// eachEntry calls fn with each index entry packed in keys.
+func eachEntry(keys string, fn func(index int, entry string)) { eachPacked(keys, fn, nil) }
+
+// rowPK is the primary key a row is kept under: pk, or its copy in the row's packed keys.
+func rowPK(pk string, keys string) string {
+	eachPacked(keys, nil, func(p string) { pk = p })
+	return pk
+}
+
+// entryCursor is the cursor of an ordered index's entry.
+func entryCursor(entry string) Cursor {
+	c, _ := ParseCursor(entry)
+	return c
+}
+
+// hasEntry reports whether the packed keys hold entry in the index.
+func hasEntry(keys string, index int, entry string) bool {
 	found := false
-	eachKey(keys, func(i int, k string) { found = found || i == index && k == key })
+	eachEntry(keys, func(i int, e string) { found = found || i == index && e == entry })
 	return found
 }
 
 type memIndex struct {
 	kind   IndexKind
-	unique map[string]string // Unique: key -> primary key
-	order  *btree.BTreeG[Cursor]
-	counts map[string]int // Counted
+	unique map[string]string     // Unique: key -> primary key
+	order  *btree.BTreeG[string] // entries: Cursor.String
+	counts map[string]int        // Counted
 }
 
 // memUndo restores the row a change replaced (or removes the one it added).
@@ -124,8 +227,6 @@ func NewMemory() *Memory {
 	return m
 }
 
-func lessCursor(a, b Cursor) bool { return a.compare(b) < 0 }
-
 func lessString(a, b string) bool { return a < b }
 
 func newMemTable(def TableDef) *memTable {
@@ -139,7 +240,7 @@ func newMemTable(def TableDef) *memTable {
 		case Unique:
 			x.unique = map[string]string{}
 		case Ordered:
-			x.order = btree.NewBTreeGOptions(lessCursor, btree.Options{NoLocks: true})
+			x.order = btree.NewBTreeGOptions(lessString, btree.Options{NoLocks: true})
 		case Counted:
 			x.counts = map[string]int{}
 		}
@@ -194,7 +295,11 @@ func (m *Memory) Open(b Backend) (seeded bool, err error) {
 		if conflict := t.conflict(pk, keys); conflict != nil {
 			return conflict
 		}
-		t.add(pk, memRow{doc: m.compress(t, bytes.Clone(doc)), keys: packKeys(keys)}) // doc is the backend's until fn returns
+		packed, err := m.packRow(t, pk, keys)
+		if err != nil {
+			return err
+		}
+		t.add(pk, memRow{doc: m.compress(t, bytes.Clone(doc)), keys: packed}) // doc is the backend's until fn returns
 		return nil
 	})
 	if err != nil {
@@ -363,11 +468,12 @@ func (m *Memory) keptRows() ([]Change, error) {
 
 // add stores a row that is not in the table, with its index entries.
 func (t *memTable) add(pk string, r memRow) {
+	pk = rowPK(pk, r.keys)
 	t.rows[pk] = r
 	if t.pks != nil {
 		t.pks.Set(pk)
 	}
-	eachKey(r.keys, func(i int, k string) { t.idx[i].add(k, pk) })
+	eachEntry(r.keys, func(i int, e string) { t.idx[i].add(e, pk) })
 }
 
 // remove drops a stored row and its index entries.
@@ -376,7 +482,7 @@ func (t *memTable) remove(pk string, r memRow) {
 	if t.pks != nil {
 		t.pks.Delete(pk)
 	}
-	eachKey(r.keys, func(i int, k string) { t.idx[i].remove(k, pk) })
+	eachEntry(r.keys, func(i int, e string) { t.idx[i].remove(e) })
 }
 
 // conflict is the error of storing keys under pk when another row holds one of its unique
@@ -394,26 +500,27 @@ func (t *memTable) conflict(pk string, keys []Key) error {
 	return nil
 }
 
-func (x *memIndex) add(key, pk string) {
+// add adds a row's entry (packRow) to the index.
+func (x *memIndex) add(entry, pk string) {
 	switch x.kind {
 	case Unique:
-		x.unique[key] = pk
+		x.unique[entry] = pk
 	case Ordered:
-		x.order.Set(Cursor{Key: key, PK: pk})
+		x.order.Set(entry)
 	case Counted:
-		x.counts[key]++
+		x.counts[entry]++
 	}
 }
 
-func (x *memIndex) remove(key, pk string) {
+func (x *memIndex) remove(entry string) {
 	switch x.kind {
 	case Unique:
-		delete(x.unique, key)
+		delete(x.unique, entry)
 	case Ordered:
-		x.order.Delete(Cursor{Key: key, PK: pk})
+		x.order.Delete(entry)
 	case Counted:
-		if x.counts[key]--; x.counts[key] <= 0 {
-			delete(x.counts, key)
+		if x.counts[entry]--; x.counts[entry] <= 0 {
+			delete(x.counts, entry)
 		}
 	}
 }
@@ -461,8 +568,12 @@ func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
 			return fmt.Errorf("store: %s %s: an index key holds a NUL", table, pk)
 		}
 	}
+	packed, err := tx.m.packRow(t, pk, keys)
+	if err != nil {
+		return err
+	}
 	old, had := t.rows[pk]
-	row := memRow{doc: tx.m.compress(t, doc), keys: packKeys(keys)}
+	row := memRow{doc: tx.m.compress(t, doc), keys: packed}
 	if had {
 		t.replace(pk, old, row)
 	} else {
@@ -477,17 +588,18 @@ func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
 
 // replace stores r in place of old, touching only the index entries whose key changed.
 func (t *memTable) replace(pk string, old, r memRow) {
+	pk = rowPK(pk, r.keys)
 	t.rows[pk] = r
-	eachKey(old.keys, func(i int, k string) {
-		if !hasKey(r.keys, i, k) {
-			t.idx[i].remove(k, pk)
+	eachEntry(old.keys, func(i int, e string) {
+		if !hasEntry(r.keys, i, e) {
+			t.idx[i].remove(e)
 		}
 	})
-	// A key the row keeps stays indexed under the old row's string; new keys are indexed
-	// under the new one's.
-	eachKey(r.keys, func(i int, k string) {
-		if !hasKey(old.keys, i, k) {
-			t.idx[i].add(k, pk)
+	// An entry the row keeps stays indexed as the old row's string; new ones are indexed
+	// as the new one's.
+	eachEntry(r.keys, func(i int, e string) {
+		if !hasEntry(old.keys, i, e) {
+			t.idx[i].add(e, pk)
 		}
 	})
 }
@@ -596,7 +708,19 @@ func (t *memTable) holds(index int, row memRow, key string) bool {
 	if index < 0 {
 		return true
 	}
-	return hasKey(row.keys, index, key)
+	found := false
+	eachEntry(row.keys, func(i int, e string) {
+		found = found || i == index && t.idx[i].entryKey(e) == key
+	})
+	return found
+}
+
+// entryKey is the key of an entry of the index.
+func (x *memIndex) entryKey(entry string) string {
+	if x.kind == Ordered {
+		return entryCursor(entry).Key
+	}
+	return entry
 }
 
 // entries appends up to scanBatch entries of the index in r, after from (before it, in
@@ -645,20 +769,21 @@ func (t *memTable) entries(index int, r Range, from *Cursor, out []Cursor) []Cur
 	if x.order == nil {
 		return out
 	}
-	pivot := Cursor{Key: r.Lo}
+	pivot := r.Lo // as an entry, before every entry of key Lo (Hi: after none of Hi's)
 	if r.Reverse {
-		pivot = Cursor{Key: r.Hi}
+		pivot = r.Hi
 	}
 	if from != nil {
-		pivot = *from
+		pivot = from.String()
 	}
+	each := func(e string) bool { return visit(entryCursor(e)) }
 	switch {
 	case !r.Reverse:
-		x.order.Ascend(pivot, visit)
-	case pivot == (Cursor{}):
-		x.order.Reverse(visit)
+		x.order.Ascend(pivot, each)
+	case pivot == "":
+		x.order.Reverse(each)
 	default:
-		x.order.Descend(pivot, visit)
+		x.order.Descend(pivot, each)
 	}
 	return out
 }
@@ -680,8 +805,8 @@ func (tx memTxn) Count(table string, index int, key string) (int, error) {
 		return 0, nil
 	}
 	n := 0
-	x.order.Ascend(Cursor{Key: key}, func(c Cursor) bool {
-		if c.Key != key {
+	x.order.Ascend(key, func(e string) bool {
+		if entryCursor(e).Key != key {
 			return false
 		}
 		n++

@@ -133,6 +133,7 @@ func Run(t *testing.T, e Engine) {
 		{"ConcurrentCounter", testConcurrentCounter},
 		{"AcknowledgedWritesSurvive", testAcknowledged},
 		{"CompactTable", testCompact},
+		{"KeysInsideKeys", testKeysInsideKeys},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -738,4 +739,70 @@ func testCompact(t *testing.T, f fixture) {
 	}
 	check(f)
 	check(f.reopen(t))
+}
+
+// testKeysInsideKeys: a row's keys may repeat each other, other rows' keys and primary
+// keys, whole or in part (an engine may keep such a row's strings once); every index still
+// finds exactly its rows, through a change, a rollback, a delete and a reopen.
+func testKeysInsideKeys(t *testing.T, f fixture) {
+	f.put(t,
+		rec{ID: "ab", Email: "ab", Group: "ab"}, // every key the primary key
+		rec{ID: "b", Email: "ab\x01b", Group: "ab\x01b"},
+		rec{ID: "abc", Email: "bc", Group: "b"},
+		rec{ID: "a", Email: "a", Group: "ab"},
+	)
+	check := func(when, groups, emails string, counts map[string]int) {
+		t.Helper()
+		f.view(t, func(tx *store.Tx) {
+			var got []string
+			f.byGroup.Scan(tx, "", "", nil, func(c store.Cursor, r rec) bool {
+				if c.PK != r.ID || c.Key != r.Group {
+					t.Errorf("%s: cursor %q for row %+v", when, c, r)
+				}
+				got = append(got, c.Key+"="+c.PK)
+				return true
+			})
+			if g := strings.Join(got, " "); g != groups {
+				t.Errorf("%s: groups %q, want %q", when, g, groups)
+			}
+			got = nil
+			for _, e := range []string{"a", "ab", "ab\x01b", "b", "bc", "abc"} {
+				if pk, r, ok := f.byEmail.Get(tx, e); ok {
+					if r.Email != e {
+						t.Errorf("%s: email %q finds %+v", when, e, r)
+					}
+					got = append(got, e+"="+pk)
+				}
+			}
+			if g := strings.Join(got, " "); g != emails {
+				t.Errorf("%s: emails %q, want %q", when, g, emails)
+			}
+			for key, want := range counts {
+				if n := f.count.Count(tx, key); n != want {
+					t.Errorf("%s: count %q = %d, want %d", when, key, n, want)
+				}
+			}
+		})
+	}
+	check("put", "ab=a ab=ab ab\x01b=b b=abc", "a=a ab=ab ab\x01b=b bc=abc", map[string]int{"ab": 2, "b": 1, "ab\x01b": 1, "a": 0})
+	f.put(t, rec{ID: "ab", Email: "ab", Group: "b"}) // its email stays, its group changes
+	check("changed", "ab=a ab\x01b=b b=ab b=abc", "a=a ab=ab ab\x01b=b bc=abc", map[string]int{"ab": 1, "b": 2})
+	boom := errors.New("boom")
+	err := f.db.Update(ctx, func(tx *store.Tx) error {
+		if err := f.t.Put(tx, "a", rec{ID: "a", Email: "abc", Group: "abc"}); err != nil {
+			return err
+		}
+		f.t.Delete(tx, "b")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("rolled back: %v", err)
+	}
+	check("rolled back", "ab=a ab\x01b=b b=ab b=abc", "a=a ab=ab ab\x01b=b bc=abc", map[string]int{"ab": 1, "b": 2, "abc": 0})
+	if err := f.db.Update(ctx, func(tx *store.Tx) error { f.t.Delete(tx, "ab"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted", "ab=a ab\x01b=b b=abc", "a=a ab\x01b=b bc=abc", map[string]int{"ab": 1, "b": 1})
+	f = f.reopen(t)
+	check("reopened", "ab=a ab\x01b=b b=abc", "a=a ab\x01b=b bc=abc", map[string]int{"ab": 1, "b": 1})
 }
