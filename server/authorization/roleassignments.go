@@ -48,9 +48,8 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 // a seed entry, gives the computed members it has (the history a state export writes),
 // which a created assignment takes instead of the caller and the time of now.
 func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssignmentProperties, caller Caller, recorded *Assignment) (out Assignment, created bool, err error) {
-	// Its own copy: the name is the tail of the request's path, which the key would keep
-	// whole for as long as the assignment is stored.
-	nameKey := strings.Clone(asciiLower(name))
+	// The store keeps its own copy of the key (the name is the tail of the request's path).
+	nameKey := asciiLower(name)
 	guid := strings.TrimPrefix(want.RoleDefinitionId, roleDefinitionsPrefix)
 	// ARM's times have 7 fractional digits at most (.NET's ticks of 100 ns:
 	// 2022-01-15T21:08:45.4904312Z); Go's clock gives 9.
