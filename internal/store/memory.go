@@ -39,9 +39,9 @@ type Memory struct {
 	// made per transaction would be allocated to become a Txn).
 	reader, writer *memTxn
 	// packed is where a document is compressed before it is copied to a buffer of its own
-	// size (compress); scratch and head are where a row's keys are packed (packRow): used
-	// under the write lock only.
-	packed, scratch, head []byte
+	// size (compress); scratch, entry and head are where a row's keys are packed (packRow):
+	// used under the write lock only.
+	packed, scratch, entry, head []byte
 }
 
 type memTable struct {
@@ -68,8 +68,8 @@ type memRow struct {
 // takes one allocation for them however many indexes it is in, and the indexes hold
 // nothing of their own: an ordered index's entry is its key, a NUL and the primary key
 // (Cursor.String: entries sort as cursors do, keys holding no NUL), a unique or counted
-// index's is its key. An entry found inside one already packed is not packed again, nor is
-// the primary key: a role assignment's principal entry is the end of its scope entry, its
+// index's is its key. An entry found inside those already packed is not packed again, nor
+// is the primary key: a role assignment's principal entry is the end of its scope entry, its
 // subscription inside it, and its primary key the end of both (which took a third of an
 // assignment's memory when each was kept apart).
 //
@@ -79,7 +79,7 @@ type memRow struct {
 // offsets count from the end of the header.
 
 // packRow packs the keys of a row of t with its primary key. A row in no index keeps no
-// packed keys (""). It is called under the write lock: it works in m.scratch.
+// packed keys (""). It is called under the write lock: it works in m's buffers.
 func (m *Memory) packRow(t *memTable, pk string, keys []Key) (string, error) {
 	if len(keys) == 0 {
 		return "", nil
@@ -87,59 +87,40 @@ func (m *Memory) packRow(t *memTable, pk string, keys []Key) (string, error) {
 	if len(keys) > 255 {
 		return "", errors.New("store: a row is in more than 255 indexes")
 	}
-	// The entries and the primary key one after another (entry i at ends[i-1]:ends[i]),
-	// then the body: each entry, unless the body holds it already, the longest first.
-	buf := append(m.scratch[:0], pk...)
-	var endsArr, orderArr, offsArr [8]int
-	ends, order, offs := append(endsArr[:0], len(pk)), orderArr[:0], offsArr[:0]
-	for i, k := range keys {
-		buf = append(buf, k.Key...)
-		if t.idx[k.Index].kind == Ordered {
-			buf = append(append(buf, 0), pk...)
+	// The entries in the order of the table's indexes, then the primary key, each placed
+	// in the body unless the body holds it already (a table's first indexes have the
+	// longest keys: a role assignment's scope entry holds the others).
+	body, e := m.scratch[:0], m.entry[:0]
+	place := func(e []byte) int {
+		if i := bytes.Index(body, e); i >= 0 {
+			return i
 		}
-		ends = append(ends, len(buf))
-		order = append(order, i+1) // 0 is the primary key, placed last
-		offs = append(offs, 0)
-	}
-	offs = append(offs, 0)
-	entry := func(i int) []byte {
-		if i == 0 {
-			return buf[:ends[0]]
-		}
-		return buf[ends[i-1]:ends[i]]
-	}
-	for i := 1; i < len(order); i++ { // insertion sort, longest first: few keys
-		for j := i; j > 0 && len(entry(order[j])) > len(entry(order[j-1])); j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
-	body := len(buf)
-	for _, i := range append(order, 0) {
-		e := entry(i)
-		off := bytes.Index(buf[body:], e)
-		if off < 0 {
-			off = len(buf) - body
-			buf = append(buf, e...)
-		}
-		offs[i] = off
+		body = append(body, e...)
+		return len(body) - len(e)
 	}
 	head := binary.AppendUvarint(m.head[:0], uint64(len(keys)))
-	for i, k := range keys {
+	for _, k := range keys {
+		e = append(e[:0], k.Key...)
+		if t.idx[k.Index].kind == Ordered {
+			e = append(append(e, 0), pk...)
+		}
 		head = append(head, byte(k.Index))
-		head = binary.AppendUvarint(head, uint64(offs[i+1]))
-		head = binary.AppendUvarint(head, uint64(len(entry(i+1))))
+		head = binary.AppendUvarint(head, uint64(place(e)))
+		head = binary.AppendUvarint(head, uint64(len(e)))
 	}
-	head = binary.AppendUvarint(head, uint64(offs[0]))
+	e = append(e[:0], pk...)
+	head = binary.AppendUvarint(head, uint64(place(e)))
 	head = binary.AppendUvarint(head, uint64(len(pk)))
 	var b strings.Builder
-	b.Grow(binary.MaxVarintLen64 + len(head) + len(buf) - body)
 	var n [binary.MaxVarintLen64]byte
-	b.Write(binary.AppendUvarint(n[:0], uint64(len(head))))
+	size := binary.AppendUvarint(n[:0], uint64(len(head)))
+	b.Grow(len(size) + len(head) + len(body))
+	b.Write(size)
 	b.Write(head)
-	b.Write(buf[body:])
-	m.scratch, m.head = buf, head
-	if cap(buf) > 64<<10 {
-		m.scratch = nil // not kept for the rare long keys
+	b.Write(body)
+	m.scratch, m.entry, m.head = body, e, head
+	if cap(body) > 64<<10 || cap(e) > 64<<10 {
+		m.scratch, m.entry = nil, nil // not kept for the rare long keys
 	}
 	return b.String(), nil
 }
