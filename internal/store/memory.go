@@ -78,14 +78,12 @@ type memRow struct {
 // primary key's offset and length. Numbers are unsigned varints (encoding/binary's);
 // offsets count from the end of the header.
 
-// packRow packs the keys of a row of t with its primary key. A row in no index keeps no
-// packed keys (""). It is called under the write lock: it works in m's buffers.
-func (m *Memory) packRow(t *memTable, pk string, keys []Key) (string, error) {
+// packRow packs the keys of a row of t with its primary key (a table has fewer than 256
+// indexes: an index is a byte). A row in no index keeps no packed keys (""). It is called
+// under the write lock: it works in m's buffers.
+func (m *Memory) packRow(t *memTable, pk string, keys []Key) string {
 	if len(keys) == 0 {
-		return "", nil
-	}
-	if len(keys) > 255 {
-		return "", errors.New("store: a row is in more than 255 indexes")
+		return ""
 	}
 	// The entries in the order of the table's indexes, then the primary key, each placed
 	// in the body unless the body holds it already (a table's first indexes have the
@@ -122,7 +120,7 @@ func (m *Memory) packRow(t *memTable, pk string, keys []Key) (string, error) {
 	if cap(body) > 64<<10 || cap(e) > 64<<10 {
 		m.scratch, m.entry = nil, nil // not kept for the rare long keys
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // uvarint reads the number at s[i:] and returns it and the index after it.
@@ -276,11 +274,7 @@ func (m *Memory) Open(b Backend) (seeded bool, err error) {
 		if conflict := t.conflict(pk, keys); conflict != nil {
 			return conflict
 		}
-		packed, err := m.packRow(t, pk, keys)
-		if err != nil {
-			return err
-		}
-		t.add(pk, memRow{doc: m.compress(t, bytes.Clone(doc)), keys: packed}) // doc is the backend's until fn returns
+		t.add(pk, memRow{doc: m.compress(t, bytes.Clone(doc)), keys: m.packRow(t, pk, keys)}) // doc is the backend's until fn returns
 		return nil
 	})
 	if err != nil {
@@ -549,12 +543,8 @@ func (tx memTxn) Put(table, pk string, doc []byte, keys []Key) error {
 			return fmt.Errorf("store: %s %s: an index key holds a NUL", table, pk)
 		}
 	}
-	packed, err := tx.m.packRow(t, pk, keys)
-	if err != nil {
-		return err
-	}
 	old, had := t.rows[pk]
-	row := memRow{doc: tx.m.compress(t, doc), keys: packed}
+	row := memRow{doc: tx.m.compress(t, doc), keys: tx.m.packRow(t, pk, keys)}
 	if had {
 		t.replace(pk, old, row)
 	} else {
