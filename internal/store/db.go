@@ -114,3 +114,5 @@ func errDefine(table string, err error) error {
 }
 
 var errIndexBound = errors.New("an index belongs to one table only")
+
+var errTooManyIndexes = errors.New("a table has at most 255 indexes")

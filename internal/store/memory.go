@@ -78,9 +78,9 @@ type memRow struct {
 // primary key's offset and length. Numbers are unsigned varints (encoding/binary's);
 // offsets count from the end of the header.
 
-// packRow packs the keys of a row of t with its primary key (a table has fewer than 256
-// indexes: an index is a byte). A row in no index keeps no packed keys (""). It is called
-// under the write lock: it works in m's buffers.
+// packRow packs the keys of a row of t with its primary key (an index's number is a byte:
+// NewTable allows 255). A row in no index keeps no packed keys (""). It is called under the
+// write lock: it works in m's buffers.
 func (m *Memory) packRow(t *memTable, pk string, keys []Key) string {
 	if len(keys) == 0 {
 		return ""

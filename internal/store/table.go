@@ -72,6 +72,9 @@ func NewKeptTable[R any](db *DB, name string, indexes ...*Index[R]) *Table[R] {
 func newTable[R any](db *DB, def TableDef, indexes []*Index[R]) *Table[R] {
 	name := def.Name
 	t := &Table[R]{db: db, name: name, indexes: indexes}
+	if len(indexes) > 255 {
+		panic(errDefine(name, errTooManyIndexes)) // the memory engine numbers them in a byte
+	}
 	for i, x := range indexes {
 		if x.t != nil {
 			panic(errDefine(name, errIndexBound))
