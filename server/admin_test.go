@@ -233,9 +233,22 @@ func TestMetrics(t *testing.T) {
 		`understudy_request_duration_seconds_bucket{api="compute",operation="globalForwardingRules.insert"`,
 		`understudy_stored_objects{kind="forwardingRules"} 1`,
 		`go_goroutines`,
+		"\n# TYPE understudy_request_duration_seconds histogram\n",
+		"\n# TYPE understudy_stored_objects gauge\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %s", want)
+		}
+	}
+	// A family is described once: a scraper refuses a second TYPE line for a name.
+	typed := map[string]bool{}
+	for line := range strings.Lines(text) {
+		if strings.HasPrefix(line, "# TYPE ") {
+			if name := strings.Fields(line)[2]; typed[name] {
+				t.Errorf("metrics describe %s twice", name)
+			} else {
+				typed[name] = true
+			}
 		}
 	}
 	if !strings.HasPrefix(m.HTTPResponse.Header.Get("Content-Type"), "text/plain") {

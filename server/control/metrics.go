@@ -2,25 +2,24 @@ package control
 
 import (
 	"bytes"
-	"strconv"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/common/expfmt"
+	"github.com/VictoriaMetrics/metrics"
 )
 
-// Metrics are the server's Prometheus metrics, in a registry of its own (several servers
-// may run in one test process).
+// Metrics are the server's Prometheus metrics, in a set of its own (several servers may run
+// in one test process).
 type Metrics struct {
-	reg      *prometheus.Registry
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
+	set *metrics.Set
 
-	// series caches each label combination's counter and histogram, because WithLabelValues
-	// hashes its labels on every call and every request is observed. The combinations are
-	// few (API, operation, status).
+	// series holds each label combination's counter and histogram: the combinations are few
+	// (API, operation, status) and every request is observed, so a metric's name is built
+	// and looked up once, not per request.
 	mu     sync.RWMutex
 	series map[seriesKey]series
 }
@@ -31,24 +30,26 @@ type seriesKey struct {
 }
 
 type series struct {
-	requests prometheus.Counter
-	duration prometheus.Observer
+	requests *metrics.Counter
+	duration *metrics.PrometheusHistogram
 }
 
-// NewMetrics registers the metrics; objects reports the stored objects by kind at scrape time.
+// durationBuckets are the upper bounds, in seconds, of the request duration histogram.
+var durationBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5}
+
+// NewMetrics makes the metrics; objects reports the stored objects by kind at scrape time.
 func NewMetrics(objects func() map[string]int) *Metrics {
-	m := &Metrics{
-		series: map[seriesKey]series{},
-		reg:    prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "understudy_requests_total", Help: "Requests served, by API, operation and status.",
-		}, []string{"api", "operation", "status"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "understudy_request_duration_seconds", Help: "Time to serve a request, by API and operation.",
-			Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5},
-		}, []string{"api", "operation"}),
-	}
-	m.reg.MustRegister(m.requests, m.duration, objectsCollector{objects}, collectors.NewGoCollector())
+	// TYPE lines, so that a scraper reads the histogram as one: the library's one switch for
+	// it, the same for every server of a process.
+	metrics.ExposeMetadata(true)
+	m := &Metrics{set: metrics.NewSet(), series: map[seriesKey]series{}}
+	m.set.RegisterMetricsWriter(func(w io.Writer) {
+		counts := objects()
+		metrics.WriteMetadataIfNeeded(w, "understudy_stored_objects", "gauge")
+		for _, kind := range slices.Sorted(maps.Keys(counts)) {
+			fmt.Fprintf(w, "understudy_stored_objects{kind=%q} %d\n", kind, counts[kind])
+		}
+	})
 	return m
 }
 
@@ -59,40 +60,27 @@ func (m *Metrics) Observe(api, operation string, status int, d time.Duration) {
 	s, ok := m.series[k]
 	m.mu.RUnlock()
 	if !ok {
-		s = series{m.requests.WithLabelValues(api, operation, strconv.Itoa(status)), m.duration.WithLabelValues(api, operation)}
+		// The label values are the APIs' names and their specs' operation ids: nothing in
+		// them needs escaping beyond what %q does. GetOrCreate makes a series once, however
+		// many requests race to it.
+		labels := fmt.Sprintf("api=%q,operation=%q", api, operation)
+		s = series{
+			requests: m.set.GetOrCreateCounter(fmt.Sprintf("understudy_requests_total{%s,status=\"%d\"}", labels, status)),
+			duration: m.set.GetOrCreatePrometheusHistogramExt("understudy_request_duration_seconds{"+labels+"}", durationBuckets),
+		}
 		m.mu.Lock()
 		m.series[k] = s
 		m.mu.Unlock()
 	}
 	s.requests.Inc()
-	s.duration.Observe(d.Seconds())
+	s.duration.Update(d.Seconds())
 }
 
-// Text is the Prometheus text exposition of every metric.
-func (m *Metrics) Text() (string, error) {
-	families, err := m.reg.Gather()
-	if err != nil {
-		return "", err
-	}
+// Text is the Prometheus text exposition of every metric: the server's own and the Go
+// runtime's and process's.
+func (m *Metrics) Text() string {
 	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, f := range families {
-		if err := enc.Encode(f); err != nil {
-			return "", err
-		}
-	}
-	return buf.String(), nil
-}
-
-// objectsCollector reports stored objects by kind when scraped.
-type objectsCollector struct{ counts func() map[string]int }
-
-var objectsDesc = prometheus.NewDesc("understudy_stored_objects", "Objects stored, by kind.", []string{"kind"}, nil)
-
-func (c objectsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- objectsDesc }
-
-func (c objectsCollector) Collect(ch chan<- prometheus.Metric) {
-	for kind, n := range c.counts() {
-		ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(n), kind)
-	}
+	m.set.WritePrometheus(&buf)
+	metrics.WriteProcessMetrics(&buf)
+	return buf.String()
 }
