@@ -237,3 +237,54 @@ func TestDocVersions(t *testing.T) {
 		t.Errorf("the README's versions table does not give go.mod's Go version (%s)", goVersion)
 	}
 }
+
+// TestFuzzTargets: `make fuzz` runs every fuzz target of the module, and
+// docs/architecture.md counts them right.
+func TestFuzzTargets(t *testing.T) {
+	makefile, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := map[string]bool{} // "name ./dir/" of each target make fuzz runs
+	for _, m := range regexp.MustCompile(`-fuzz '\^(Fuzz\w+)\$\$'.* (\./\S*)`).FindAllSubmatch(makefile, -1) {
+		run[string(m[1])+" "+string(m[2])] = true
+	}
+	decl := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+	var targets []string
+	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range decl.FindAllSubmatch(src, -1) {
+			targets = append(targets, string(m[1])+" ./"+filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, "../")))+"/")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range targets {
+		if !run[target] {
+			t.Errorf("make fuzz does not run %s", target)
+		}
+	}
+	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+		"thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"}
+	arch, err := os.ReadFile("../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) >= len(words) || !bytes.Contains(arch, []byte("each of the "+words[len(targets)]+" fuzz targets")) {
+		t.Errorf("docs/architecture.md does not say make fuzz runs each of the %d fuzz targets", len(targets))
+	}
+}
