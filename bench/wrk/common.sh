@@ -65,6 +65,9 @@ pg_cleanup() {
 	cleanup
 }
 
+# median: the median of the numbers on standard input, one a line.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 # start NAME CMD...: starts a server on a free port (remembered for the cleanup).
 start() {
 	local name=$1

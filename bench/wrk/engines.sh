@@ -37,7 +37,6 @@ prepare() { # TARGET OP
 	if [ "$2" = accountlink ]; then make_accounts "${url[$1]}"; fi
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs, $(date -u '+%F %H:%M') UTC, $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned$([ -n "$own_pg" ] && [ ${#pin_server[@]} -gt 0 ] && echo ', PostgreSQL with the servers')"
 echo "understudy $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' + uncommitted changes'); PostgreSQL: $pg_settings"

@@ -16,7 +16,6 @@ OPS=${OPS:-roleassign setlabels accountcreate}
 . "$(dirname "$0")/common.sh"
 
 (cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy)
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs, $(date -u '+%F %H:%M') UTC, $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned"
 echo

@@ -58,7 +58,6 @@ one() {
 	awk '{ r += $1; if ($3 > p) p = $3; b += $4 } END { printf "%.0f 0 %.2f %d\n", r, p, b }' "$tmp/a1" "$tmp/a2"
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs, $(date -u '+%F %H:%M') UTC, $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned$([ -n "$own_pg" ] && [ ${#pin_server[@]} -gt 0 ] && echo ', PostgreSQL with the servers')"
 echo "understudy $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' + uncommitted changes')${BASE:+, base $BASE ($(git -C "$root" rev-parse --short "$BASE"))}; PostgreSQL: $pg_settings"

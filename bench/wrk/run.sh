@@ -45,7 +45,6 @@ prepare() {
 }
 
 : >"$tmp/notes"
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(date -u +%F), $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned"
 echo
