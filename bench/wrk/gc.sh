@@ -17,6 +17,8 @@ GOGCS=${GOGCS:-default off}
 . "$(dirname "$0")/common.sh"
 
 (cd "$root" && go build -o "$tmp/understudy" ./cmd/understudy)
+# runs_median GOGC COLUMN: the median of a column (2 req/s, 3 p50, 4 p99) of that setting's runs.
+runs_median() { awk -v g="$1" -v c="$2" '$1 == g { print $c }' "$tmp/runs" | median; }
 
 echo "wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'), $(nproc) CPUs, $(date -u '+%F %H:%M') UTC, $CONNECTIONS connections, $DURATION runs, $ROUNDS rounds; pinning: $pinned"
 echo
@@ -42,6 +44,6 @@ for op in $OPS; do
 		done
 	done
 	for gc in $GOGCS; do
-		echo "| $op | $gc, median | $(awk -v g="$gc" '$1 == g { print $2 }' "$tmp/runs" | median) | $(awk -v g="$gc" '$1 == g { print $3 }' "$tmp/runs" | median) ms | $(awk -v g="$gc" '$1 == g { print $4 }' "$tmp/runs" | median) ms |"
+		echo "| $op | $gc, median | $(runs_median "$gc" 2) | $(runs_median "$gc" 3) ms | $(runs_median "$gc" 4) ms |"
 	done
 done
