@@ -21,6 +21,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A page's blocks get this many seconds in all (one of them may download and build a tool).
+page_timeout=${PAGE_TIMEOUT:-300}
+
 scratch=$(mktemp -d)
 groups=()
 cleanup() {
@@ -43,11 +46,13 @@ if ! command -v gcloud >/dev/null 2>&1; then
   gcloud=
 fi
 
-# free_port prints a loopback port nothing listens on.
+# free_port prints a loopback port nothing listens on, below Linux's ephemeral ports (32768
+# up): a port the kernel may also give a client socket can be taken before a block's server
+# binds it.
 free_port() {
   local p
   while :; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((20000 + RANDOM % 12000))
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
   done
 }
@@ -99,7 +104,7 @@ for page in README.md docs/*.md; do
     fi
     label=$lang
     count=$((count + 1))
-    printf '__block=%s:%s\n%s\n' "$page" "$line" "$text" >>"$script"
+    printf '__block=%s:%s; echo "$__block" >.block\n%s\n' "$page" "$line" "$text" >>"$script"
   done < <(blocks "$page")
   ((count > 0)) || continue
 
@@ -132,15 +137,28 @@ for page in README.md docs/*.md; do
     printf '%s\n' 'trap '\''rc=$?; [ $rc -eq 0 ] || echo "failed (exit $rc) in the block at $__block" >&2'\'' EXIT'
     cat "$script"
   } >"$dir/.blocks.sh"
-  (cd "$dir" && exec setsid timeout 300 "$shell" .blocks.sh) </dev/null >"$dir/.out" 2>&1 &
+  (cd "$dir" && exec setsid timeout "$page_timeout" "$shell" .blocks.sh) </dev/null >"$dir/.out" 2>&1 &
   session=$!
   groups+=("$session")
   wait "$session" && rc=0 || rc=$?
+  if ((rc == 124)); then
+    # Timed out: every understudy still running (the page's server and any a block started)
+    # prints its goroutines to its log as SIGQUIT makes it stop, to show what it waited on.
+    pkill -QUIT -x understudy -g "$session,$server" 2>/dev/null || true
+    sleep 1
+  fi
   # Stop whatever the page started (servers in the background), then its server.
   kill -- "-$session" "-$server" 2>/dev/null || true
   if ((rc != 0)); then
     echo "$page: its $label blocks failed (exit $rc):" >&2
+    ((rc == 124)) && echo "$page: timed out after $page_timeout s in the block at $(cat "$dir/.block" 2>/dev/null)" >&2
     cat "$dir/.out" >&2
+    # The logs of the page's servers: the reason a server did not start, or a goroutine dump.
+    for log in "$dir/.server.log" "$dir"/*.log; do
+      [[ -s $log ]] || continue
+      echo "--- ${log#"$dir/"} (its last 300 lines)" >&2
+      tail -n 300 "$log" >&2
+    done
     failed=1
   else
     echo "$page: $count $label blocks ran ($shell)"
