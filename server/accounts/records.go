@@ -79,13 +79,6 @@ func (a Account) Applied(name string) bool {
 	return slices.Contains(a.Head.AppliedConfigurations, name)
 }
 
-// object is the account's object, for an answer.
-func (a Account) object() (gen.V2CoreAccount, error) {
-	var o gen.V2CoreAccount
-	err := json.Unmarshal(a.Object, &o)
-	return o, err
-}
-
 // shown is the account's object as an answer that derives nothing shows it: without its
 // configuration, and without its identity unless the answer includes it (both null). The
 // sections left out are passed over rather than decoded (skipped): the configuration is

@@ -8,8 +8,19 @@ import (
 	"strings"
 	"testing"
 
+	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
 )
+
+// storedObject is a's stored object, decoded.
+func storedObject(t *testing.T, a Account) gen.V2CoreAccount {
+	t.Helper()
+	var o gen.V2CoreAccount
+	if err := json.Unmarshal(a.Object, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
 
 func seededServer(t *testing.T, cfg Config) (*Server, *store.DB, error) {
 	t.Helper()
@@ -57,13 +68,13 @@ func TestSeedAccounts(t *testing.T) {
 		t.Fatalf("seeded %d accounts, want 3: %+v", len(all), all)
 	}
 	own, derived, def := all[0], all[1], all[2]
-	ownObj, _ := own.object()
+	ownObj := storedObject(t, own)
 	ownCfg, _ := ownObj.Configuration.Get()
 	ownID, _ := ownObj.Identity.Get()
 	if !own.Onboarded || deref(ownID.Country) != "US" || ownCfg.Recipient == nil || ownCfg.Recipient.Capabilities.StripeBalance.StripeTransfers == nil || own.Livemode() || own.Platform != "acme" {
 		t.Errorf("own: %+v", own)
 	}
-	defObj, _ := def.object()
+	defObj := storedObject(t, def)
 	if !derived.Livemode() || !seedID(derived.ID(), "acct_") || len(derived.ID()) != len("acct_")+16 || def.Platform != DefaultPlatformID || defObj.Metadata["k"] != "v" {
 		t.Errorf("derived %+v, default %+v", derived, def)
 	}
