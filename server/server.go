@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -101,9 +102,14 @@ type Server struct {
 	faults   *control.Faults
 	// controls are the store's tables of the fault rules and the journal, which replicas
 	// on one database share; shared says they are in use (and the clock is read from the
-	// store at the start of each request).
+	// store too: refreshShared).
 	controls *control.Tables
 	shared   bool
+	// sharedRead is when the newest read of the shared controls that succeeded began (time
+	// since epoch, on the monotonic clock); refreshing lets one request read them at a time.
+	sharedRead atomic.Int64
+	refreshing sync.Mutex
+	epoch      time.Time
 	// leases are the store's leases on background work; holder is this process in them.
 	leases  *store.Leases
 	holder  string
@@ -165,7 +171,8 @@ func New(cfg Config) (*Server, error) {
 			}
 		}()
 	}
-	s := &Server{cfg: cfg, db: db, mem: mem, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}}
+	s := &Server{cfg: cfg, db: db, mem: mem, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}, epoch: time.Now()}
+	s.sharedRead.Store(-int64(control.Staleness)) // never read yet
 	s.metrics = control.NewMetrics(func() map[string]int {
 		counts, _ := s.db.Counts(context.Background())
 		return counts
@@ -448,10 +455,21 @@ func replicaName(name string) string {
 
 // refreshShared reads what replicas on one database share but this one keeps a copy of:
 // the clock's offset (another replica may have advanced it) and whether any fault rule is
-// in force. It runs at the start of every request, so that a change through any replica
-// applies to the next request to every one. A store that cannot answer changes nothing:
-// the request meets that itself.
+// in force. It runs at the start of every request and reads them when the copy is older
+// than control.Staleness; a change through any replica answers only once that much time has
+// passed since its commit, so a request sent after that answer sees it, whichever replica
+// it reaches. A store that cannot answer changes nothing: the request meets that itself.
 func (s *Server) refreshShared(ctx context.Context) {
+	fresh := func() bool { return time.Since(s.epoch)-time.Duration(s.sharedRead.Load()) < control.Staleness }
+	if fresh() {
+		return
+	}
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
+	if fresh() { // read by another request while this one waited
+		return
+	}
+	began := time.Since(s.epoch)
 	var offset int64
 	err := s.db.View(ctx, func(tx *store.Tx) error {
 		if c, ok := s.settings.Get(tx, clockSetting); ok {
@@ -464,14 +482,19 @@ func (s *Server) refreshShared(ctx context.Context) {
 		s.controls.Refresh(tx, s.faults)
 		return nil
 	})
-	if err == nil && offset > 0 {
+	if err != nil {
+		return
+	}
+	if offset > 0 {
 		s.clock.CatchUp(time.Duration(offset))
 	}
+	s.sharedRead.Store(int64(began))
 }
 
 // advanceSharedClock advances the clock of replicas on one database: the next offset is
 // decided in a transaction from the stored one, so that advances through different
-// replicas at once add up.
+// replicas at once add up. It returns control.Staleness after the commit, once every
+// replica reads the new offset for its next request (refreshShared).
 func (s *Server) advanceSharedClock(d time.Duration) error {
 	var next time.Duration
 	err := s.db.Update(context.Background(), func(tx *store.Tx) error {
@@ -491,6 +514,7 @@ func (s *Server) advanceSharedClock(d time.Duration) error {
 	})
 	if err == nil {
 		s.clock.CatchUp(next)
+		time.Sleep(control.Staleness)
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Rule is a fault rule: matching requests fail with Status and Code (rendered in their API's
@@ -42,8 +43,9 @@ type Faults struct {
 	rules []Rule
 	seq   int
 	// active lets requests skip everything when there are no rules (the usual case); it is
-	// written under mu and read without it. Shared, it is what the store said at the
-	// start of the request (Tables.Refresh).
+	// written under mu and read without it. Shared, it is what the store said at most
+	// Staleness before the request (Tables.Refresh), or true after an Add: a stale true
+	// costs a request a look at the rules, never a fault.
 	active atomic.Bool
 	shared *Tables
 }
@@ -60,6 +62,7 @@ func (f *Faults) Add(r Rule) (Rule, error) {
 		out, err := f.shared.addFault(r)
 		if err == nil {
 			f.active.Store(true)
+			time.Sleep(Staleness) // until every replica's next request sees it
 		}
 		return out, err
 	}
@@ -102,9 +105,9 @@ func (f *Faults) Delete(id string) (bool, error) {
 // Clear removes every rule.
 func (f *Faults) Clear() error {
 	if f.shared != nil {
-		if err := f.shared.clearFaults(); err != nil {
-			return err
-		}
+		// Whether a rule is in force stays the store's to say (Tables.Refresh): another
+		// replica may have added one since.
+		return f.shared.clearFaults()
 	}
 	f.mu.Lock()
 	f.rules = nil

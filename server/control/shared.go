@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/understudy-dev/understudy/internal/store"
 )
@@ -17,6 +18,15 @@ import (
 // every replica's requests, each naming its replica. Tables lets the server declare them
 // whatever the engine; Share puts a Journal and Faults on them. One process alone keeps
 // them in memory, where a request pays nothing for them.
+
+// Staleness is how old a replica's copy of what it reads of the shared controls at the
+// start of a request (whether any fault rule is in force, and the clock's offset) may be.
+// The replica reads them again when its copy was read longer ago than that, and a change
+// that a stale copy would miss (a new rule, an advance of the clock) answers only once
+// Staleness has passed since its commit: a request sent after that answer sees the change,
+// whichever replica it reaches. Under load, a replica reads them about once per Staleness,
+// not once per request.
+const Staleness = 50 * time.Millisecond
 
 // Tables are the store's tables of the shared controls.
 type Tables struct {
@@ -63,8 +73,8 @@ func (t *Tables) Share(j *Journal, replica string, log *slog.Logger) {
 func (t *Tables) ShareFaults(f *Faults) { f.shared = t }
 
 // Refresh reads, in tx, whether any fault rule is in force, for Faults.Any: the server does
-// it at the start of every request, so that a rule added through another replica applies
-// to the next request to this one.
+// it at the start of a request when its copy is older than Staleness, so that a rule added
+// through another replica applies to this one's requests once the addition has answered.
 func (t *Tables) Refresh(tx *store.Tx, f *Faults) {
 	if f.shared == t {
 		f.active.Store(t.faults.Len(tx) > 0)
