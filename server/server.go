@@ -106,10 +106,12 @@ type Server struct {
 	controls *control.Tables
 	shared   bool
 	// sharedRead is when the newest read of the shared controls that succeeded began (time
-	// since epoch, on the monotonic clock); refreshing lets one request read them at a time.
-	sharedRead atomic.Int64
-	refreshing sync.Mutex
-	epoch      time.Time
+	// since epoch, on the monotonic clock); refreshing lets one request read them at a time,
+	// and sharedFailed, under it, is when the newest read the store failed began.
+	sharedRead   atomic.Int64
+	refreshing   sync.Mutex
+	sharedFailed time.Duration
+	epoch        time.Time
 	// leases are the store's leases on background work; holder is this process in them.
 	leases  *store.Leases
 	holder  string
@@ -171,8 +173,8 @@ func New(cfg Config) (*Server, error) {
 			}
 		}()
 	}
-	s := &Server{cfg: cfg, db: db, mem: mem, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}, epoch: time.Now()}
-	s.sharedRead.Store(-int64(control.Staleness)) // never read yet
+	s := &Server{cfg: cfg, db: db, mem: mem, clock: clk, journal: control.NewJournal(0), faults: &control.Faults{}, epoch: time.Now(), sharedFailed: -1}
+	s.sharedRead.Store(-int64(control.Staleness)) // never read, nor failed (sharedFailed)
 	s.metrics = control.NewMetrics(func() map[string]int {
 		counts, _ := s.db.Counts(context.Background())
 		return counts
@@ -460,13 +462,16 @@ func replicaName(name string) string {
 // passed since its commit, so a request sent after that answer sees it, whichever replica
 // it reaches. A store that cannot answer changes nothing: the request meets that itself.
 func (s *Server) refreshShared(ctx context.Context) {
+	arrived := time.Since(s.epoch)
 	fresh := func() bool { return time.Since(s.epoch)-time.Duration(s.sharedRead.Load()) < control.Staleness }
 	if fresh() {
 		return
 	}
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
-	if fresh() { // read by another request while this one waited
+	// Read by another request while this one waited, or the store could not answer one
+	// that began after this one arrived: requests do not queue on a store that is away.
+	if fresh() || s.sharedFailed >= arrived {
 		return
 	}
 	began := time.Since(s.epoch)
@@ -483,6 +488,9 @@ func (s *Server) refreshShared(ctx context.Context) {
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() == nil { // not this request's own end, which says nothing of the store
+			s.sharedFailed = began
+		}
 		return
 	}
 	if offset > 0 {
