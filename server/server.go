@@ -107,7 +107,10 @@ type Server struct {
 	shared   bool
 	// sharedRead is when the newest read of the shared controls that succeeded began (time
 	// since epoch, on the monotonic clock); refreshing lets one request read them at a time,
-	// and sharedFailed, under it, is when the newest read the store failed began.
+	// and sharedFailed, under it, is when the newest read failed for the store's being away
+	// (store.ErrUnavailable). The requests that waited for that read go on with their copy,
+	// as a request whose own read failed did before: one connection's failure can let them
+	// miss a change made in the last Staleness.
 	sharedRead   atomic.Int64
 	refreshing   sync.Mutex
 	sharedFailed time.Duration
@@ -469,8 +472,8 @@ func (s *Server) refreshShared(ctx context.Context) {
 	}
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
-	// Read by another request while this one waited, or the store could not answer one
-	// that began after this one arrived: requests do not queue on a store that is away.
+	// Read by another request while this one waited, or a read failed for the store's
+	// being away while this one waited: requests do not queue on a store that is away.
 	if fresh() || s.sharedFailed >= arrived {
 		return
 	}
@@ -488,8 +491,8 @@ func (s *Server) refreshShared(ctx context.Context) {
 		return nil
 	})
 	if err != nil {
-		if ctx.Err() == nil { // not this request's own end, which says nothing of the store
-			s.sharedFailed = began
+		if errors.Is(err, store.ErrUnavailable) {
+			s.sharedFailed = time.Since(s.epoch)
 		}
 		return
 	}

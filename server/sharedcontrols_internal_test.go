@@ -5,10 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/store"
+	"github.com/understudy-dev/understudy/internal/store/postgres"
 	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
 	"github.com/understudy-dev/understudy/server/control"
 )
@@ -18,27 +20,34 @@ import (
 // so the change applies to the next request to every replica. The clock's offset is
 // written to the store directly (as a change through another replica is, before it
 // answers) to see that a replica keeps its copy for that long and no longer.
+// sharedReplica is a server on the store url names, closed when t ends.
+func sharedReplica(t *testing.T, url string) *Server {
+	t.Helper()
+	s, err := New(Config{Store: url, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// setClockOffset writes the shared clock's offset through s's store, as an advance does
+// before it waits.
+func setClockOffset(t *testing.T, s *Server, d time.Duration) {
+	t.Helper()
+	err := s.db.Update(context.Background(), func(tx *store.Tx) error {
+		return s.settings.Put(tx, clockSetting, setting{Name: clockSetting, Value: strconv.FormatInt(int64(d), 10)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSharedControlsStaleness(t *testing.T) {
 	url := pgtest.URL(t)
 	ctx := context.Background()
-	replica := func() *Server {
-		s, err := New(Config{Store: url, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
-	}
-	a, b := replica(), replica()
-	setOffset := func(d time.Duration) {
-		t.Helper()
-		err := a.db.Update(ctx, func(tx *store.Tx) error {
-			return a.settings.Put(tx, clockSetting, setting{Name: clockSetting, Value: strconv.FormatInt(int64(d), 10)})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, b := sharedReplica(t, url), sharedReplica(t, url)
+	setOffset := func(d time.Duration) { t.Helper(); setClockOffset(t, a, d) }
 
 	read := time.Now()
 	b.refreshShared(ctx)
@@ -77,5 +86,73 @@ func TestSharedControlsStaleness(t *testing.T) {
 	b.refreshShared(ctx)
 	if !b.faults.Any() {
 		t.Error("after a's rule was added: b sees no rule in force")
+	}
+}
+
+// TestSharedControlsRacingRequests: requests on two replicas read the shared controls all
+// along while rules are added through one and cleared: after each addition answers, the
+// next request to either replica sees a rule in force.
+func TestSharedControlsRacingRequests(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	a, b := sharedReplica(t, url), sharedReplica(t, url)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, s := range []*Server{a, a, b, b} {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Millisecond):
+					s.refreshShared(ctx)
+				}
+			}
+		})
+	}
+	for round := range 5 {
+		if _, err := a.faults.Add(control.Rule{API: "compute", Status: 503, Code: "backendError"}); err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]*Server{"a": a, "b": b} {
+			s.refreshShared(ctx)
+			if !s.faults.Any() {
+				t.Errorf("round %d: %s sees no rule in force after the addition answered", round, name)
+			}
+		}
+		if err := a.faults.Clear(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(control.Staleness / 2) // for the racing reads to find no rule
+	}
+	close(stop)
+	wg.Wait()
+}
+
+// TestSharedControlsStoreAway: a read of the shared controls that the store cannot answer
+// leaves the copy as it was and stale: the first request once the store is back reads it.
+func TestSharedControlsStoreAway(t *testing.T) {
+	schema := pgtest.NewSchema()
+	direct, err := postgres.WithSchema(pgtest.Base(t), schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pgtest.Drop(direct) })
+	p, url := pgtest.NewProxy(t, schema)
+	ctx := context.Background()
+	a, other := sharedReplica(t, url), sharedReplica(t, direct)
+	a.refreshShared(ctx)
+
+	p.Down()
+	setClockOffset(t, other, 5*time.Minute)
+	time.Sleep(control.Staleness)
+	a.refreshShared(ctx) // fails: the request meets the store's absence itself
+	if got := a.clock.Offset(); got != 0 {
+		t.Fatalf("with the store away: a's clock offset %v", got)
+	}
+	p.Up()
+	a.refreshShared(ctx)
+	if got := a.clock.Offset(); got != 5*time.Minute {
+		t.Errorf("once the store is back: a's clock offset %v, want 5m", got)
 	}
 }

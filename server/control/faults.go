@@ -43,9 +43,9 @@ type Faults struct {
 	rules []Rule
 	seq   int
 	// active lets requests skip everything when there are no rules (the usual case); it is
-	// written under mu and read without it. Shared, it is what the store said at most
-	// Staleness before the request (Tables.Refresh), or true after an Add: a stale true
-	// costs a request a look at the rules, never a fault.
+	// read without a lock, and written under mu when the rules are this process's. Shared,
+	// it is what the store said at most Staleness before the request (Tables.Refresh), or
+	// true after an Add: a stale true costs a request a look at the rules, never a fault.
 	active atomic.Bool
 	shared *Tables
 }
