@@ -329,6 +329,10 @@ type setting struct {
 // clockSetting names the setting that keeps how far the clock was advanced.
 const clockSetting = "clockOffset"
 
+// loadedSeedSetting names the setting that keeps, for replicas on one database, the seed
+// file the last LoadState loaded (load).
+const loadedSeedSetting = "loadedSeed"
+
 // open loads the state kept in dir (or by b, when not nil), or seeds it when it holds none.
 func (s *Server) open(dir string, b store.Backend) error {
 	if b == nil {
@@ -428,14 +432,21 @@ func (s *Server) Handler() http.Handler { return s }
 func (s *Server) Reset() error {
 	s.seedMu.Lock()
 	defer s.seedMu.Unlock()
-	return s.load(s.seed)
+	return s.load(s.seed, nil)
 }
 
 // load replaces the state with the one seed gives (its APIs' seeded entries), in one
-// transaction.
-func (s *Server) load(seed Config) error {
-	// The clock, fault rules and journal are not reset: their tables are kept.
+// transaction. Replicas on one database keep in it the seed file the last LoadState
+// through any of them loaded (loaded; nil for a reset), and a reset through any of them
+// loads that file's state.
+func (s *Server) load(seed Config, loaded []byte) error {
+	// The clock, fault rules, journal and settings are not reset: their tables are kept.
 	return s.db.Replace(context.Background(), func(tx *store.Tx) error {
+		if s.shared {
+			if err := s.sharedSeed(tx, &seed, loaded); err != nil {
+				return err
+			}
+		}
 		if err := s.authz.Seed(tx, seed.Authorization); err != nil {
 			return err
 		}
@@ -444,6 +455,24 @@ func (s *Server) load(seed Config) error {
 		}
 		return s.comp.Seed(tx, seed.Compute)
 	})
+}
+
+// sharedSeed keeps loaded, a seed file LoadState loads, in tx's store for every replica;
+// for a reset (loaded nil) it makes seed the state of the file the last LoadState through
+// any replica kept, if one did.
+func (s *Server) sharedSeed(tx *store.Tx, seed *Config, loaded []byte) error {
+	if loaded != nil {
+		return s.settings.Put(tx, loadedSeedSetting, setting{Name: loadedSeedSetting, Value: string(loaded)})
+	}
+	c, ok := s.settings.Get(tx, loadedSeedSetting)
+	if !ok {
+		return nil
+	}
+	file, err := ParseSeed("the state loaded through PUT /_understudy/state", []byte(c.Value))
+	if err != nil {
+		return err
+	}
+	return file.replaceState(seed, s.cfg)
 }
 
 // replicaName is name, or this process's host name and process id.
@@ -566,7 +595,7 @@ func (s *Server) LoadState(file string, data []byte) error {
 	if err := seed.replaceState(&next, s.cfg); err != nil {
 		return err
 	}
-	if err := s.load(next); err != nil {
+	if err := s.load(next, data); err != nil {
 		return err
 	}
 	s.seed = next

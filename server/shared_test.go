@@ -1,6 +1,9 @@
 package server_test
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,4 +168,43 @@ func TestReplicasShareAccountLimit(t *testing.T) {
 	}
 	// Released: the next update goes through.
 	cb.must(200, "POST", "/v2/core/accounts/"+id, durableAcct, `{"display_name":"Again"}`)
+}
+
+// TestReplicasShareLoadedState: a state loaded through one replica (PUT /_understudy/state)
+// is what a reset through any replica goes back to, as on one process.
+func TestReplicasShareLoadedState(t *testing.T) {
+	url := pgtest.URL(t)
+	a := understudytest.Start(t, understudytest.WithStore(url))
+	b := understudytest.Start(t, understudytest.WithStore(url))
+	ca, cb := newRaw(t, a.URL), newRaw(t, b.URL)
+
+	ra := ca.must(201, "PUT", durableRA, durableARM, durableRABody)
+	resp, err := http.Get(a.URL + "/_understudy/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("export: %d %v", resp.StatusCode, err)
+	}
+	ca.must(200, "POST", "/_understudy/reset", nil, "") // the assignment is gone
+	req, err := http.NewRequest("PUT", a.URL+"/_understudy/state", bytes.NewReader(state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/yaml")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("loading the state through a: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	cb.must(200, "DELETE", durableRA, durableARM, "")
+	cb.must(200, "POST", "/_understudy/reset", nil, "")
+	for name, c := range map[string]rawClient{"a": ca, "b": cb} {
+		if got := c.must(200, "GET", durableRA, durableARM, ""); got["id"] != ra["id"] {
+			t.Errorf("after a reset through b, %s reads %v, want the loaded state's %v", name, got["id"], ra["id"])
+		}
+	}
 }
