@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/understudy-dev/understudy/internal/store"
-	"github.com/understudy-dev/understudy/internal/store/postgres"
 	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
 	"github.com/understudy-dev/understudy/server/control"
 )
@@ -132,13 +131,7 @@ func TestSharedControlsRacingRequests(t *testing.T) {
 // TestSharedControlsStoreAway: a read of the shared controls that the store cannot answer
 // leaves the copy as it was and stale: the first request once the store is back reads it.
 func TestSharedControlsStoreAway(t *testing.T) {
-	schema := pgtest.NewSchema()
-	direct, err := postgres.WithSchema(pgtest.Base(t), schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(direct) })
-	p, url := pgtest.NewProxy(t, schema)
+	p, url, direct := pgtest.ProxiedURL(t)
 	ctx := context.Background()
 	a, other := sharedReplica(t, url), sharedReplica(t, direct)
 	a.refreshShared(ctx)

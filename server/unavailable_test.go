@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/understudy-dev/understudy/internal/store/postgres"
 	"github.com/understudy-dev/understudy/internal/store/postgres/pgtest"
 	"github.com/understudy-dev/understudy/understudytest"
 )
@@ -20,13 +19,7 @@ import (
 // needed. Once the database is back the same server serves again, nothing it had
 // acknowledged lost.
 func TestDatabaseAway(t *testing.T) {
-	schema := pgtest.NewSchema()
-	direct, err := postgres.WithSchema(pgtest.Base(t), schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Drop(direct) })
-	p, url := pgtest.NewProxy(t, schema)
+	p, url, _ := pgtest.ProxiedURL(t)
 	srv := understudytest.Start(t, understudytest.WithStore(url))
 	c := newRaw(t, srv.URL)
 

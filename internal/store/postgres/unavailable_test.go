@@ -15,8 +15,7 @@ import (
 // TestUnavailable: while the database cannot be reached, transactions fail quickly with
 // store.ErrUnavailable, never hang, and work again once it is back.
 func TestUnavailable(t *testing.T) {
-	p, url := pgtest.NewProxy(t, pgtest.NewSchema())
-	t.Cleanup(func() { _ = pgtest.Drop(url) })
+	p, url, _ := pgtest.ProxiedURL(t)
 	const timeout = 2 * time.Second
 	eng, err := postgres.Open(ctx, url, postgres.Options{Timeout: timeout})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/understudy-dev/understudy/internal/store/postgres"
 )
 
 // Proxy stands between servers and the test cluster, so that a test can take the database
@@ -49,6 +51,20 @@ func NewProxy(t testing.TB, schema string) (*Proxy, string) {
 		u.User = url.UserPassword(cfg.User, cfg.Password)
 	}
 	return p, u.String()
+}
+
+// ProxiedURL makes a schema no other test uses, dropped when t ends, and a Proxy to it
+// (NewProxy): it returns the proxy, the schema's URL through it and its direct URL.
+func ProxiedURL(t testing.TB) (p *Proxy, proxied, direct string) {
+	t.Helper()
+	schema := NewSchema()
+	direct, err := postgres.WithSchema(Base(t), schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Drop(direct) })
+	p, proxied = NewProxy(t, schema)
+	return p, proxied, direct
 }
 
 // Up serves connections again, on the same address.
