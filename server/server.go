@@ -115,6 +115,9 @@ type Server struct {
 	refreshing   sync.Mutex
 	sharedFailed time.Duration
 	epoch        time.Time
+	// stopRefresh ends refreshSharedIdle (Close), refreshDone waits for it.
+	stopRefresh context.CancelFunc
+	refreshDone sync.WaitGroup
 	// leases are the store's leases on background work; holder is this process in them.
 	leases  *store.Leases
 	holder  string
@@ -279,6 +282,9 @@ func New(cfg Config) (*Server, error) {
 		}
 		built = true
 		accts.Start()
+		ctx, stop := context.WithCancel(context.Background())
+		s.stopRefresh = stop
+		s.refreshDone.Go(func() { s.refreshSharedIdle(ctx) })
 		return s, nil
 	}
 	if cfg.DataDir != "" || cfg.backend != nil {
@@ -405,6 +411,10 @@ func (s *Server) Draining() {
 // Close writes what is still queued for the disk and releases the data dir. The handler
 // must not be serving any more.
 func (s *Server) Close() error {
+	if s.stopRefresh != nil {
+		s.stopRefresh()
+		s.refreshDone.Wait()
+	}
 	s.accts.Close()
 	s.journal.Close()
 	return s.db.Close()
@@ -529,6 +539,27 @@ func (s *Server) refreshShared(ctx context.Context) {
 		s.clock.CatchUp(time.Duration(offset))
 	}
 	s.sharedRead.Store(int64(began))
+}
+
+// sharedIdleRefresh is how often a replica reads the shared controls when no request does:
+// its background work (event deliveries, their retries) runs on its copy of the clock.
+const sharedIdleRefresh = time.Second
+
+// refreshSharedIdle keeps the copy of the shared controls at most sharedIdleRefresh old
+// until ctx ends (Close), reading it only when no request has.
+func (s *Server) refreshSharedIdle(ctx context.Context) {
+	t := time.NewTicker(sharedIdleRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			read, cancel := context.WithTimeout(ctx, sharedIdleRefresh)
+			s.refreshShared(read)
+			cancel()
+		}
+	}
 }
 
 // advanceSharedClock advances the clock of replicas on one database: the next offset is

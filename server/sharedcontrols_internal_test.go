@@ -149,3 +149,20 @@ func TestSharedControlsStoreAway(t *testing.T) {
 		t.Errorf("once the store is back: a's clock offset %v, want 5m", got)
 	}
 }
+
+// TestSharedControlsIdleReplica: a replica that no request reaches still reads the shared
+// controls, about every second, for its background work's clock.
+func TestSharedControlsIdleReplica(t *testing.T) {
+	url := pgtest.URL(t)
+	a, b := sharedReplica(t, url), sharedReplica(t, url)
+	if err := a.advanceSharedClock(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * sharedIdleRefresh)
+	for b.clock.Offset() != time.Hour {
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle replica's clock offset is %v %v after an advance by 1h", b.clock.Offset(), 3*sharedIdleRefresh)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
