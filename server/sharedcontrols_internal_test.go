@@ -14,11 +14,6 @@ import (
 	"github.com/understudy-dev/understudy/server/control"
 )
 
-// TestSharedControlsStaleness: a replica reads the shared controls at most once per
-// control.Staleness, and a change through another replica answers only after that long,
-// so the change applies to the next request to every replica. The clock's offset is
-// written to the store directly (as a change through another replica is, before it
-// answers) to see that a replica keeps its copy for that long and no longer.
 // sharedReplica is a server on the store url names, closed when t ends.
 func sharedReplica(t *testing.T, url string) *Server {
 	t.Helper()
@@ -42,15 +37,19 @@ func setClockOffset(t *testing.T, s *Server, d time.Duration) {
 	}
 }
 
+// TestSharedControlsStaleness: a replica reads the shared controls at most once per
+// control.Staleness, and a change through another replica answers only after that long,
+// so the change applies to the next request to every replica. The clock's offset is
+// written to the store directly (as a change through another replica is, before it
+// answers) to see that a replica keeps its copy for that long and no longer.
 func TestSharedControlsStaleness(t *testing.T) {
 	url := pgtest.URL(t)
 	ctx := context.Background()
 	a, b := sharedReplica(t, url), sharedReplica(t, url)
-	setOffset := func(d time.Duration) { t.Helper(); setClockOffset(t, a, d) }
 
 	read := time.Now()
 	b.refreshShared(ctx)
-	setOffset(10 * time.Minute)
+	setClockOffset(t, a, 10*time.Minute)
 	b.refreshShared(ctx)
 	if since := time.Since(read); since < control.Staleness/2 {
 		if got := b.clock.Offset(); got != 0 {
