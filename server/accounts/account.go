@@ -394,7 +394,6 @@ func answerAccount(a Account, obj map[string]any, persons []Person, include []ge
 	}
 	// The requirements are made as the object's own type, not as a tree to convert.
 	o.Requirements.Set(r)
-	o.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
 	return renderAccount(o, include), nil
 }
 
@@ -455,7 +454,11 @@ func renderAccount(out gen.V2CoreAccount, include []gen.AccountInclude) gen.V2Co
 	if !has(gen.AccountIncludeRequirements) {
 		setNull(&out.Requirements)
 	}
-	if !has(gen.AccountIncludeFutureRequirements) {
+	if has(gen.AccountIncludeFutureRequirements) {
+		// Nothing here is due under rules not yet in force: the section is there, empty,
+		// whether or not the answer derives the rest.
+		out.FutureRequirements.Set(gen.V2CoreAccountFutureRequirements{Entries: []gen.V2CoreAccountRequirementsEntry{}})
+	} else {
 		setNull(&out.FutureRequirements)
 	}
 	return out

@@ -69,6 +69,19 @@ func TestCreateAndRetrieveAccount(t *testing.T) {
 			t.Errorf("retrieve with %s: %s", q, got)
 		}
 	}
+	// future_requirements is its empty section whenever it is included, alone or with
+	// sections that are derived, and null otherwise.
+	for q, want := range map[string]string{
+		"include=future_requirements":                      `"future_requirements":{"entries":[]}`,
+		"include=future_requirements&include=identity":     `"future_requirements":{"entries":[]}`,
+		"include=future_requirements&include=requirements": `"future_requirements":{"entries":[]}`,
+		"include=requirements":                             `"future_requirements":null`,
+		"include=identity&include=configuration.recipient": `"future_requirements":null`,
+	} {
+		if got := apiGetRaw(t, e, a.Id, q); !strings.Contains(got, want) {
+			t.Errorf("retrieve with %s: want %s in %s", q, want, got)
+		}
+	}
 }
 
 func apiGetRaw(t *testing.T, e *apiEnv, id, query string) string {
