@@ -501,6 +501,12 @@ func TestHostedFlow(t *testing.T) {
 			if n := len(hostedDig(before, "requirements", "entries").([]any)); n != 5 {
 				t.Fatalf("a new account has %d requirements, want 5", n)
 			}
+			// Every entry has its errors, empty here (stripe-go's type always has them).
+			for _, en := range hostedDig(before, "requirements", "entries").([]any) {
+				if errs, ok := en.(map[string]any)["errors"].([]any); !ok || len(errs) != 0 {
+					t.Errorf("requirement entry %v: want errors []", en)
+				}
+			}
 			link := e.createLink(acct, hostedLinkOptions{})
 			c, p := e.open(t, link)
 			hostedRedirect(t, hostedPost(t, c, link, hostedValidForm(p)), http.StatusSeeOther, hostedReturn)
@@ -510,6 +516,10 @@ func TestHostedFlow(t *testing.T) {
 			}
 			if s := hostedDig(a, "configuration", "recipient", "capabilities", "stripe_balance", "stripe_transfers", "status"); s != "active" {
 				t.Errorf("stripe_transfers status %v, want active", s)
+			}
+			// An active capability has nothing to say of its status: its details are [].
+			if d, ok := hostedDig(a, "configuration", "recipient", "capabilities", "stripe_balance", "stripe_transfers", "status_details").([]any); !ok || len(d) != 0 {
+				t.Errorf("stripe_transfers status_details %v, want []", hostedDig(a, "configuration", "recipient", "capabilities", "stripe_balance", "stripe_transfers"))
 			}
 			if hostedDig(a, "identity", "country") != "US" || hostedDig(a, "identity", "entity_type") != "individual" ||
 				a["contact_email"] != "jenny.rosen@example.com" || a["display_name"] != "Jenny Rosen" {

@@ -189,7 +189,7 @@ func requirementsSection(reqs []requirement, capabilities map[string][]string) g
 func capabilityStatus(active bool) gen.AccountCapability {
 	if active {
 		s := gen.AccountCapabilityStatusActive
-		return gen.AccountCapability{Status: &s}
+		return gen.AccountCapability{Status: &s, StatusDetails: []gen.AccountCapabilityStatusDetail{}}
 	}
 	s := gen.AccountCapabilityStatusRestricted
 	code, resolution := gen.AccountCapabilityStatusDetailCodeRequirementsPastDue, gen.AccountCapabilityStatusDetailResolutionProvideInfo
