@@ -51,7 +51,9 @@ func (s *Server) OpenAccountLink(ctx context.Context, req gen.OpenAccountLinkReq
 			return nil // another visit got here first
 		}
 		if a, found = s.getAccount(tx, cur.account()); !found || a.Closed() {
-			gone = true // a link to an account closed since is no use
+			// A link to an account closed since is invalid: like a used or expired one, it
+			// sends the browser to refresh_url (stripe-go's RefreshURL: "expired, has been
+			// used, or is otherwise invalid"), where the platform learns it cannot onboard.
 			return nil
 		}
 		cur.Consumed, cur.Session = true, session
