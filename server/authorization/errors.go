@@ -182,6 +182,12 @@ func errUpdateNotPermitted() *Error {
 	return newError(http.StatusBadRequest, "RoleAssignmentUpdateNotPermitted", "Tenant ID, application ID, principal ID, and scope are not allowed to be updated.")
 }
 
+// errDataActionsVersion: ARM assigns a role with data actions only through an api-version
+// that has them (2018-01-01-preview on), in these words.
+func errDataActionsVersion(version string) *Error {
+	return newError(http.StatusBadRequest, "UnsupportedApiVersionForRoleDefinitionHasDataActions", "Assignments to roles with DataActions and NotDataActions are not supported on API version '%s'. The minimum required API version for this operations is '2018-01-01-preview'.", version)
+}
+
 func errAssignmentExists() *Error {
 	return newError(http.StatusConflict, "RoleAssignmentExists", "The role assignment already exists.")
 }

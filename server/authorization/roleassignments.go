@@ -28,7 +28,14 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 	}
 	var out Assignment
 	created := false
+	v := apiVersion(ctx)
 	err = s.db.Update(ctx, func(tx *store.Tx) error {
+		if !since(v, "2018-01-01") {
+			role, ok := s.role(tx, strings.TrimPrefix(want.RoleDefinitionId, roleDefinitionsPrefix))
+			if ok && (len(role.DataActions) > 0 || len(role.NotDataActions) > 0) {
+				return errDataActionsVersion(v)
+			}
+		}
 		out, created, err = s.apply(tx, scope, req.RoleAssignmentName, want, callerFrom(ctx), nil)
 		return err
 	})
@@ -37,9 +44,9 @@ func (s *Server) RoleAssignmentsCreate(ctx context.Context, req gen.RoleAssignme
 	}
 	// An update is 200 only in the versions that define it; the others answer 201.
 	if created || !s.answers(ctx, "RoleAssignments_Create", http.StatusOK) {
-		return gen.RoleAssignmentsCreate201JSONResponse(render(apiVersion(ctx), out)), nil
+		return gen.RoleAssignmentsCreate201JSONResponse(render(v, out)), nil
 	}
-	return gen.RoleAssignmentsCreate200JSONResponse(render(apiVersion(ctx), out)), nil
+	return gen.RoleAssignmentsCreate200JSONResponse(render(v, out)), nil
 }
 
 // apply creates or updates the assignment name at scope inside tx, with the properties a

@@ -148,6 +148,32 @@ func TestAPIVersions(t *testing.T) {
 		})
 	}
 
+	// A role with data actions is assigned only through a version that has them; one without
+	// is assigned through any.
+	for i, tt := range []struct {
+		version, role string
+		want          int
+	}{
+		{"2015-07-01", "/" + subScope + "/providers/Vendor.Authorization/roleDefinitions/" + roleGUID, 400},
+		{"2017-10-01-preview", "/" + subScope + "/providers/Vendor.Authorization/roleDefinitions/" + roleGUID, 400},
+		{"2015-07-01", readerID, 201},
+		{"2018-01-01-preview", "/" + subScope + "/providers/Vendor.Authorization/roleDefinitions/" + roleGUID, 201},
+	} {
+		t.Run("assigning a data-actions role "+tt.version+" "+tt.role[len(tt.role)-8:], func(t *testing.T) {
+			path := "/" + subScope + fmt.Sprintf("/providers/Vendor.Authorization/roleAssignments/d47a0000-aaaa-4bbb-8ccc-00000000000%d?api-version=", i) + tt.version
+			st, got := e.do(t, http.MethodPut, path, `{"properties":{"principalId":"`+principal2+`","roleDefinitionId":"`+tt.role+`"}}`)
+			if st != tt.want {
+				t.Fatalf("%d %v, want %d", st, got, tt.want)
+			}
+			if code, _ := member(got, "error", "code"); st == 400 && code != "UnsupportedApiVersionForRoleDefinitionHasDataActions" {
+				t.Errorf("code %v", got)
+			}
+			if msg, _ := member(got, "error", "message"); st == 400 && msg != "Assignments to roles with DataActions and NotDataActions are not supported on API version '"+tt.version+"'. The minimum required API version for this operations is '2018-01-01-preview'." {
+				t.Errorf("message %v", msg)
+			}
+		})
+	}
+
 	t.Run("nextLink keeps the version", func(t *testing.T) {
 		small := newEnv(t, func(c *authorization.Config) { c.PageSize = 1 })
 		for i := range 2 {
