@@ -51,6 +51,9 @@ func (s *Server) putRole(tx *store.Tx, guid string, want *gen.RoleDefinitionProp
 	now := s.cfg.Now().UTC().Truncate(100 * time.Nanosecond) // ARM's 7 fractional digits, as assignments
 	p.CreatedOn, p.CreatedBy = &now, optional(by)
 	if old, exists := s.tables.CustomRoles.Get(tx, guid); exists {
+		if err := s.keepsAssignments(tx, guid, roleOf(old), roleOf(out)); err != nil {
+			return out, err
+		}
 		p.CreatedOn, p.CreatedBy = old.Properties.CreatedOn, old.Properties.CreatedBy
 	}
 	p.UpdatedOn, p.UpdatedBy = &now, optional(by)
@@ -65,6 +68,34 @@ func (s *Server) putRole(tx *store.Tx, guid string, want *gen.RoleDefinitionProp
 		return out, fmt.Errorf("role definition %q: %w", guid, err)
 	}
 	return out, nil
+}
+
+// keepsAssignments refuses a change of custom role guid's assignable scopes that would leave
+// one of its assignments where the role no longer exists, as ARM refuses it, naming the
+// assignable scope being removed: no assignment outlives its role, in part either. A role's
+// update reads every assignment only when the role has some.
+func (s *Server) keepsAssignments(tx *store.Tx, guid string, was, now RoleDefinition) error {
+	if s.tables.PerCustomRole.Count(tx, guid) == 0 {
+		return nil
+	}
+	orphan, found := "", false
+	s.tables.Assignments.Each(tx, func(_ string, a Assignment) bool {
+		if a.roleGUID() == guid && !s.hier.assignableAt(now, a.scopeKey()) {
+			orphan, found = a.scopeKey(), true
+		}
+		return !found
+	})
+	if !found {
+		return nil
+	}
+	removed := "/" + orphan
+	for _, sc := range was.AssignableScopes {
+		if s.hier.covers(assignableKey(sc), orphan) {
+			removed = sc
+			break
+		}
+	}
+	return errScopeHasAssignments(removed)
 }
 
 // deleteRole deletes the custom role guid, when it is visible at scope (assignable there, or

@@ -8,6 +8,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -132,6 +133,24 @@ func TestCustomRolesSDK(t *testing.T) {
 	t.Run("DeleteWhileAssigned", func(t *testing.T) {
 		_, err := sdk.definitions.Delete(ctx, sdkSubScope, roleID, nil)
 		sdkWantError(t, err, http.StatusConflict, "RoleDefinitionHasAssignments")
+	})
+	t.Run("NarrowWhileAssigned", func(t *testing.T) {
+		// The role is assigned in rg-sdk: a scope list that leaves it out is refused, naming
+		// the scope being removed, and the role is as it was; one that keeps it is taken.
+		_, err := sdk.definitions.CreateOrUpdate(ctx, sdkSubScope, roleID, role("Blob Auditor", "reads blobs", subScopeID+"/resourceGroups/other"), nil)
+		sdkWantError(t, err, http.StatusConflict, "RoleScopeBeingRemovedContainsAssignments")
+		if err == nil || !strings.Contains(err.Error(), "Role assignments found under scope '"+subScopeID+"' which is being removed.") {
+			t.Errorf("message: %v", err)
+		}
+		got, err := sdk.definitions.Get(ctx, sdkSubScope, roleID, nil)
+		if err != nil || len(got.Properties.AssignableScopes) != 1 || sdkDeref(got.Properties.AssignableScopes[0]) != subScopeID {
+			t.Fatalf("after the refusal: %v %+v", err, got)
+		}
+		for _, scopes := range [][]string{{"/" + sdkRGScope}, {subScopeID}} {
+			if _, err := sdk.definitions.CreateOrUpdate(ctx, sdkSubScope, roleID, role("Blob Auditor", "reads blobs", scopes...), nil); err != nil {
+				t.Fatalf("assignable at %v: %v", scopes, err)
+			}
+		}
 	})
 	t.Run("Delete", func(t *testing.T) {
 		if _, err := sdk.assignments.Delete(ctx, sdkRGScope, nameA, nil); err != nil {

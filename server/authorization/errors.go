@@ -169,6 +169,12 @@ func errRoleDefinitionHasAssignments(guid string) *Error {
 	return newError(http.StatusConflict, "RoleDefinitionHasAssignments", "There are existing role assignments referencing role '%s'. Remove them before deleting the role definition.", guid)
 }
 
+// errScopeHasAssignments: ARM's words; its status is not documented, and this is the one
+// of the other refusal for the role's assignments (errRoleDefinitionHasAssignments).
+func errScopeHasAssignments(scope string) *Error {
+	return newError(http.StatusConflict, "RoleScopeBeingRemovedContainsAssignments", "Role assignments found under scope '%s' which is being removed. Removing this scope from the role will orphan these assignments. Delete these assignments before removing the scope.", scope)
+}
+
 func errInvalidCondition(detail string) *Error {
 	e := newError(http.StatusBadRequest, "InvalidRoleAssignmentCondition", "The given role assignment condition is invalid.")
 	e.Target = "properties.condition"
