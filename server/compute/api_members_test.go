@@ -2,6 +2,7 @@ package compute_test
 
 import (
 	"bytes"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -96,6 +97,60 @@ func TestAPIMembersAgainstSpec(t *testing.T) {
 		status, got := post(t, "forwardingRules", body)
 		if e := wantGoogleError(t, status, got, 400, "invalid"); !strings.Contains(e.Message, "bogus") {
 			t.Errorf("%s: message %q, want it to name the unknown member", body, e.Message)
+		}
+	}
+}
+
+// TestRuleIPAddress: a rule's IPAddress is an address of its ipVersion's family, given or
+// made (an IPv6 rule gets an IPv6 one); a value meant as an address that is none, or one of
+// the other family, is refused in the real service's words; an address resource's URL or
+// name is kept as given.
+func TestRuleIPAddress(t *testing.T) {
+	srv, _ := apiServer(t, operations.Mode{})
+	c := apiClient(t, srv, "dev@example.com")
+	insert := func(t *testing.T, body string) (int, []byte) {
+		t.Helper()
+		resp, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", bytes.NewBufferString(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode(), resp.Body
+	}
+	v4, v6 := gen.ForwardingRuleIpVersionIPV4, gen.ForwardingRuleIpVersionIPV6
+	for _, tt := range []struct {
+		name, body, want string
+		version          gen.ForwardingRuleIpVersion
+	}{
+		{"fr-v4", `{"name":"fr-v4"}`, "34.", v4},
+		{"fr-v6", `{"name":"fr-v6","ipVersion":"IPV6"}`, "2600:1901:0:", v6},
+		{"fr-given4", `{"name":"fr-given4","IPAddress":"203.0.113.7"}`, "203.0.113.7", v4},
+		{"fr-given6", `{"name":"fr-given6","IPAddress":"2001:db8::7"}`, "2001:db8::7", v6},
+		{"fr-range6", `{"name":"fr-range6","IPAddress":"2600:1234::/96","ipVersion":"IPV6"}`, "2600:1234::/96", v6},
+		{"fr-named", `{"name":"fr-named","IPAddress":"global/addresses/my-ip"}`, "global/addresses/my-ip", v4},
+	} {
+		if status, body := insert(t, tt.body); status != 200 {
+			t.Fatalf("%s: %d %s", tt.body, status, body)
+		}
+		got := apiGetRule(t, c, tt.name)
+		r := got.JSON200
+		if r == nil || r.IPAddress == nil || !strings.HasPrefix(*r.IPAddress, tt.want) || *r.IpVersion != tt.version {
+			t.Fatalf("%s: %s, want IPAddress %s... and ipVersion %s", tt.name, got.Body, tt.want, tt.version)
+		}
+		if a, err := netip.ParseAddr(*r.IPAddress); tt.name == "fr-v6" && (err != nil || !a.Is6()) {
+			t.Errorf("IPv6 rule's address %q: %v", *r.IPAddress, err)
+		}
+	}
+	for _, tt := range []struct{ body, ip string }{
+		{`{"name":"fr-bad1","IPAddress":"999.1.1.1"}`, "999.1.1.1"},
+		{`{"name":"fr-bad2","IPAddress":"10.0.0"}`, "10.0.0"},
+		{`{"name":"fr-bad3","IPAddress":"2600:::1"}`, "2600:::1"},
+		{`{"name":"fr-bad4","IPAddress":"203.0.113.7","ipVersion":"IPV6"}`, "203.0.113.7"},
+		{`{"name":"fr-bad5","IPAddress":"2001:db8::7","ipVersion":"IPV4"}`, "2001:db8::7"},
+	} {
+		status, got := insert(t, tt.body)
+		e := wantGoogleError(t, status, got, 400, "invalid")
+		if want := "Invalid value for field 'resource.IPAddress': '" + tt.ip + "'. Invalid IP address specified."; e.Message != want {
+			t.Errorf("%s: message %q, want %q", tt.body, e.Message, want)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 		return nil, err
 	}
 	if rule.IPAddress == nil {
-		rule.IPAddress = ptr(s.ephemeralIP())
+		rule.IPAddress = ptr(s.ephemeralIP(*rule.IpVersion))
 	}
 	pending := !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
@@ -189,7 +189,7 @@ func newRule(project string, b gen.ForwardingRule, id string, created time.Time)
 	}
 	r.IPProtocol = orDefault(r.IPProtocol, gen.ForwardingRuleIPProtocolTCP)
 	r.LoadBalancingScheme = orDefault(r.LoadBalancingScheme, gen.ForwardingRuleLoadBalancingSchemeEXTERNAL)
-	r.IpVersion = orDefault(r.IpVersion, gen.ForwardingRuleIpVersionIPV4)
+	r.IpVersion = orDefault(r.IpVersion, ipVersionOf(deref(r.IPAddress)))
 	r.NetworkTier = orDefault(r.NetworkTier, gen.ForwardingRuleNetworkTierPREMIUM)
 	r.Labels = (*gen.Labels)(&labels)
 	r.LabelFingerprint, r.Fingerprint = labelFingerprint(labels, 0), firstFingerprint("forwardingRule", id)
@@ -205,10 +205,14 @@ func (l links) rule(r gen.ForwardingRule) gen.ForwardingRule {
 	return r
 }
 
-// ephemeralIP is the address of a rule inserted without one.
-func (s *Server) ephemeralIP() string {
+// ephemeralIP is the address of a rule of the IP version inserted without one: an IPv6
+// rule's in 2600:1901::/48, where the real service's global IPv6 addresses are.
+func (s *Server) ephemeralIP(version gen.ForwardingRuleIpVersion) string {
 	var b [3]byte
 	s.read(b[:])
+	if version == gen.ForwardingRuleIpVersionIPV6 {
+		return fmt.Sprintf("2600:1901:0:%x::", uint16(b[0])<<8|uint16(b[1]))
+	}
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }
 

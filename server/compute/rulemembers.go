@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,40 @@ func checkGlobalRule(b gen.ForwardingRule) error {
 	}
 	if p := b.ExternalManagedBackendBucketMigrationTestingPercentage; p != nil && deref(b.ExternalManagedBackendBucketMigrationState) != gen.ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE {
 		return invalidField("resource.externalManagedBackendBucketMigrationTestingPercentage", fmt.Sprintf("Invalid value for field 'resource.externalManagedBackendBucketMigrationTestingPercentage': '%v'. It can only be set when externalManagedBackendBucketMigrationState is TEST_BY_PERCENTAGE.", *p))
+	}
+	return checkIPAddress(deref(b.IPAddress), deref(b.IpVersion))
+}
+
+// ipVersionOf is the IP version of a rule with the IPAddress that gives none: IPv6 for an
+// IPv6 address or range, else IPv4.
+func ipVersionOf(ip string) gen.ForwardingRuleIpVersion {
+	if a, err := netip.ParseAddr(ip); err == nil && a.Is6() {
+		return gen.ForwardingRuleIpVersionIPV6
+	}
+	if p, err := netip.ParsePrefix(ip); err == nil && p.Addr().Is6() {
+		return gen.ForwardingRuleIpVersionIPV6
+	}
+	return gen.ForwardingRuleIpVersionIPV4
+}
+
+// checkIPAddress refuses an IPAddress that is meant as an address and is none (999.1.1.1,
+// 2600:::1), or one of the other family than the rule's ipVersion, in the words of the real
+// service. An address resource's URL or name is kept as given: addresses are not modelled.
+func checkIPAddress(ip string, version gen.ForwardingRuleIpVersion) error {
+	if ip == "" {
+		return nil
+	}
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		p, perr := netip.ParsePrefix(ip) // an IPv6 range, as in 2600:1234::/96
+		addr, err = p.Addr(), perr
+	}
+	literal := strings.Trim(ip, "0123456789.") == "" || strings.Contains(ip, ":") && !strings.Contains(ip, "/addresses/")
+	switch {
+	case err != nil && literal,
+		err == nil && version == gen.ForwardingRuleIpVersionIPV6 && !addr.Is6(),
+		err == nil && version == gen.ForwardingRuleIpVersionIPV4 && !addr.Is4():
+		return invalidField("resource.IPAddress", fmt.Sprintf("Invalid value for field 'resource.IPAddress': '%s'. Invalid IP address specified.", ip))
 	}
 	return nil
 }
