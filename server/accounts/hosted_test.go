@@ -471,25 +471,6 @@ func TestHostedFlow(t *testing.T) {
 			e.clock.Advance(10 * time.Minute) // now == expires_at
 			hostedRedirect(t, hostedGet(t, e.browser(), link), http.StatusFound, "https://platform.example/refresh?expired=1")
 		}},
-		{"link of an account closed since goes to refresh_url", func(t *testing.T) {
-			acct := e.createAccount("")
-			link := e.createLink(acct, hostedLinkOptions{refresh: "https://platform.example/refresh?closed=1"})
-			if status, out := e.api(http.MethodPost, "/v2/core/accounts/"+acct+"/close", `{"applied_configurations":["recipient"]}`); status != http.StatusOK {
-				t.Fatalf("close: %d %v", status, out)
-			}
-			hostedRedirect(t, hostedGet(t, e.browser(), link), http.StatusFound, "https://platform.example/refresh?closed=1")
-
-			// A form opened before the close is no use either.
-			acct = e.createAccount("")
-			link = e.createLink(acct, hostedLinkOptions{})
-			c, p := e.open(t, link)
-			if status, out := e.api(http.MethodPost, "/v2/core/accounts/"+acct+"/close", `{"applied_configurations":["recipient"]}`); status != http.StatusOK {
-				t.Fatalf("close: %d %v", status, out)
-			}
-			if q := hostedReadPage(t, hostedPost(t, c, link, hostedValidForm(p)), http.StatusNotFound); !strings.Contains(q.text(), "This link is not valid") {
-				t.Errorf("submitted after the close: %q", q.text())
-			}
-		}},
 		{"link used just before it expires answers the form", func(t *testing.T) {
 			link := e.createLink(e.createAccount(""), hostedLinkOptions{})
 			e.clock.Advance(10*time.Minute - time.Millisecond)

@@ -267,8 +267,9 @@ func apiListIDs(t *testing.T, e *apiEnv, path string) (int, []string) {
 	return status, ids
 }
 
-// TestClosedAccountsHostedLinks: a link made before the account closed no longer opens,
-// and a form opened before it closed is no longer accepted.
+// TestClosedAccountsHostedLinks: a link made before the account closed no longer opens (it
+// sends the browser to refresh_url, as an invalid link does), and a form opened before it
+// closed is no longer accepted.
 func TestClosedAccountsHostedLinks(t *testing.T) {
 	e := newHostedEnv(t, nil)
 	id := e.createAccount("")
@@ -278,7 +279,7 @@ func TestClosedAccountsHostedLinks(t *testing.T) {
 	if status, out := e.api(http.MethodPost, "/v2/core/accounts/"+id+"/close", `{"applied_configurations":["recipient"]}`); status != http.StatusOK {
 		t.Fatalf("close: %d %v", status, out)
 	}
-	hostedReadPage(t, hostedGet(t, e.browser(), unopened), http.StatusNotFound)
+	hostedRedirect(t, hostedGet(t, e.browser(), unopened), http.StatusFound, hostedRefresh)
 	hostedReadPage(t, hostedPost(t, browser, opened, hostedValidForm(page)), http.StatusNotFound)
 	if a := e.account(id); a["closed"] != true || a["display_name"] != nil {
 		t.Errorf("after the refused submission: %v, want closed and unchanged", a)
