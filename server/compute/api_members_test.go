@@ -154,3 +154,49 @@ func TestRuleIPAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleAddressInUse: rules of a project that share an address and protocol must not
+// share a port (the discovery document's portRange); GCE refuses such an insert in these
+// words.
+func TestRuleAddressInUse(t *testing.T) {
+	srv, _ := apiServer(t, operations.Mode{})
+	c := apiClient(t, srv, "dev@example.com")
+	insert := func(t *testing.T, body string) (int, []byte) {
+		t.Helper()
+		resp, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", bytes.NewBufferString(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode(), resp.Body
+	}
+	for _, body := range []string{
+		`{"name":"fr-a","IPAddress":"203.0.113.9","portRange":"80"}`,
+		`{"name":"fr-b","IPAddress":"203.0.113.9","portRange":"443-444"}`,               // other ports
+		`{"name":"fr-c","IPAddress":"203.0.113.9","portRange":"80","IPProtocol":"UDP"}`, // other protocol
+		`{"name":"fr-d","IPAddress":"203.0.113.10","portRange":"80"}`,                   // other address
+		`{"name":"fr-e","IPAddress":"203.0.113.11"}`,                                    // every port
+	} {
+		if status, got := insert(t, body); status != 200 {
+			t.Fatalf("%s: %d %s", body, status, got)
+		}
+	}
+	for _, tt := range []struct{ body, ip string }{
+		{`{"name":"fr-x1","IPAddress":"203.0.113.9","portRange":"80"}`, "203.0.113.9"},
+		{`{"name":"fr-x2","IPAddress":"203.0.113.9","portRange":"444-500"}`, "203.0.113.9"},
+		{`{"name":"fr-x3","IPAddress":"203.0.113.9"}`, "203.0.113.9"},
+		{`{"name":"fr-x4","IPAddress":"203.0.113.11","portRange":"8080"}`, "203.0.113.11"},
+	} {
+		status, got := insert(t, tt.body)
+		e := wantGoogleError(t, status, got, 400, "invalid")
+		if want := "Invalid value for field 'resource.IPAddress': '" + tt.ip + "'. Specified IP address is in-use and would result in a conflict."; e.Message != want {
+			t.Errorf("%s: message %q", tt.body, e.Message)
+		}
+	}
+	// The address is free again once its rule is deleted.
+	if resp, err := c.GlobalForwardingRulesDeleteWithResponse(apiCtx, apiProject, "fr-e", nil); err != nil || resp.StatusCode() != 200 {
+		t.Fatalf("delete: %v", err)
+	}
+	if status, got := insert(t, `{"name":"fr-f","IPAddress":"203.0.113.11","portRange":"8080"}`); status != 200 {
+		t.Errorf("after the delete: %d %s", status, got)
+	}
+}

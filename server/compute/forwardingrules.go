@@ -37,6 +37,9 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 		if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
 			return operations.Start{}, alreadyExists(*rule.SelfLink)
 		}
+		if s.addressInUse(tx, rule) {
+			return operations.Start{}, invalidField("resource.IPAddress", fmt.Sprintf("Invalid value for field 'resource.IPAddress': '%s'. Specified IP address is in-use and would result in a conflict.", *rule.IPAddress))
+		}
 		if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: s.born(tx, pending)}); err != nil {
 			return operations.Start{}, err
 		}
@@ -203,6 +206,23 @@ func (l links) rule(r gen.ForwardingRule) gen.ForwardingRule {
 	l.set(&r.SelfLink)
 	l.set(&r.SelfLinkWithId)
 	return r
+}
+
+// addressInUse reports whether another rule uses rule's address and protocol on one of its
+// ports, which the real service refuses.
+func (s *Server) addressInUse(tx *store.Tx, rule gen.ForwardingRule) bool {
+	key, ok := addressKey(rule)
+	if !ok {
+		return false
+	}
+	lo, hi := portBounds(deref(rule.PortRange))
+	inUse := false
+	s.tables.ruleAddress.Scan(tx, key, key+"\x00", nil, func(_ store.Cursor, o RuleRecord) bool {
+		olo, ohi := portBounds(deref(o.Rule.PortRange))
+		inUse = lo <= ohi && olo <= hi
+		return !inUse
+	})
+	return inUse
 }
 
 // ephemeralIP is the address of a rule of the IP version inserted without one: an IPv6

@@ -78,6 +78,8 @@ type tables struct {
 	rules *store.Table[RuleRecord]
 	// ruleByID finds a rule by its selfLinkWithId path.
 	ruleByID *store.Index[RuleRecord]
+	// ruleAddress finds the rules that use an address with a protocol (addressKey).
+	ruleAddress *store.Index[RuleRecord]
 
 	interconnects *store.Table[InterconnectRecord]
 	// interconnectByID finds an interconnect by its selfLinkWithId path.
@@ -102,6 +104,7 @@ type tables struct {
 func newTables(db *store.DB) *tables {
 	t := &tables{
 		ruleByID:         store.UniqueIndex("id", func(r RuleRecord) (string, bool) { return deref(r.Rule.SelfLinkWithId), true }),
+		ruleAddress:      store.OrderedIndex("address", func(r RuleRecord) (string, bool) { return addressKey(r.Rule) }),
 		interconnectByID: store.UniqueIndex("id", func(r InterconnectRecord) (string, bool) { return deref(r.Interconnect.SelfLinkWithId), true }),
 		attachmentByID: store.UniqueIndex("id", func(r AttachmentRecord) (string, bool) {
 			return withID(deref(r.Attachment.SelfLink), deref(r.Attachment.Id)), true
@@ -114,7 +117,7 @@ func newTables(db *store.DB) *tables {
 			return withID(deref(r.Group.SelfLink), deref(r.Group.Id)), true
 		}),
 	}
-	t.rules = store.NewTable(db, "forwardingRules", t.ruleByID)
+	t.rules = store.NewTable(db, "forwardingRules", t.ruleByID, t.ruleAddress)
 	t.interconnects = store.NewTable(db, "interconnects", t.interconnectByID)
 	t.attachments = store.NewTable(db, "interconnectAttachments", t.attachmentByID, t.attachmentsOn)
 	t.groups = store.NewTable(db, "interconnectAttachmentGroups", t.groupID)

@@ -100,6 +100,30 @@ func normalizePortRange(s string) (string, error) {
 	return strconv.Itoa(lo) + "-" + strconv.Itoa(hi), nil
 }
 
+// portBounds are the first and last port of a normalized port range; none is all ports.
+func portBounds(r string) (int, int) {
+	low, high, ok := strings.Cut(r, "-")
+	if !ok {
+		return 1, 65535
+	}
+	lo, _ := strconv.Atoi(low)
+	hi, _ := strconv.Atoi(high)
+	return lo, hi
+}
+
+// addressKey is a rule's address with its protocol, within its project (and its network,
+// for an internal scheme): the discovery document's portRange says rules with one such
+// [IPAddress, IPProtocol] pair must have ports of their own.
+func addressKey(r gen.ForwardingRule) (string, bool) {
+	project, _, _ := strings.Cut(strings.TrimPrefix(deref(r.SelfLink), "projects/"), "/")
+	network := ""
+	if strings.HasPrefix(string(deref(r.LoadBalancingScheme)), "INTERNAL") {
+		network = deref(r.Network)
+	}
+	key := project + "|" + network + "|" + deref(r.IPAddress) + "|" + string(deref(r.IPProtocol))
+	return key, !strings.ContainsRune(key, 0) // an index key holds no NUL; such a value is no address
+}
+
 func port(s string) (int, error) {
 	if s == "" || len(s) > 5 || strings.Trim(s, "0123456789") != "" {
 		return 0, strconv.ErrSyntax
