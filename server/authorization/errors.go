@@ -119,8 +119,14 @@ func errInvalidPrincipalID(id string) *Error {
 	return e
 }
 
+// errInvalidRoleDefinitionID names what follows the id's last roleDefinitions segment (all
+// of it when it has none), as ARM does: "The role definition ID
+// '072dd7ad-7dc5-fe96-411f-a4a223b5d3cf|' is not valid." (terraform-provider-azurerm#8547).
 func errInvalidRoleDefinitionID(id string) *Error {
-	e := newError(http.StatusBadRequest, "InvalidRoleDefinitionId", "The role definition ID '%s' is not valid. It must be '/providers/Vendor.Authorization/roleDefinitions/{guid}', optionally after a scope.", id)
+	if i := strings.LastIndex(strings.ToLower(id), "/roledefinitions/"); i >= 0 {
+		id = id[i+len("/roledefinitions/"):]
+	}
+	e := newError(http.StatusBadRequest, "InvalidRoleDefinitionId", "The role definition ID '%s' is not valid.", id)
 	e.Target = "properties.roleDefinitionId"
 	return e
 }

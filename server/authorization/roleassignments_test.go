@@ -119,6 +119,18 @@ func TestCreateRules(t *testing.T) {
 		})
 	}
 
+	t.Run("invalid role definition id in ARM's words", func(t *testing.T) {
+		for id, shown := range map[string]string{
+			"/" + subScope + "/providers/Vendor.Authorization/roleDefinitions/" + authorization.ReaderRoleID + "|": authorization.ReaderRoleID + "|",
+			authorization.ReaderRoleID: authorization.ReaderRoleID,
+		} {
+			resp := put(t, c, rgScope, name2, props(principal2, id))
+			e := wantError(t, resp.StatusCode(), resp.Body, 400, "InvalidRoleDefinitionId")
+			if want := "The role definition ID '" + shown + "' is not valid."; e.Message != want {
+				t.Errorf("%s: message %q, want %q", id, e.Message, want)
+			}
+		}
+	})
 	t.Run("condition error says where", func(t *testing.T) {
 		resp := put(t, c, rgScope, name2, withCondition(props(principal2, readerID), "@Resource[a:b] StringEquals", ""))
 		e := wantError(t, resp.StatusCode(), resp.Body, 400, "InvalidRoleAssignmentCondition")
