@@ -383,7 +383,7 @@ func TestSeedErrors(t *testing.T) {
           labels:
             env: prod
             Env: prod
-`, 8, "compute.projects.my-project-123.forwardingRules[0].labels.Env", "Label keys must be between 1 and 63 characters long"},
+`, 8, "compute.projects.my-project-123.forwardingRules[0].labels.Env", "Label key 'Env' violates format constraints."},
 		{"a forwarding rule with a bad name", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - name: Web\n", 5,
 			"compute.projects.my-project-123.forwardingRules[0].name", "name"},
 		{"a fingerprint that is not base64", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, fingerprint: 'not base64!'}\n", 5,

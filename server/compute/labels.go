@@ -31,11 +31,13 @@ func validateLabels(labels map[string]string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		v := labels[k]
+		// The real service's words. The location, which its error item does not have, points
+		// a seed file's error at the label's line.
 		if n := utf8.RuneCountInString(k); n < 1 || n > 63 || !startsLower(k) || !labelChars(k) {
-			return invalidField("labels."+k, fmt.Sprintf("Invalid value for field 'labels': '%s'. Label keys must be between 1 and 63 characters long, start with a lowercase letter or an international character, and contain only lowercase letters, numeric characters, underscores and dashes.", k))
+			return invalidField("labels."+k, fmt.Sprintf("Invalid value for field 'resource.labels': ''. Label key '%s' violates format constraints. The key must start with a lowercase character, can only contain lowercase letters, numeric characters, underscores and dashes. The key can be at most 63 characters long. International characters are allowed.", k))
 		}
 		if utf8.RuneCountInString(v) > 63 || !labelChars(v) {
-			return invalidField("labels."+k, fmt.Sprintf("Invalid value for field 'labels.%s': '%s'. Label values must be between 0 and 63 characters long and contain only lowercase letters, numeric characters, underscores and dashes.", k, v))
+			return invalidField("labels."+k, fmt.Sprintf("Invalid value for field 'resource.labels': ''. Label value '%s' violates format constraints. The value can only contain lowercase letters, numeric characters, underscores and dashes. The value can be at most 63 characters long. International characters are allowed.", v))
 		}
 	}
 	return nil

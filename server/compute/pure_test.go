@@ -18,42 +18,52 @@ func TestValidateLabels(t *testing.T) {
 		many[fmt.Sprintf("k%d", i)] = ""
 	}
 	tests := []struct {
-		name     string
-		labels   map[string]string
-		location string // "" when valid
+		name    string
+		labels  map[string]string
+		message string // "" when valid
 	}{
 		{"empty set", map[string]string{}, ""},
 		{"typical", map[string]string{"env": "prod", "team_a": "web-1", "empty": ""}, ""},
 		{"international lowercase", map[string]string{"équipe": "café"}, ""},
 		{"key starting with an international character", map[string]string{"日本": "東京"}, ""},
 		{"63-character key and value", map[string]string{"k" + strings.Repeat("a", 62): strings.Repeat("v", 63)}, ""},
-		{"uppercase key", map[string]string{"Env": "prod"}, "labels.Env"},
-		{"key starting with a digit", map[string]string{"1env": "x"}, "labels.1env"},
-		{"key starting with a dash", map[string]string{"-env": "x"}, "labels.-env"},
-		{"empty key", map[string]string{"": "x"}, "labels."},
-		{"64-character key", map[string]string{"k" + strings.Repeat("a", 63): ""}, "labels.k" + strings.Repeat("a", 63)},
-		{"uppercase value", map[string]string{"env": "Prod"}, "labels.env"},
-		{"value with a dot", map[string]string{"env": "a.b"}, "labels.env"},
-		{"64-character value", map[string]string{"env": strings.Repeat("v", 64)}, "labels.env"},
-		{"value with a space", map[string]string{"env": "a b"}, "labels.env"},
-		{"invalid UTF-8", map[string]string{"env": "\xff"}, "labels.env"},
-		{"65 labels", many, "labels"},
+		{"uppercase key", map[string]string{"Env": "prod"}, badKey("Env")},
+		{"key starting with a digit", map[string]string{"1env": "x"}, badKey("1env")},
+		{"key starting with a dash", map[string]string{"-env": "x"}, badKey("-env")},
+		{"empty key", map[string]string{"": "x"}, badKey("")},
+		{"64-character key", map[string]string{"k" + strings.Repeat("a", 63): ""}, badKey("k" + strings.Repeat("a", 63))},
+		{"uppercase value", map[string]string{"env": "Prod"}, badValue("Prod")},
+		{"value with a dot", map[string]string{"env": "a.b"}, badValue("a.b")},
+		{"64-character value", map[string]string{"env": strings.Repeat("v", 64)}, badValue(strings.Repeat("v", 64))},
+		{"value with a space", map[string]string{"env": "a b"}, badValue("a b")},
+		{"invalid UTF-8", map[string]string{"env": "\xff"}, badValue("\xff")},
+		{"65 labels", many, "Invalid value for field 'labels': a resource may have at most 64 labels, 65 were given."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := validateLabels(tt.labels)
 			var e *Error
-			if tt.location == "" {
+			if tt.message == "" {
 				if err != nil {
 					t.Fatalf("got %v, want valid", err)
 				}
 				return
 			}
-			if !errors.As(err, &e) || e.Status != 400 || e.Reason != "invalid" || e.Location != tt.location {
-				t.Fatalf("got %#v, want 400 invalid at %q", err, tt.location)
+			if !errors.As(err, &e) || e.Status != 400 || e.Reason != "invalid" || e.Message != tt.message {
+				t.Fatalf("got %#v, want 400 invalid: %q", err, tt.message)
 			}
 		})
 	}
+}
+
+// badKey and badValue are the real service's messages for a label key or value it refuses
+// (googleapis/google-cloud-node-core#314, oap-project/cloudtik#14).
+func badKey(k string) string {
+	return "Invalid value for field 'resource.labels': ''. Label key '" + k + "' violates format constraints. The key must start with a lowercase character, can only contain lowercase letters, numeric characters, underscores and dashes. The key can be at most 63 characters long. International characters are allowed."
+}
+
+func badValue(v string) string {
+	return "Invalid value for field 'resource.labels': ''. Label value '" + v + "' violates format constraints. The value can only contain lowercase letters, numeric characters, underscores and dashes. The value can be at most 63 characters long. International characters are allowed."
 }
 
 func fingerprintString(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
