@@ -101,6 +101,16 @@ func TestAPIMembersAgainstSpec(t *testing.T) {
 	}
 }
 
+// insertRuleBody sends a forwarding rule's insert with the raw body.
+func insertRuleBody(t *testing.T, c *gen.ClientWithResponses, body string) (int, []byte) {
+	t.Helper()
+	resp, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", bytes.NewBufferString(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode(), resp.Body
+}
+
 // TestRuleIPAddress: a rule's IPAddress is an address of its ipVersion's family, given or
 // made (an IPv6 rule gets an IPv6 one); a value meant as an address that is none, or one of
 // the other family, is refused in the real service's words; an address resource's URL or
@@ -108,14 +118,6 @@ func TestAPIMembersAgainstSpec(t *testing.T) {
 func TestRuleIPAddress(t *testing.T) {
 	srv, _ := apiServer(t, operations.Mode{})
 	c := apiClient(t, srv, "dev@example.com")
-	insert := func(t *testing.T, body string) (int, []byte) {
-		t.Helper()
-		resp, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", bytes.NewBufferString(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode(), resp.Body
-	}
 	v4, v6 := gen.ForwardingRuleIpVersionIPV4, gen.ForwardingRuleIpVersionIPV6
 	for _, tt := range []struct {
 		name, body, want string
@@ -128,7 +130,7 @@ func TestRuleIPAddress(t *testing.T) {
 		{"fr-range6", `{"name":"fr-range6","IPAddress":"2600:1234::/96","ipVersion":"IPV6"}`, "2600:1234::/96", v6},
 		{"fr-named", `{"name":"fr-named","IPAddress":"global/addresses/my-ip"}`, "global/addresses/my-ip", v4},
 	} {
-		if status, body := insert(t, tt.body); status != 200 {
+		if status, body := insertRuleBody(t, c, tt.body); status != 200 {
 			t.Fatalf("%s: %d %s", tt.body, status, body)
 		}
 		got := apiGetRule(t, c, tt.name)
@@ -147,7 +149,7 @@ func TestRuleIPAddress(t *testing.T) {
 		{`{"name":"fr-bad4","IPAddress":"203.0.113.7","ipVersion":"IPV6"}`, "203.0.113.7"},
 		{`{"name":"fr-bad5","IPAddress":"2001:db8::7","ipVersion":"IPV4"}`, "2001:db8::7"},
 	} {
-		status, got := insert(t, tt.body)
+		status, got := insertRuleBody(t, c, tt.body)
 		e := wantGoogleError(t, status, got, 400, "invalid")
 		if want := "Invalid value for field 'resource.IPAddress': '" + tt.ip + "'. Invalid IP address specified."; e.Message != want {
 			t.Errorf("%s: message %q, want %q", tt.body, e.Message, want)
@@ -161,14 +163,6 @@ func TestRuleIPAddress(t *testing.T) {
 func TestRuleAddressInUse(t *testing.T) {
 	srv, _ := apiServer(t, operations.Mode{})
 	c := apiClient(t, srv, "dev@example.com")
-	insert := func(t *testing.T, body string) (int, []byte) {
-		t.Helper()
-		resp, err := c.GlobalForwardingRulesInsertWithBodyWithResponse(apiCtx, apiProject, nil, "application/json", bytes.NewBufferString(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode(), resp.Body
-	}
 	for _, body := range []string{
 		`{"name":"fr-a","IPAddress":"203.0.113.9","portRange":"80"}`,
 		`{"name":"fr-b","IPAddress":"203.0.113.9","portRange":"443-444"}`,               // other ports
@@ -176,7 +170,7 @@ func TestRuleAddressInUse(t *testing.T) {
 		`{"name":"fr-d","IPAddress":"203.0.113.10","portRange":"80"}`,                   // other address
 		`{"name":"fr-e","IPAddress":"203.0.113.11"}`,                                    // every port
 	} {
-		if status, got := insert(t, body); status != 200 {
+		if status, got := insertRuleBody(t, c, body); status != 200 {
 			t.Fatalf("%s: %d %s", body, status, got)
 		}
 	}
@@ -186,7 +180,7 @@ func TestRuleAddressInUse(t *testing.T) {
 		{`{"name":"fr-x3","IPAddress":"203.0.113.9"}`, "203.0.113.9"},
 		{`{"name":"fr-x4","IPAddress":"203.0.113.11","portRange":"8080"}`, "203.0.113.11"},
 	} {
-		status, got := insert(t, tt.body)
+		status, got := insertRuleBody(t, c, tt.body)
 		e := wantGoogleError(t, status, got, 400, "invalid")
 		if want := "Invalid value for field 'resource.IPAddress': '" + tt.ip + "'. Specified IP address is in-use and would result in a conflict."; e.Message != want {
 			t.Errorf("%s: message %q", tt.body, e.Message)
@@ -196,7 +190,7 @@ func TestRuleAddressInUse(t *testing.T) {
 	if resp, err := c.GlobalForwardingRulesDeleteWithResponse(apiCtx, apiProject, "fr-e", nil); err != nil || resp.StatusCode() != 200 {
 		t.Fatalf("delete: %v", err)
 	}
-	if status, got := insert(t, `{"name":"fr-f","IPAddress":"203.0.113.11","portRange":"8080"}`); status != 200 {
+	if status, got := insertRuleBody(t, c, `{"name":"fr-f","IPAddress":"203.0.113.11","portRange":"8080"}`); status != 200 {
 		t.Errorf("after the delete: %d %s", status, got)
 	}
 }
