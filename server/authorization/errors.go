@@ -175,8 +175,8 @@ func errRoleDefinitionHasAssignments(guid string) *Error {
 	return newError(http.StatusConflict, "RoleDefinitionHasAssignments", "There are existing role assignments referencing role '%s'. Remove them before deleting the role definition.", guid)
 }
 
-// errScopeHasAssignments: ARM's words; its status is not documented, and this is the one
-// of the other refusal for the role's assignments (errRoleDefinitionHasAssignments).
+// errScopeHasAssignments: ARM's words. Its status is not documented: 409, as the other
+// refusal of a role change that its assignments hold back (errRoleDefinitionHasAssignments).
 func errScopeHasAssignments(scope string) *Error {
 	return newError(http.StatusConflict, "RoleScopeBeingRemovedContainsAssignments", "Role assignments found under scope '%s' which is being removed. Removing this scope from the role will orphan these assignments. Delete these assignments before removing the scope.", scope)
 }

@@ -120,7 +120,11 @@ func addressKey(r gen.ForwardingRule) (string, bool) {
 	if strings.HasPrefix(string(deref(r.LoadBalancingScheme)), "INTERNAL") {
 		network = deref(r.Network)
 	}
-	key := project + "|" + network + "|" + deref(r.IPAddress) + "|" + string(deref(r.IPProtocol))
+	ip := deref(r.IPAddress)
+	if a, err := netip.ParseAddr(ip); err == nil {
+		ip = a.String() // one address, however it is spelled (2001:DB8:0::7 is 2001:db8::7)
+	}
+	key := project + "|" + network + "|" + ip + "|" + string(deref(r.IPProtocol))
 	return key, !strings.ContainsRune(key, 0) // an index key holds no NUL; such a value is no address
 }
 
