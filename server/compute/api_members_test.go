@@ -169,6 +169,7 @@ func TestRuleAddressInUse(t *testing.T) {
 		`{"name":"fr-c","IPAddress":"203.0.113.9","portRange":"80","IPProtocol":"UDP"}`, // other protocol
 		`{"name":"fr-d","IPAddress":"203.0.113.10","portRange":"80"}`,                   // other address
 		`{"name":"fr-e","IPAddress":"203.0.113.11"}`,                                    // every port
+		`{"name":"fr-6","IPAddress":"2001:db8::7"}`,
 	} {
 		if status, got := insertRuleBody(t, c, body); status != 200 {
 			t.Fatalf("%s: %d %s", body, status, got)
@@ -179,6 +180,7 @@ func TestRuleAddressInUse(t *testing.T) {
 		{`{"name":"fr-x2","IPAddress":"203.0.113.9","portRange":"444-500"}`, "203.0.113.9"},
 		{`{"name":"fr-x3","IPAddress":"203.0.113.9"}`, "203.0.113.9"},
 		{`{"name":"fr-x4","IPAddress":"203.0.113.11","portRange":"8080"}`, "203.0.113.11"},
+		{`{"name":"fr-x5","IPAddress":"2001:DB8:0::7","ipVersion":"IPV6"}`, "2001:DB8:0::7"}, // fr-6's, spelled otherwise
 	} {
 		status, got := insertRuleBody(t, c, tt.body)
 		e := wantGoogleError(t, status, got, 400, "invalid")
