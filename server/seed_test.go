@@ -384,6 +384,8 @@ func TestSeedErrors(t *testing.T) {
             env: prod
             Env: prod
 `, 8, "compute.projects.my-project-123.forwardingRules[0].labels.Env", "Label key 'Env' violates format constraints."},
+		{"two forwarding rules on one address and port", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: a, IPAddress: 203.0.113.9, portRange: '80'}\n        - {name: b, IPAddress: 203.0.113.9, portRange: '80-81'}\n", 6,
+			"compute.projects.my-project-123.forwardingRules[1].IPAddress", "Specified IP address is in-use and would result in a conflict."},
 		{"a forwarding rule with a bad name", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - name: Web\n", 5,
 			"compute.projects.my-project-123.forwardingRules[0].name", "name"},
 		{"a fingerprint that is not base64", "compute:\n  projects:\n    my-project-123:\n      forwardingRules:\n        - {name: web, fingerprint: 'not base64!'}\n", 5,

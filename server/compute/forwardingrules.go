@@ -38,7 +38,7 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 			return operations.Start{}, alreadyExists(*rule.SelfLink)
 		}
 		if s.addressInUse(tx, rule) {
-			return operations.Start{}, invalidField("resource.IPAddress", fmt.Sprintf("Invalid value for field 'resource.IPAddress': '%s'. Specified IP address is in-use and would result in a conflict.", *rule.IPAddress))
+			return operations.Start{}, errAddressInUse(*rule.IPAddress)
 		}
 		if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: s.born(tx, pending)}); err != nil {
 			return operations.Start{}, err
@@ -225,11 +225,20 @@ func (s *Server) addressInUse(tx *store.Tx, rule gen.ForwardingRule) bool {
 	return inUse
 }
 
-// ephemeralIP is the address of a rule of the IP version inserted without one: an IPv6
-// rule's in 2600:1901::/48, where the real service's global IPv6 addresses are.
+func errAddressInUse(ip string) *Error {
+	return invalidField("resource.IPAddress", fmt.Sprintf("Invalid value for field 'resource.IPAddress': '%s'. Specified IP address is in-use and would result in a conflict.", ip))
+}
+
+// ephemeralIP is the address of a rule of the IP version inserted without one.
 func (s *Server) ephemeralIP(version gen.ForwardingRuleIpVersion) string {
 	var b [3]byte
 	s.read(b[:])
+	return addressFrom(version, b)
+}
+
+// addressFrom is an address of the IP version made from three bytes, where the real
+// service's global addresses are: IPv4 in 34.64.0.0/10, IPv6 in 2600:1901::/48.
+func addressFrom(version gen.ForwardingRuleIpVersion, b [3]byte) string {
 	if version == gen.ForwardingRuleIpVersionIPV6 {
 		return fmt.Sprintf("2600:1901:0:%x::", uint16(b[0])<<8|uint16(b[1]))
 	}

@@ -366,10 +366,13 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 		rule.Fingerprint = b.Fingerprint
 	}
 	if rule.IPAddress == nil {
-		rule.IPAddress = ptr(seedIP(project + "|" + rule.Name))
+		rule.IPAddress = ptr(seedIP(project+"|"+rule.Name, *rule.IpVersion))
 	}
 	if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
 		return "name", alreadyExists(*rule.SelfLink)
+	}
+	if s.addressInUse(tx, rule) {
+		return "IPAddress", errAddressInUse(*rule.IPAddress)
 	}
 	if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: rec.lifecycle(tx)}); err != nil {
 		return idTaken(err, *rule.Id)
@@ -533,9 +536,9 @@ func seedID(collection, scope, name string) string {
 }
 
 // seedIP is the address of a seeded rule that gives none: the same at every start and reset.
-func seedIP(key string) string {
+func seedIP(key string, version gen.ForwardingRuleIpVersion) string {
 	b := sha256.Sum256([]byte("seed-ip|" + key))
-	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
+	return addressFrom(version, [3]byte(b[:3]))
 }
 
 // checkSeedProject checks a project id as the API checks the path parameter.

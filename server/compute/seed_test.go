@@ -38,7 +38,7 @@ func seeded(t *testing.T, cfg Config) (*Server, *store.DB, error) {
 
 func TestSeedProject(t *testing.T) {
 	p := seedWorld()
-	p.ForwardingRules = []map[string]any{{"name": "fr", "labels": map[string]any{"env": "prod"}}}
+	p.ForwardingRules = []map[string]any{{"name": "fr", "labels": map[string]any{"env": "prod"}}, {"name": "fr6", "ipVersion": "IPV6"}}
 	p.Groups = []map[string]any{{"name": "g", "intent": map[string]any{"availabilitySla": "PRODUCTION_NON_CRITICAL"}, "attachments": []any{"a2", "us-east4/a1"}}}
 	cfg := Config{Projects: []SeedProject{p}}
 	s, db, err := seeded(t, cfg)
@@ -58,9 +58,16 @@ func TestSeedProject(t *testing.T) {
 		return r, g, a
 	}
 	r, g, a := read()
-	if r.Pending || (*r.Rule.Labels)["env"] != "prod" || deref(r.Rule.IPAddress) == "" || deref(r.Rule.Id) == "" || deref(r.Rule.IPProtocol) != "TCP" {
+	if r.Pending || (*r.Rule.Labels)["env"] != "prod" || !strings.HasPrefix(deref(r.Rule.IPAddress), "34.") || deref(r.Rule.Id) == "" || deref(r.Rule.IPProtocol) != "TCP" {
 		t.Errorf("rule: %+v", r)
 	}
+	_ = db.View(context.Background(), func(tx *store.Tx) error {
+		// An IPv6 rule's address is an IPv6 one.
+		if r6, _ := s.tables.rules.Get(tx, "projects/my-project-123/global/forwardingRules/fr6"); !strings.HasPrefix(deref(r6.Rule.IPAddress), "2600:1901:0:") {
+			t.Errorf("IPv6 rule's address %q", deref(r6.Rule.IPAddress))
+		}
+		return nil
+	})
 	if g.Pending || len(g.Group.Attachments) != 2 || deref(g.Group.Attachments["us-east4/a1"].Attachment) != *a.Attachment.SelfLink ||
 		deref(a.Attachment.AttachmentGroup) != *g.Group.SelfLink || a.Pending || deref(a.Attachment.VlanTag8021q) != 2 {
 		t.Errorf("group %+v, attachment %+v", g, a)
