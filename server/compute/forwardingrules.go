@@ -172,6 +172,11 @@ func newRule(project string, b gen.ForwardingRule, id string, created time.Time)
 	if err := checkGlobalRule(b); err != nil {
 		return b, err
 	}
+	// Checked here, not on a patch, which cannot change the address: a rule stored before
+	// addresses were checked stays patchable.
+	if err := checkIPAddress(deref(b.IPAddress), deref(b.IpVersion)); err != nil {
+		return b, err
+	}
 	portRange, err := normalizePortRange(deref(b.PortRange))
 	if err != nil {
 		return b, err

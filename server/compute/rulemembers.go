@@ -45,7 +45,7 @@ func checkGlobalRule(b gen.ForwardingRule) error {
 	if p := b.ExternalManagedBackendBucketMigrationTestingPercentage; p != nil && deref(b.ExternalManagedBackendBucketMigrationState) != gen.ForwardingRuleExternalManagedBackendBucketMigrationStateTESTBYPERCENTAGE {
 		return invalidField("resource.externalManagedBackendBucketMigrationTestingPercentage", fmt.Sprintf("Invalid value for field 'resource.externalManagedBackendBucketMigrationTestingPercentage': '%v'. It can only be set when externalManagedBackendBucketMigrationState is TEST_BY_PERCENTAGE.", *p))
 	}
-	return checkIPAddress(deref(b.IPAddress), deref(b.IpVersion))
+	return nil
 }
 
 // ipVersionOf is the IP version of a rule with the IPAddress that gives none: IPv6 for an
