@@ -29,16 +29,24 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	if rule.IPAddress == nil {
-		rule.IPAddress = ptr(s.ephemeralIP(*rule.IpVersion))
-	}
+	ephemeral := rule.IPAddress == nil
 	pending := !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
 			return operations.Start{}, alreadyExists(*rule.SelfLink)
 		}
-		if s.addressInUse(tx, rule) {
-			return operations.Start{}, errAddressInUse(*rule.IPAddress)
+		for tries := 0; ; tries++ {
+			if ephemeral {
+				// An address no rule uses on these ports: drawn again in the rare case it is
+				// taken (a few thousand rules make a first collision likely).
+				rule.IPAddress = ptr(s.ephemeralIP(*rule.IpVersion))
+			}
+			if !s.addressInUse(tx, rule) {
+				break
+			}
+			if !ephemeral || tries == 15 {
+				return operations.Start{}, errAddressInUse(*rule.IPAddress)
+			}
 		}
 		if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: s.born(tx, pending)}); err != nil {
 			return operations.Start{}, err
@@ -245,7 +253,7 @@ func (s *Server) ephemeralIP(version gen.ForwardingRuleIpVersion) string {
 // service's global addresses are: IPv4 in 34.64.0.0/10, IPv6 in 2600:1901::/48.
 func addressFrom(version gen.ForwardingRuleIpVersion, b [3]byte) string {
 	if version == gen.ForwardingRuleIpVersionIPV6 {
-		return fmt.Sprintf("2600:1901:0:%x::", uint16(b[0])<<8|uint16(b[1]))
+		return fmt.Sprintf("2600:1901:0:%x::%x", uint16(b[0])<<8|uint16(b[1]), b[2])
 	}
 	return fmt.Sprintf("34.%d.%d.%d", 64+b[0]%64, b[1], 1+b[2]%254)
 }

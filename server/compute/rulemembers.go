@@ -51,6 +51,9 @@ func checkGlobalRule(b gen.ForwardingRule) error {
 // ipVersionOf is the IP version of a rule with the IPAddress that gives none: IPv6 for an
 // IPv6 address or range, else IPv4.
 func ipVersionOf(ip string) gen.ForwardingRuleIpVersion {
+	if !strings.Contains(ip, ":") {
+		return gen.ForwardingRuleIpVersionIPV4
+	}
 	if a, err := netip.ParseAddr(ip); err == nil && a.Is6() {
 		return gen.ForwardingRuleIpVersionIPV6
 	}
@@ -121,8 +124,10 @@ func addressKey(r gen.ForwardingRule) (string, bool) {
 		network = deref(r.Network)
 	}
 	ip := deref(r.IPAddress)
-	if a, err := netip.ParseAddr(ip); err == nil {
-		ip = a.String() // one address, however it is spelled (2001:DB8:0::7 is 2001:db8::7)
+	if strings.Contains(ip, ":") { // an IPv4 address has one spelling
+		if a, err := netip.ParseAddr(ip); err == nil {
+			ip = a.String() // one address, however it is spelled (2001:DB8:0::7 is 2001:db8::7)
+		}
 	}
 	key := project + "|" + network + "|" + ip + "|" + string(deref(r.IPProtocol))
 	return key, !strings.ContainsRune(key, 0) // an index key holds no NUL; such a value is no address

@@ -365,11 +365,15 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	if len(b.Fingerprint) > 0 {
 		rule.Fingerprint = b.Fingerprint
 	}
-	if rule.IPAddress == nil {
-		rule.IPAddress = ptr(seedIP(project+"|"+rule.Name, *rule.IpVersion))
-	}
 	if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
 		return "name", alreadyExists(*rule.SelfLink)
+	}
+	if rule.IPAddress == nil {
+		// The same at every start and reset; drawn again, as an insert's is, when taken.
+		rule.IPAddress = ptr(seedIP(project+"|"+rule.Name, *rule.IpVersion))
+		for i := 1; i < 16 && s.addressInUse(tx, rule); i++ {
+			rule.IPAddress = ptr(seedIP(project+"|"+rule.Name+"|"+strconv.Itoa(i), *rule.IpVersion))
+		}
 	}
 	if s.addressInUse(tx, rule) {
 		return "IPAddress", errAddressInUse(*rule.IPAddress)

@@ -198,3 +198,36 @@ func TestSeedTakesWhatAReadReturns(t *testing.T) {
 		t.Errorf("group: %+v", g)
 	}
 }
+
+// TestSeedRuleAddressDrawnAgain: a seeded rule without an address whose first address a
+// rule before it already uses on every port gets another, the same at every reset.
+func TestSeedRuleAddressDrawnAgain(t *testing.T) {
+	first := seedIP("my-project-123|a", "IPV4")
+	p := SeedProject{Project: "my-project-123", ForwardingRules: []map[string]any{
+		{"name": "b", "IPAddress": first},
+		{"name": "a"},
+	}}
+	cfg := Config{Projects: []SeedProject{p}}
+	s, db, err := seeded(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := func() string {
+		var r RuleRecord
+		_ = db.View(context.Background(), func(tx *store.Tx) error {
+			r, _ = s.tables.rules.Get(tx, "projects/my-project-123/global/forwardingRules/a")
+			return nil
+		})
+		return deref(r.Rule.IPAddress)
+	}
+	got := addr()
+	if got == "" || got == first {
+		t.Fatalf("a's address %q, want one other than b's %q", got, first)
+	}
+	if err := db.Replace(context.Background(), func(tx *store.Tx) error { return s.Seed(tx, cfg) }); err != nil {
+		t.Fatal(err)
+	}
+	if again := addr(); again != got {
+		t.Errorf("after a reset %q, want %q", again, got)
+	}
+}
