@@ -29,24 +29,18 @@ func (s *Server) GlobalForwardingRulesInsert(ctx context.Context, req gen.Global
 	if err != nil {
 		return nil, err
 	}
-	ephemeral := rule.IPAddress == nil
+	var draw func(int) string // the rule's address, when the body gives none
+	if rule.IPAddress == nil {
+		version := *rule.IpVersion
+		draw = func(int) string { return s.ephemeralIP(version) }
+	}
 	pending := !s.ops.FinishesAtAccept()
 	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
 		if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
 			return operations.Start{}, alreadyExists(*rule.SelfLink)
 		}
-		for tries := 0; ; tries++ {
-			if ephemeral {
-				// An address no rule uses on these ports: drawn again in the rare case it is
-				// taken (a few thousand rules make a first collision likely).
-				rule.IPAddress = ptr(s.ephemeralIP(*rule.IpVersion))
-			}
-			if !s.addressInUse(tx, rule) {
-				break
-			}
-			if !ephemeral || tries == 15 {
-				return operations.Start{}, errAddressInUse(*rule.IPAddress)
-			}
+		if err := s.placeAddress(tx, &rule, draw); err != nil {
+			return operations.Start{}, err
 		}
 		if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: s.born(tx, pending)}); err != nil {
 			return operations.Start{}, err
@@ -238,8 +232,22 @@ func (s *Server) addressInUse(tx *store.Tx, rule gen.ForwardingRule) bool {
 	return inUse
 }
 
-func errAddressInUse(ip string) *Error {
-	return invalidField("resource.IPAddress", fmt.Sprintf("Invalid value for field 'resource.IPAddress': '%s'. Specified IP address is in-use and would result in a conflict.", ip))
+// placeAddress makes sure no rule uses rule's address and protocol on its ports, as the
+// real service does, in its words. A rule without an address of its own (draw not nil)
+// takes the first of draw(0), draw(1), ... that is free: drawn again in the rare case one
+// is taken (a few thousand rules make a first collision likely), 16 times at most.
+func (s *Server) placeAddress(tx *store.Tx, rule *gen.ForwardingRule, draw func(try int) string) error {
+	for try := 0; ; try++ {
+		if draw != nil {
+			rule.IPAddress = ptr(draw(try))
+		}
+		if !s.addressInUse(tx, *rule) {
+			return nil
+		}
+		if draw == nil || try == 15 {
+			return invalidField("resource.IPAddress", fmt.Sprintf("Invalid value for field 'resource.IPAddress': '%s'. Specified IP address is in-use and would result in a conflict.", *rule.IPAddress))
+		}
+	}
 }
 
 // ephemeralIP is the address of a rule of the IP version inserted without one.

@@ -368,15 +368,18 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	if _, taken := s.tables.rules.Get(tx, *rule.SelfLink); taken {
 		return "name", alreadyExists(*rule.SelfLink)
 	}
+	var draw func(int) string // the same at every start and reset
 	if rule.IPAddress == nil {
-		// The same at every start and reset; drawn again, as an insert's is, when taken.
-		rule.IPAddress = ptr(seedIP(project+"|"+rule.Name, *rule.IpVersion))
-		for i := 1; i < 16 && s.addressInUse(tx, rule); i++ {
-			rule.IPAddress = ptr(seedIP(project+"|"+rule.Name+"|"+strconv.Itoa(i), *rule.IpVersion))
+		draw = func(try int) string {
+			key := project + "|" + rule.Name
+			if try > 0 {
+				key += "|" + strconv.Itoa(try)
+			}
+			return seedIP(key, *rule.IpVersion)
 		}
 	}
-	if s.addressInUse(tx, rule) {
-		return "IPAddress", errAddressInUse(*rule.IPAddress)
+	if err := s.placeAddress(tx, &rule, draw); err != nil {
+		return "IPAddress", err
 	}
 	if err := s.tables.rules.Put(tx, *rule.SelfLink, RuleRecord{Rule: rule, Lifecycle: rec.lifecycle(tx)}); err != nil {
 		return idTaken(err, *rule.Id)
