@@ -34,7 +34,7 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 			"Account": "the same", "Details": "the same"}},
 		{accounts.AccountLink{}, []string{"Object", "Token", "Platform", "Consumed"},
 			map[string]string{"Session": "a browser's, in flight"}},
-		{accounts.Idempotency{}, []string{"Key", "RequestHash", "Ref", "Expires"},
+		{accounts.Idempotency{}, []string{"Key", "Operation", "Path", "RequestHash", "Ref", "Expires"},
 			map[string]string{"InFlight": "keys of requests not answered are not exported", "Runner": "only while in flight, which is not exported", "RunningUntil": "only while in flight, which is not exported"}},
 		{accounts.Event{}, nil, leftAll(accounts.Event{}, "events are not exported: the seed file has no place for them (docs/admin.md)")},
 		{accounts.EventDestination{}, []string{"Object", "Platform", "Seq"}, nil},

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -357,6 +358,26 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	if _, _, other := b.do(http.MethodPost, "/v2/core/accounts", withKey(stateAccounts(stateKeys[0]), "Idempotency-Key", "create-alpha"), `{"display_name":"Other"}`); !bytes.Contains(other, []byte("idempotency_error")) {
 		t.Errorf("a remembered key with another body: %s", other)
+	}
+	// A remembered key is bound to its endpoint on both servers: the replayed one derives
+	// each key's path from its operation and what it made.
+	for key, first := range map[string]string{"create-alpha": "'/v2/core/accounts')", "person-beta": "/persons')", "update-beta": "')"} {
+		var msgs []string
+		for _, c := range []*stateClient{a, b} {
+			_, _, body := c.do(http.MethodPost, "/v2/core/account_tokens", withKey(stateAccounts(stateKeys[0]), "Idempotency-Key", key), `{"display_name":"T"}`)
+			var env struct {
+				Error struct{ Type, Message string }
+			}
+			_ = json.Unmarshal(body, &env)
+			if env.Error.Type != "idempotency_error" || !strings.HasSuffix(env.Error.Message, first+". Try using a key other than '"+key+"' if you meant to execute a different request.") ||
+				!strings.Contains(env.Error.Message, "('/v2/core/account_tokens' vs '/v2/core/accounts") {
+				t.Errorf("key %s on another endpoint of %s: %s", key, c.base, body)
+			}
+			msgs = append(msgs, env.Error.Message)
+		}
+		if msgs[0] != msgs[1] {
+			t.Errorf("key %s on another endpoint: original %q, replayed %q", key, msgs[0], msgs[1])
+		}
 	}
 	// Links: used ones send the browser to refresh_url on both; the unused one opens the
 	// form on both (which uses it up).

@@ -3,9 +3,12 @@ package accounts_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/oapi-codegen/nullable"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/server"
@@ -156,6 +159,26 @@ func TestIdempotency(t *testing.T) {
 		}
 		if n := listed(c); n != 2 {
 			t.Errorf("%d accounts, want 2", n)
+		}
+	})
+	t.Run("a key is bound to its first endpoint", func(t *testing.T) {
+		// Stripe's idempotency_error: "an Idempotency-Key is re-used on a request that does
+		// not match the first request's API endpoint and parameters".
+		link := apiCreateLink(t, c, onboardingLink(first.JSON200.Id, gen.ConfigurationTypeRecipient), ptr("key-1"))
+		got := wantAPIError(t, link.StatusCode(), link.Body, 400, "idempotency_error", "")
+		want := "Keys for idempotent requests can only be used for the same endpoint they were first used for ('/v2/core/account_links' vs '/v2/core/accounts'). Try using a key other than 'key-1' if you meant to execute a different request."
+		if got.Message != want {
+			t.Errorf("message %q, want %q", got.Message, want)
+		}
+		// The same operation on another account is another endpoint too.
+		second := create(c, "key-2", recipientAccount())
+		if r := apiUpdateAccount(t, c, first.JSON200.Id, ptr("key-update"), gen.UpdateAccountRequest{DisplayName: nullable.NewNullableWithValue("one")}); r.StatusCode() != 200 {
+			t.Fatalf("update: %d %s", r.StatusCode(), r.Body)
+		}
+		r := apiUpdateAccount(t, c, second.JSON200.Id, ptr("key-update"), gen.UpdateAccountRequest{DisplayName: nullable.NewNullableWithValue("one")})
+		got = wantAPIError(t, r.StatusCode(), r.Body, 400, "idempotency_error", "")
+		if !strings.Contains(got.Message, "('/v2/core/accounts/"+second.JSON200.Id+"' vs '/v2/core/accounts/"+first.JSON200.Id+"')") {
+			t.Errorf("message %q", got.Message)
 		}
 	})
 	t.Run("a key is forgotten after the window", func(t *testing.T) {

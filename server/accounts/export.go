@@ -101,14 +101,14 @@ func (s *Server) Export(tx *store.Tx) State {
 	})
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Key < keys[j].Key })
 	for _, k := range keys {
-		platform, livemode, op, key, ok := s.splitIdempotencyKey(k.Key)
+		platform, livemode, key, ok := s.splitIdempotencyKey(k.Key)
 		if !ok {
 			continue // of a platform the seed no longer declares: no request could use it
 		}
-		if !slices.Contains(idempotentOperations, op) {
+		if !slices.Contains(idempotentOperations, k.Operation) {
 			continue // made a token, which is not exported
 		}
-		sk := SeedIdempotencyKey{Operation: op, Key: key, RequestHash: k.RequestHash, Ref: k.Ref, ExpiresAt: timefmt.Exact(k.Expires)}
+		sk := SeedIdempotencyKey{Operation: k.Operation, Key: key, RequestHash: k.RequestHash, Ref: k.Ref, ExpiresAt: timefmt.Exact(k.Expires)}
 		if platform != DefaultPlatformID {
 			sk.Platform = platform
 		}
@@ -120,21 +120,17 @@ func (s *Server) Export(tx *store.Tx) State {
 	return out
 }
 
-// splitIdempotencyKey reads an Idempotency record's key, platform|mode|operation|key. A
-// platform's id may hold a '|', so the longest declared platform that fits is the one.
-func (s *Server) splitIdempotencyKey(pk string) (platform string, livemode bool, op, key string, ok bool) {
+// splitIdempotencyKey reads an Idempotency record's key, platform|mode|key. A platform's
+// id may hold a '|', so the longest declared platform that fits is the one.
+func (s *Server) splitIdempotencyKey(pk string) (platform string, livemode bool, key string, ok bool) {
 	for id := range s.platforms {
 		for _, mode := range []string{"test", "live"} {
 			rest, found := strings.CutPrefix(pk, id+"|"+mode+"|")
 			if !found || len(id) <= len(platform) {
 				continue
 			}
-			o, k, cut := strings.Cut(rest, "|")
-			if !cut {
-				continue
-			}
-			platform, livemode, op, key, ok = id, mode == "live", o, k, true
+			platform, livemode, key, ok = id, mode == "live", rest, true
 		}
 	}
-	return platform, livemode, op, key, ok
+	return platform, livemode, key, ok
 }

@@ -16,11 +16,12 @@ import (
 // the key is taken to be abandoned (its server died) and a retry runs it again.
 const runningLimit = 30 * time.Second
 
-// idempotent runs do at most once for one Idempotency-Key of one platform, mode and
-// operation within the window, and returns what the first run made (an id). A retry with
-// the same body gets that id back; with another body, 400 idempotency_error; while the first
-// is still running, 409 idempotency_key_in_use. Only successes are remembered: a failed
-// request may be retried with the same key and runs again, as v2 does.
+// idempotent runs do at most once for one Idempotency-Key of one platform and mode within
+// the window, and returns what the first run made (an id). A retry with the same body gets
+// that id back; on another endpoint (the request's path) or with another body, 400
+// idempotency_error; while the first is still running, 409 idempotency_key_in_use. Only
+// successes are remembered: a failed request may be retried with the same key and runs
+// again, as v2 does. op is the request's operationId, which a state export records.
 func (s *Server) idempotent(ctx context.Context, op string, key *string, body any, do func() (string, error)) (string, error) {
 	if key == nil || *key == "" {
 		return do()
@@ -31,7 +32,11 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 	}
 	sum := sha256.Sum256(raw)
 	hash := hex.EncodeToString(sum[:])
-	pk := callerFrom(ctx).scope() + "|" + op + "|" + *key
+	pk := callerFrom(ctx).scope() + "|" + *key
+	path := op // outside a request (none calls so today), the operation stands for its path
+	if info := infoFrom(ctx); info != nil {
+		path = info.path
+	}
 	now := s.now()
 
 	runner := rand.Text()
@@ -40,6 +45,9 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 		rec, ok := s.tables.Idempotency.Get(tx, pk)
 		if ok && now.Before(rec.Expires) && (!rec.InFlight || rec.running()) {
 			switch {
+			case rec.Path != path:
+				return &Error{Status: http.StatusBadRequest, Type: "idempotency_error",
+					Message: "Keys for idempotent requests can only be used for the same endpoint they were first used for ('" + path + "' vs '" + rec.Path + "'). Try using a key other than '" + *key + "' if you meant to execute a different request."}
 			case rec.RequestHash != hash:
 				return &Error{Status: http.StatusBadRequest, Type: "idempotency_error",
 					Message: "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '" + *key + "' if you meant to execute a different request."}
@@ -50,7 +58,7 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 			replay = rec.Ref
 			return nil
 		}
-		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: hash, InFlight: true, Expires: now.Add(s.cfg.IdempotencyWindow),
+		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, Operation: op, Path: path, RequestHash: hash, InFlight: true, Expires: now.Add(s.cfg.IdempotencyWindow),
 			Runner: runner, RunningUntil: time.Now().Add(runningLimit + s.cfg.UpdateLatency)})
 	})
 	if err != nil || replay != "" {
@@ -71,7 +79,7 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 			s.tables.Idempotency.Delete(tx, pk)
 			return nil
 		}
-		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: hash, Ref: ref, Expires: now.Add(s.cfg.IdempotencyWindow)})
+		return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, Operation: op, Path: path, RequestHash: hash, Ref: ref, Expires: now.Add(s.cfg.IdempotencyWindow)})
 	})
 	if runErr != nil {
 		return "", runErr

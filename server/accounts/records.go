@@ -3,7 +3,6 @@ package accounts
 import (
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -198,7 +197,11 @@ type LinkSession struct {
 
 // Idempotency records a request made with an Idempotency-Key.
 type Idempotency struct {
-	Key         string // scope|operation|key: the primary key
+	Key string // scope|key: the primary key (a key is one platform and mode's, on any endpoint)
+	// Operation and Path are the first request's operationId and path: the key is bound
+	// to that endpoint.
+	Operation   string `json:",omitempty"`
+	Path        string `json:",omitempty"`
 	RequestHash string
 	InFlight    bool
 	Ref         string // what the first request made: an account id or a link token
@@ -254,11 +257,7 @@ func (t Token) expiresAt() time.Time {
 // person token, by its id): it is forgotten with what it made, so that a retry makes a new
 // one rather than answer not_found.
 func (r Idempotency) madeSwept() bool {
-	parts := strings.SplitN(r.Key, "|", 4) // platform|mode|operation|key
-	if len(parts) != 4 {
-		return false
-	}
-	switch parts[2] {
+	switch r.Operation {
 	case "createAccountLink", "createAccountToken", "createPersonToken":
 		return true
 	}

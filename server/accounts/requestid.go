@@ -18,6 +18,8 @@ type requestInfo struct {
 	// with its Idempotency-Key; the hosted flow's are not.
 	api            bool
 	idempotencyKey string
+	// path is the request's path, the endpoint an Idempotency-Key is bound to.
+	path string
 }
 
 func infoFrom(ctx context.Context) *requestInfo {
@@ -46,7 +48,7 @@ func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("Idempotency-Key", k)
 		}
 		req := c.Request()
-		info := &requestInfo{id: id, host: req.Host, api: strings.HasPrefix(path, "/v2/")}
+		info := &requestInfo{id: id, host: req.Host, api: strings.HasPrefix(path, "/v2/"), path: path}
 		if req.Method == "POST" {
 			info.idempotencyKey = req.Header.Get("Idempotency-Key")
 		}

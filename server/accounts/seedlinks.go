@@ -45,7 +45,7 @@ func (e SeedLink) MarshalJSON() ([]byte, error) {
 
 // SeedIdempotencyKey is an Idempotency-Key that a successful request used, as a state
 // export records it: a retry with the same key and body gets what that request made, a
-// retry with another body 400 idempotency_error, until ExpiresAt.
+// request with another body or on another endpoint 400 idempotency_error, until ExpiresAt.
 type SeedIdempotencyKey struct {
 	// Platform and Mode are whose key it is (platform_default and test when empty).
 	Platform string `yaml:"platform,omitempty"`
@@ -195,9 +195,34 @@ func (s *Server) seedIdempotencyKey(tx *store.Tx, i int, k SeedIdempotencyKey) e
 	if err != nil {
 		return fail("expires_at", "%v", err)
 	}
-	pk := AccountScope(pid, livemode) + "|" + k.Operation + "|" + k.Key
+	pk := AccountScope(pid, livemode) + "|" + k.Key
 	if _, dup := s.tables.Idempotency.Get(tx, pk); dup {
-		return fail("key", "key %q of %s is declared twice", k.Key, k.Operation)
+		return fail("key", "key %q is declared twice (a key is bound to one request)", k.Key)
 	}
-	return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, RequestHash: k.RequestHash, Ref: k.Ref, Expires: expires})
+	return s.tables.Idempotency.Put(tx, pk, Idempotency{Key: pk, Operation: k.Operation, Path: s.seededKeyPath(tx, k.Operation, k.Ref),
+		RequestHash: k.RequestHash, Ref: k.Ref, Expires: expires})
+}
+
+// seededKeyPath is the path of the request a seeded key's operation made ref with, which a
+// retry's must equal.
+func (s *Server) seededKeyPath(tx *store.Tx, op, ref string) string {
+	account := ref
+	if p, ok := s.tables.Persons.Get(tx, ref); ok {
+		account = p.Object.Account
+	}
+	switch op {
+	case "createAccount":
+		return "/v2/core/accounts"
+	case "updateAccount":
+		return "/v2/core/accounts/" + ref
+	case "closeAccount":
+		return "/v2/core/accounts/" + ref + "/close"
+	case "createAccountLink":
+		return "/v2/core/account_links"
+	case "createPerson":
+		return "/v2/core/accounts/" + account + "/persons"
+	case "updatePerson":
+		return "/v2/core/accounts/" + account + "/persons/" + ref
+	}
+	return op
 }
