@@ -793,6 +793,9 @@ func TestSDKPersonEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasPrefix(tok.ID, "perstok_") || len(tok.ID) != 52 { // as docs.stripe.com's perstok_61RS0Cg...
+		t.Errorf("person token id %q", tok.ID)
+	}
 	if _, err := c.V2CoreAccountsPersons.Update(ctx, p.ID, &stripe.V2CoreAccountsPersonUpdateParams{AccountID: stripe.String(a.ID), PersonToken: stripe.String(tok.ID)}); err != nil {
 		t.Fatal(err)
 	}

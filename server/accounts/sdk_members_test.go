@@ -304,7 +304,8 @@ func TestSDKTokens(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create account token: %v", err)
 	}
-	if tok.Object != "v2.core.account_token" || tok.Used || !tok.ExpiresAt.After(tok.Created) {
+	// Ids as docs.stripe.com shows them: accttok_61RS0CgWt1xBt8M1Q16RS0Cg0WSQO5ZXUVpZxZ9tAIbY.
+	if tok.Object != "v2.core.account_token" || tok.Used || !tok.ExpiresAt.After(tok.Created) || !strings.HasPrefix(tok.ID, "accttok_") || len(tok.ID) != 52 {
 		t.Errorf("token = %+v", tok)
 	}
 	a, err := sc.V2CoreAccounts.Create(ctx, &stripe.V2CoreAccountCreateParams{AccountToken: stripe.String(tok.ID), ContactEmail: stripe.String("t@example.com"),

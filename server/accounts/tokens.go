@@ -95,14 +95,15 @@ func (s *Server) createToken(ctx context.Context, op string, key *string, body a
 	if wrapped, ok := body.(onAccount); ok {
 		details = treeOf(wrapped.Body)
 	}
-	prefix := "accttkn_"
+	// As docs.stripe.com's examples: accttok_ or perstok_ and 44 alphanumerics.
+	prefix := "accttok_"
 	if kind == tokenPerson {
-		prefix = "perstkn_"
+		prefix = "perstok_"
 	}
 	id, err := s.idempotent(ctx, op, key, body, func() (string, error) {
 		now := s.now()
 		t := Token{Account: account, Platform: c.platform.id, Details: details, Object: gen.V2CoreAccountToken{
-			Id: s.randomID(prefix, 24), Object: gen.V2CoreAccountTokenObject(kind), Livemode: c.livemode,
+			Id: s.randomID(prefix, 44), Object: gen.V2CoreAccountTokenObject(kind), Livemode: c.livemode,
 			Created: timestamp(now), ExpiresAt: timestamp(now.Add(tokenLifetime))}}
 		return t.ID(), s.db.Update(ctx, func(tx *store.Tx) error { return s.tables.Tokens.Put(tx, t.ID(), t) })
 	})
