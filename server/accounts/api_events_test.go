@@ -32,6 +32,7 @@ func TestAPIEvents(t *testing.T) {
 		EnabledEvents:   []string{"v2.core.account.created", "v2.core.account.updated", "v2.core.account.closed"},
 		WebhookEndpoint: &gen.WebhookEndpointParams{Url: hook.URL},
 		EventsFrom:      []gen.EventsFrom{gen.EventsFromSelf},
+		Include:         []gen.EventDestinationCreateInclude{gen.EventDestinationCreateIncludeWebhookEndpointUrl, gen.EventDestinationCreateIncludeWebhookEndpointSigningSecret},
 	})
 	if err != nil || created.JSON200 == nil {
 		t.Fatalf("create destination: %v %s", err, created.Body)

@@ -203,7 +203,7 @@ func (s *Server) ConsoleDestinationByID(ctx context.Context, id string) (Console
 }
 
 func (s *Server) consoleDestination(tx *store.Tx, d EventDestination) ConsoleDestination {
-	out := ConsoleDestination{Destination: renderDestination(d, []gen.EventDestinationInclude{gen.EventDestinationIncludeWebhookEndpointUrl}), Platform: d.Platform}
+	out := ConsoleDestination{Destination: renderDestination(d, true, false), Platform: d.Platform}
 	// Deliveries are keyed destination|sequence: a destination's, in the order of their events.
 	s.tables.Deliveries.Scan(tx, d.ID()+"|", d.ID()+"}", nil, func(_ store.Cursor, dl Delivery) bool {
 		out.Waiting = append(out.Waiting, dl)

@@ -79,9 +79,11 @@ func (s *Server) CreateEventDestination(ctx context.Context, req gen.CreateEvent
 			return nil, err
 		}
 	}
-	// Creation returns the URL and the signing secret, as the real API does.
-	include := append(slices.Clone(body.Include), gen.EventDestinationIncludeWebhookEndpointUrl, gen.EventDestinationIncludeWebhookEndpointSigningSecret)
-	return gen.CreateEventDestination200JSONResponse{Body: renderDestination(made, include), Headers: gen.CreateEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	// Only creation can show the signing secret, and only when asked (stripe-go: "only
+	// includable on creation"); the URL, when asked, as everywhere.
+	out := renderDestination(made, slices.Contains(body.Include, gen.EventDestinationCreateIncludeWebhookEndpointUrl),
+		slices.Contains(body.Include, gen.EventDestinationCreateIncludeWebhookEndpointSigningSecret))
+	return gen.CreateEventDestination200JSONResponse{Body: out, Headers: gen.CreateEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // fillDestination sets d.Object from its tree obj (a create request's members with the
@@ -249,7 +251,7 @@ func (s *Server) RetrieveEventDestination(ctx context.Context, req gen.RetrieveE
 	if err != nil {
 		return nil, err
 	}
-	return gen.RetrieveEventDestination200JSONResponse{Body: renderDestination(d, req.Params.Include), Headers: gen.RetrieveEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.RetrieveEventDestination200JSONResponse{Body: renderDestination(d, slices.Contains(req.Params.Include, gen.EventDestinationIncludeWebhookEndpointUrl), false), Headers: gen.RetrieveEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // UpdateEventDestination changes an event destination: members sent replace the stored ones.
@@ -290,7 +292,7 @@ func (s *Server) UpdateEventDestination(ctx context.Context, req gen.UpdateEvent
 	if err != nil {
 		return nil, err
 	}
-	return gen.UpdateEventDestination200JSONResponse{Body: renderDestination(d, body.Include), Headers: gen.UpdateEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.UpdateEventDestination200JSONResponse{Body: renderDestination(d, slices.Contains(body.Include, gen.EventDestinationIncludeWebhookEndpointUrl), false), Headers: gen.UpdateEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // DeleteEventDestination deletes an event destination and what still waits for it.
@@ -328,7 +330,7 @@ func (s *Server) EnableEventDestination(ctx context.Context, req gen.EnableEvent
 	if err != nil {
 		return nil, err
 	}
-	return gen.EnableEventDestination200JSONResponse{Body: renderDestination(d, nil), Headers: gen.EnableEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.EnableEventDestination200JSONResponse{Body: renderDestination(d, false, false), Headers: gen.EnableEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 // DisableEventDestination disables a destination: events emitted while it is disabled are
@@ -338,7 +340,7 @@ func (s *Server) DisableEventDestination(ctx context.Context, req gen.DisableEve
 	if err != nil {
 		return nil, err
 	}
-	return gen.DisableEventDestination200JSONResponse{Body: renderDestination(d, nil), Headers: gen.DisableEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
+	return gen.DisableEventDestination200JSONResponse{Body: renderDestination(d, false, false), Headers: gen.DisableEventDestination200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
 func (s *Server) setDestinationEnabled(ctx context.Context, id string, key *string, enabled bool) (EventDestination, error) {
@@ -403,7 +405,7 @@ func (s *Server) ListEventDestinations(ctx context.Context, req gen.ListEventDes
 	if err := requireV2(ctx); err != nil {
 		return nil, err
 	}
-	include := req.Params.Include
+	withURL := slices.Contains(req.Params.Include, gen.EventDestinationIncludeWebhookEndpointUrl)
 	var out gen.V2CoreEventDestinationList
 	err := s.listPage(ctx, "/v2/core/event_destinations", req.Params.Limit, req.Params.Page, struct{}{}, nil,
 		func(tx *store.Tx, scope string, after *store.Cursor, each func(store.Cursor) bool) {
@@ -411,7 +413,7 @@ func (s *Server) ListEventDestinations(ctx context.Context, req gen.ListEventDes
 				if !each(c) {
 					return false
 				}
-				out.Data = append(out.Data, renderDestination(d, include))
+				out.Data = append(out.Data, renderDestination(d, withURL, false))
 				return true
 			})
 		}, func(tx *store.Tx, scope string, at store.Cursor, each func(store.Cursor) bool) {
@@ -428,13 +430,13 @@ func (s *Server) ListEventDestinations(ctx context.Context, req gen.ListEventDes
 
 // renderDestination is the destination as an answer shows it: the webhook endpoint's URL
 // and secret only when included.
-func renderDestination(d EventDestination, include []gen.EventDestinationInclude) gen.V2CoreEventDestination {
+func renderDestination(d EventDestination, withURL, withSecret bool) gen.V2CoreEventDestination {
 	out := d.Object
 	if w, err := out.WebhookEndpoint.Get(); err == nil {
-		if !slices.Contains(include, gen.EventDestinationIncludeWebhookEndpointSigningSecret) {
+		if !withSecret {
 			w.SigningSecret.SetNull()
 		}
-		if !slices.Contains(include, gen.EventDestinationIncludeWebhookEndpointUrl) {
+		if !withURL {
 			w.Url.SetNull()
 		}
 		out.WebhookEndpoint.Set(w)

@@ -116,6 +116,8 @@ func createWebhookDestination(t *testing.T, c *stripe.Client, endpoint string, e
 		EventPayload:    stripe.String("thin"),
 		EnabledEvents:   stripe.StringSlice(events),
 		WebhookEndpoint: &stripe.V2CoreEventDestinationCreateWebhookEndpointParams{URL: stripe.String(endpoint)},
+		// The secret is shown by creation alone, and only when asked for.
+		Include: stripe.StringSlice([]string{"webhook_endpoint.url", "webhook_endpoint.signing_secret"}),
 	})
 	if err != nil {
 		t.Fatalf("create event destination: %v", err)
@@ -281,12 +283,30 @@ func TestSDKEventDestinations(t *testing.T) {
 	if got.WebhookEndpoint == nil || got.WebhookEndpoint.URL != "" || got.WebhookEndpoint.SigningSecret != "" {
 		t.Errorf("retrieve without include shows %+v", got.WebhookEndpoint)
 	}
-	got, err = c.V2CoreEventDestinations.Retrieve(ctx, d.ID, &stripe.V2CoreEventDestinationRetrieveParams{Include: stripe.StringSlice([]string{"webhook_endpoint.url", "webhook_endpoint.signing_secret"})})
+	got, err = c.V2CoreEventDestinations.Retrieve(ctx, d.ID, &stripe.V2CoreEventDestinationRetrieveParams{Include: stripe.StringSlice([]string{"webhook_endpoint.url"})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.WebhookEndpoint.URL != hook.URL || got.WebhookEndpoint.SigningSecret != d.WebhookEndpoint.SigningSecret {
+	if got.WebhookEndpoint.URL != hook.URL || got.WebhookEndpoint.SigningSecret != "" {
 		t.Errorf("retrieve with include shows %+v", got.WebhookEndpoint)
+	}
+	// The secret is "only includable on creation" (stripe-go); docs.stripe.com lists
+	// webhook_endpoint.url alone for retrieve, list and update.
+	_, err = c.V2CoreEventDestinations.Retrieve(ctx, d.ID, &stripe.V2CoreEventDestinationRetrieveParams{Include: stripe.StringSlice([]string{"webhook_endpoint.signing_secret"})})
+	v2Error(t, err, http.StatusBadRequest, "parameter_invalid")
+	_, err = c.V2CoreEventDestinations.Update(ctx, d.ID, &stripe.V2CoreEventDestinationUpdateParams{Include: stripe.StringSlice([]string{"webhook_endpoint.signing_secret"})})
+	v2Error(t, err, http.StatusBadRequest, "parameter_invalid")
+	// Creation without include shows neither.
+	bare, err := c.V2CoreEventDestinations.Create(ctx, &stripe.V2CoreEventDestinationCreateParams{
+		Name: stripe.String("bare"), Type: stripe.String("webhook_endpoint"), EventPayload: stripe.String("thin"),
+		EnabledEvents:   stripe.StringSlice([]string{"v2.core.account.created"}),
+		WebhookEndpoint: &stripe.V2CoreEventDestinationCreateWebhookEndpointParams{URL: stripe.String(hook.URL)},
+	})
+	if err != nil || bare.WebhookEndpoint == nil || bare.WebhookEndpoint.URL != "" || bare.WebhookEndpoint.SigningSecret != "" {
+		t.Errorf("created without include: %+v %v", bare, err)
+	}
+	if _, err := c.V2CoreEventDestinations.Delete(ctx, bare.ID, nil); err != nil {
+		t.Fatal(err)
 	}
 
 	up, err := c.V2CoreEventDestinations.Update(ctx, d.ID, &stripe.V2CoreEventDestinationUpdateParams{
