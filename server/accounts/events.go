@@ -91,9 +91,12 @@ const (
 	evCapabilityStatus     = "v2.core.account[configuration.%s].capability_status_updated"
 )
 
-// eventTypes are the thin event types an event destination can subscribe to: the v2 core
-// account types stripe-go v85 knows, those of persons included.
+// eventTypes are the thin event types an event destination can subscribe to: those
+// stripe-go v85 knows, the v2 core account types (persons' included) and the two v1
+// billing meter ones (docs.stripe.com's own example destination enables one), which
+// nothing here emits.
 var eventTypes = []string{
+	"v1.billing.meter.error_report_triggered", "v1.billing.meter.no_meter_found",
 	evAccountClosed, evAccountCreated, evAccountUpdated,
 	"v2.core.account[configuration.customer].capability_status_updated", "v2.core.account[configuration.customer].updated",
 	"v2.core.account[configuration.merchant].capability_status_updated", "v2.core.account[configuration.merchant].updated",

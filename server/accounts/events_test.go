@@ -401,6 +401,16 @@ func TestSDKEventDestinations(t *testing.T) {
 		t.Errorf("eventbridge destination %+v", eb)
 	}
 
+	// Taken: a thin v1 type, as docs.stripe.com's example destination enables (never sent here).
+	meter, err := c.V2CoreEventDestinations.Create(ctx, &stripe.V2CoreEventDestinationCreateParams{
+		Name: stripe.String("meters"), Type: stripe.String("webhook_endpoint"), EventPayload: stripe.String("thin"),
+		EnabledEvents:   stripe.StringSlice([]string{"v1.billing.meter.error_report_triggered"}),
+		WebhookEndpoint: &stripe.V2CoreEventDestinationCreateWebhookEndpointParams{URL: stripe.String(hook.URL)},
+	})
+	if err != nil || !slices.Equal(meter.EnabledEvents, []string{"v1.billing.meter.error_report_triggered"}) {
+		t.Errorf("a thin v1 billing meter type: %+v %v", meter, err)
+	}
+
 	// Refused: an event type that is not a thin one, a webhook destination without its URL.
 	for code, p := range map[string]*stripe.V2CoreEventDestinationCreateParams{
 		"parameter_invalid": {Name: stripe.String("x"), Type: stripe.String("webhook_endpoint"), EventPayload: stripe.String("thin"),
