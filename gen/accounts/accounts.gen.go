@@ -10122,8 +10122,9 @@ type ClientInterface interface {
 
 	// ListPersons List the persons of an account
 	//
-	// Lists the persons of the account, oldest first, `limit` at a time; follow
-	// `next_page_url` for the next page (`null` on the last).
+	// Lists the persons of the account, newest first, `limit` at a time; follow
+	// `next_page_url` for the next page (`null` on the last) and `previous_page_url` back
+	// (`null` on the first).
 	//
 	// Corresponds with GET /v2/core/accounts/{id}/persons (the `ListPersons` operationId).
 	ListPersons(ctx context.Context, id AccountId, params *ListPersonsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -10799,8 +10800,9 @@ func (c *Client) RetrievePersonToken(ctx context.Context, id AccountId, tokenId 
 
 // ListPersons List the persons of an account
 //
-// Lists the persons of the account, oldest first, `limit` at a time; follow
-// `next_page_url` for the next page (`null` on the last).
+// Lists the persons of the account, newest first, `limit` at a time; follow
+// `next_page_url` for the next page (`null` on the last) and `previous_page_url` back
+// (`null` on the first).
 //
 // Corresponds with GET /v2/core/accounts/{id}/persons (the `ListPersons` operationId).
 func (c *Client) ListPersons(ctx context.Context, id AccountId, params *ListPersonsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -13419,8 +13421,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListPersonsWithResponse List the persons of an account
 	//
-	// Lists the persons of the account, oldest first, `limit` at a time; follow
-	// `next_page_url` for the next page (`null` on the last).
+	// Lists the persons of the account, newest first, `limit` at a time; follow
+	// `next_page_url` for the next page (`null` on the last) and `previous_page_url` back
+	// (`null` on the first).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16127,8 +16130,9 @@ func (c *ClientWithResponses) RetrievePersonTokenWithResponse(ctx context.Contex
 
 // ListPersonsWithResponse List the persons of an account
 //
-// Lists the persons of the account, oldest first, `limit` at a time; follow
-// `next_page_url` for the next page (`null` on the last).
+// Lists the persons of the account, newest first, `limit` at a time; follow
+// `next_page_url` for the next page (`null` on the last) and `previous_page_url` back
+// (`null` on the first).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -24135,37 +24139,37 @@ var swaggerSpec = []string{
 	"piBdWWWAzfDT4QeqwSdmqQXSfFphH0DaBtzHHWYEzNfoebOr/A1wWCebT3dHlXdqn9FPRZ6nDsCk/Me/",
 	"GQbBfT54N872MSxrkEZAjPQRZjy0bBj7WW6BMrDpxCb5MEXPxFWJL2+pT6ZLkX7r9c2MdVE+qx/6b7BV",
 	"Fgw7AaHG6/kmRimQYfUEEjJg+KkrgZ+7YvezIszES675K0s8vzcn1tPoef00e1hbY8PQDO/oPkdKiv/l",
-	"/tZh+Z/bo+ra3WwUw9/As6gA4KRDaktpyWo1rNums3wylgBLPPC0l8dbdl+uqVtfm055MDiyckUCppLI",
-	"y3cJwaAfgrINxSYOKXdlLKvJKy5O1/4ZQ6L75J6gcmUJ12anLbviLb34A5O0G2ZifOLL1yUonb7z4y3c",
-	"IIi9cj8akbcj2HZX8VFUFkhVO96IWv/7XemCvM1fUOrLmDEOhfxcc0RqyUY9K7EKew2zp0KYil2uVOjP",
-	"zDi4ES/d3U1ZH6oWM3L0BPWueWiC46kIGBiM1Dk7izMzQ59pFFn1PBjL3FsMLQODfCfof833Qblsuat0",
-	"4DfzHtAnmFCgahSOpeZLza5FJlwZ3mhnwMrqRREFX+KjXgx8LLURHNzg8BP4uT1d42iN85J18l36WsRf",
-	"WYFY79NqVDF8+sUZ87ahaK+qNnyklhdUmPrZizelxv+3UVQ+n47SBpyIcB9LlDz8EiX0rRolw1qctveR",
-	"WBdpNtihp0m5SdWVz9LyurA07SGVHzc5X6QEJ5k35wBPQl23wSU/BZvCNT6lVuNxKbC1OjnRUript6JW",
-	"FH3lDQyv5eZQ6y86dWf661/0z3tvn1M3rlX3NuhkYihrToelH1yRYA9B+FHZaywMf7V7eE/y8VGn2dKy",
-	"sJEa8wzb6+YPj3IcrbFfS2P4Kuu7Ji1NIY1jif+7E5QnawxXDVZEwrbGDD70i/SJi1NxIybqfAKqGv5h",
-	"2RvtB71USaj4HfSWgme90f533w03jcp74CD6MX7qwcdPdcXQtXbFGxb8qXeI3aD0Dx9LsKnlplDWr5hA",
-	"A9ZQvKfV4lntK/tFFpbx3v+WiVebXP/G3sBr7KDN3YH/rmU66qfhXT44XlYizQ6lO2R90g2yYkaMM2q2",
-	"OpZ5E9F+aJZzMWLVNqyha/Ha2J8VGotgVQoMg4QXyxuW2Cnh4ofl5tiQR+FgCGdmFtOWAqbjC+n6fEFN",
-	"C2+TX+lai1rWz2teQJeOWEP1Egg+wDcfy87daakzqGRH0Pe7rVPuWLrDqvcHLyp8QmwkgLSzhaGuhJFI",
-	"4ivojWLUgB1ZtlfaICgvdFQrKoTX+mR/WfU5Ko3SvSb5frnogfuwvaD6+28tZTBOB0Xq+4RKNriO6KfV",
-	"fuyjniW7onPLm6JBAdGJLroJ1bqpN3eeb6/TnE+5ae2N6re+84yM20iDNjxYY0/ERGKjGd05KlX7mDm/",
-	"aeZ87WzXiZPVsC7Pq28ziKIVp1nqHFK/eooCpzoX4OOKUXXErqDE9dpMorfmZ9UJHqLFpZORstw3Hkpk",
-	"P5peNrM2bnFDgvVFJW4DuNptkA+E8L8U5aOzuHm8M5vn6G9xa9ZYMRvm7GbRDGpZ82NZMVr6edgvUAa5",
-	"7qi+FCLRs2SXQszZhYKkHVVTLA6hTzbJMq9Du/1rTXXhMmLv371qN4h+Mbf6k4L6gUtrOd3Q6LkCAT9g",
-	"xPtoDL1/UFwkhd4HKN6LYm1puj2N4zkOaLHI9MNy1cABzRcNsOjZiC20yMKdETGesRTYp54yM7CYt3so",
-	"R9PACKHT8yEzkBxaZXwIxnkmmlgUzff34VHdbvuLdG6WXwZnCXKaeGQs98RY6GLfG2dBYdnOWF7Idr6S",
-	"69yOW0CAklTXzAqdTHgMoq544MKPl/8LvvwEtB7v/j3dfbx793b159R8sOXip7HVZFjowHNtmoGdIKR3",
-	"gwLrQkZQoAv0GosYfBCaKCmCsbyecQMeCDt9VaM5ZBlZOowjuSbkYBd+5BwPgnO0xmFY+Icf8JE93A97",
-	"eAsBvnfBHLaJqNi+gRJalCdxFGIbAEgKyC3NOwEDl2beUQl1dSihVw7FKMwtmRjLSzEv2kbgkWTCkjoo",
-	"QE+GLOJLzRYyEbqoVCOi1ZEaX2R4Btr1u7Ez2OWJPe5OjYHwW7zj8uLTWV07x3k8xnbU4jmab3v3AtZ4",
-	"j7r7FzznaggW0zUOh+2E9kONYl4pEP8esvC+vAGNhG0fEdNFBgV4fvvYOxM8E9nRwsygMt+p/Tm7cpRV",
-	"/iQLac/VLKKlVVYtwdKrYwUv6dIaWV8LwUJv+O7uTCTzMGDh7q4dFELtgBX9xIH06O1rHopq5yNdvW0B",
-	"89oGNZS19ZM7B0UMSV4jxt6UCjVaPJrxbBkwHcuLROwutGsyiDXiZoqKmOVxKHYlqhZ2nlgF30+QrS9L",
-	"LZob1m5LsmX9ak5sLYs08FJId7w1XdhofbXjfHsBFnpApwu0KC5ad8HmKG7YGUiL2Sn/vnkrSF+7mbDk",
-	"ISLs9MjOxCyWUbWR9VeahRgwquYijxITRfOronZOLBlnZ5m61iKDujlLxqW+Fhn78eT1qwCMr/86fvML",
-	"FfETAir55UF1WJPXrjiW1IY5b/sEK2YCUm95guCHdvojfvWXibpu2O5/oH1kMxLMbT19Ci5iLhRJ77g4",
-	"Ou9IG0Bp0/G6SDzKF9Z8ifluU/DqRQFbBfmqy+nezenN/wYAAP//",
+	"/tZh+Z/bo+ra3WwUw9/As6gA4KRDaktpyWo1rNums3wylgBLPPC0l8dbdl+uqVtfm055MDiyckWq+S4h",
+	"GPRDULah2MQh5a6MZTV5xcXp2j9jSHSf3BNUrizh2qBy3JDjAvUux7LyCLzFTltGxlva7AOTzhtmb3zi",
+	"C9slkJ1o4/HmbhD4XrlTjWjdEWy7e/koKguxqu1vxLBcn9/JLshbAwalXo4Z41D8zzVUpDZu1OcSK7fX",
+	"cH4qhKnY8krFAc2Mg+vx0t33lPWh0jEj51BQ77SHZjueioCBkUmds7M4MzP0s0aRVemDscw9zNBmMMh3",
+	"gj7bfB+U/5a7Vwd+A/ABfYIJBbdG4VhqvtTsWmTCle6NdgasrJIUkfMl3uvFzcdSG8HBdQ4/gW/c00+O",
+	"1jg8WSd/p695/JWVjvV+sEa1xKdfnDFvNYo2rmqTSGqTQcWsn714A5rMXSg3n0+vaQNbRLiPZU0eflkT",
+	"+laNkmEtttv7SKyLtCHs6tOkEKXqymdpeS1ZmvaQSpabnC9SUpTMG3qA96GuD+GSn4JN4RqfUhPyuBTY",
+	"Z52caCn21FtRX4q+8gbG2nJDqfUXnTo6/fUv+ue9t8+pg9eqext0MkuUta3D0g+usLCHIPxI7jVWib/a",
+	"Pbwn+fio02xpjdhIjXmGLXnzh0c5jtbY46Ux5JX1XWOXpjDIscT/3QnKkzWGuAYromdb4wwf+kX6xAWt",
+	"uBETdT4BVQ3/sOyN9oNeqiRUCQ96S8Gz3mj/u++Gm0byPXAQ/Rhz9eBjrrpi6FqL4w2LBNW7ym5QLoiP",
+	"JdjUcvMp61fMpkGTMbTV4lntRftFFqPx3v+WyVqbXP/GfsJr7KDNHYX/rqU96qfhXT44XlYizQ7lPmR9",
+	"0g0yaUaMM2rQOpZ549F+aJZzMWLV1q2hawvb2NMVmpFgJQsMnYQXy5uc2Cnh4oflhtqQe+FgCGdmFtOW",
+	"AqbjC+l6g0EdDG+TX+laW1vWz+tkQGePWEPFEwhYwDcfy84dbambqGRH0Cu8rbvuWLrDqvcUL6qCQjwl",
+	"gLSzhaFOhpFI4ivop2LUgB1ZtlfaICgvdFQrqorXemt/WTU9Ks3Vvcb6fonpgfuwvaD6+28tpTNOB0W6",
+	"/ITKPLgu6qfVHu6jniW7otvLm6KpAdGJLjoQ1TqwN3erb6/tnE+5ab2O6re+8yyO20iDNjxYY0/ERGKj",
+	"Gd05Km/7mG2/abZ97WzXiZPVsC7PxW8ziKIVp1nqHFKPe4ocp9oY4OOKUXXETqLE9dpMorfmZ9UJHqLF",
+	"pZORstxrHspqP5peNrM2bnFDgvWFKG4DuNptkA+E8L8U5aOzuHm8M5vn9W9xa9ZYMRvm7GbRDGqZ9mNZ",
+	"MVr6udsvUAa5jqq+FCLRs2SXQszZhYJEH1VTLA6htzbJMq+ru/1rTXXhMmLv371qN4h+Mbf6k4L6gUuF",
+	"Od3Q6LkCAT9gxPtoDL1/UFwkkt4HKN6LYm1puj314zkOaLHI9MNypcEBzRcNsFDaiC20yMKdETGesRTY",
+	"256yObAAuHsoR9PACKE79CEzkFBaZXwIxnkmmlgUzff34VHdbvuLdG6WXwZnCXKaeGQs98RY6GLfG2dB",
+	"YdnOWF7Idr6S69yOW0CAklTXzAqdTHgMoq544MKPl/8LvvwEtB7v/j3dfbx793b159SwsOXip7HVZFjo",
+	"wHNtmoGdIKR3g6LsQkZQ1Av0GosYfBCaKCmCsbyecQMeCDt9VaM5ZBlZOowjuSbkYBd+5BwPgnO0xmFY",
+	"+Icf8JE93A97eAsBvnfBHLaJqNi+6RJalCdxFGLrAEgKyC3NOwEDl2behQl1dSi7Vw7FKMwtmRjLSzEv",
+	"Wk3gkWTCkjooQE+GLOJLzRYyEbqobiOi1ZEaX2R4Btr1u7Ez2OWJPe5OzYTwW7zj8uLTWV07x3k8xnbU",
+	"4jmab3v3otd4j7r7FzznaggW0zUOh+2E9kONYl4pEP8esvC+vAGNhG0fEdNFBkV7fvvYOxM8E9nRwsyg",
+	"mt+p/Tm7cpRV/iQLac/VLKKlVVYtwdKrY9Uv6dIaWV8LwUJv+O7uTCTzMGDh7q4dFEK9gRU9yIH06O1r",
+	"HopqtyRdvW0B81oNNZTC9ZM7B0UMSV5Xxt6UCjVaPJrxbBkwHcuLROwutGtMiHXlZooKn+VxKHYlqjB2",
+	"nlgF30+QrS9LbZ0b1m5LsmX9ak5sLYs08FJId7w1XdhofbXjfHsBFodApwu0NS7afcHmKG7YGUiL2Sln",
+	"v3krSF+7mbDkISLsDsnOxCyWUbX59VeahRgwquYijxITRcOsot5OLBlnZ5m61iKDWjtLxqW+Fhn78eT1",
+	"qwCMr/86fvMLFf4TAqr/5UF1WMfXrjiW1Lo5bxUFK2YCUm95guCHdvojfvWXibpu2O5/oOVkMxLMbT19",
+	"Ci5iLhRJ77g4Ou9IG0Bp0/G6SDzKF9Z8ifluU/DqRQFbBfmqy+nezenN/wYAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -2,10 +2,7 @@ package accounts
 
 import (
 	"context"
-	"encoding/base64"
-	"net/http"
 	"net/url"
-	"strconv"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
 	"github.com/understudy-dev/understudy/internal/store"
@@ -109,7 +106,7 @@ func (s *Server) DeletePerson(ctx context.Context, req gen.DeletePersonRequestOb
 	return gen.DeletePerson200JSONResponse{Body: gen.V2DeletedObject{Id: req.PersonId, Object: personObject}, Headers: gen.DeletePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
 
-// ListPersons lists the persons of an account of the caller, oldest first, a page at a time.
+// ListPersons lists the persons of an account of the caller, newest first, a page at a time.
 func (s *Server) ListPersons(ctx context.Context, req gen.ListPersonsRequestObject) (gen.ListPersonsResponseObject, error) {
 	if err := requireV2(ctx); err != nil {
 		return nil, err
@@ -117,42 +114,29 @@ func (s *Server) ListPersons(ctx context.Context, req gen.ListPersonsRequestObje
 	if _, err := s.account(ctx, req.Id); err != nil {
 		return nil, err
 	}
-	limit := 10
-	if req.Params.Limit != nil {
-		limit = int(*req.Params.Limit)
-	}
-	var after *store.Cursor
-	if req.Params.Page != nil && *req.Params.Page != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(*req.Params.Page)
-		cur, ok := store.ParseCursor(string(raw))
-		if err != nil || !ok {
-			return nil, invalidRequest(http.StatusBadRequest, "parameter_invalid", "page: not a page token this server issued; use next_page_url as it is")
-		}
-		after = &cur
-	}
-	data := make([]gen.V2CoreAccountPerson, 0, limit)
-	var last store.Cursor
-	more := false
-	if err := s.db.View(ctx, func(tx *store.Tx) error {
-		s.tables.PersonsOf.Scan(tx, req.Id+"|", req.Id+"}", after, func(c store.Cursor, p Person) bool {
-			if len(data) == limit {
-				more = true
-				return false
-			}
-			data = append(data, p.Object)
-			last = c
-			return true
-		})
-		return nil
-	}); err != nil {
+	// Newest first, paged both ways as every v2 list is; a page token belongs to its
+	// account's list.
+	var out gen.V2CoreAccountPersonList
+	account := req.Id
+	err := s.listPage(ctx, "/v2/core/accounts/"+url.PathEscape(account)+"/persons", req.Params.Limit, req.Params.Page, struct {
+		Account string `json:"account"`
+	}{account}, nil,
+		func(tx *store.Tx, _ string, after *store.Cursor, each func(store.Cursor) bool) {
+			s.tables.PersonsOf.Scan(tx, account+"|", account+"}", after, func(c store.Cursor, p Person) bool {
+				if !each(c) {
+					return false
+				}
+				out.Data = append(out.Data, p.Object)
+				return true
+			})
+		}, func(tx *store.Tx, _ string, at store.Cursor, each func(store.Cursor) bool) {
+			s.tables.PersonsOf.ScanReverse(tx, account+"|", account+"}", atOrBefore(at), func(c store.Cursor, _ Person) bool { return each(c) })
+		}, &out.NextPageUrl, &out.PreviousPageUrl)
+	if err != nil {
 		return nil, err
 	}
-	out := gen.V2CoreAccountPersonList{Data: data}
-	out.NextPageUrl.SetNull()
-	out.PreviousPageUrl.SetNull()
-	if more {
-		q := url.Values{"limit": {strconv.Itoa(limit)}, "page": {base64.RawURLEncoding.EncodeToString([]byte(last.String()))}}
-		out.NextPageUrl.Set("/v2/core/accounts/" + url.PathEscape(req.Id) + "/persons?" + q.Encode())
+	if out.Data == nil {
+		out.Data = []gen.V2CoreAccountPerson{}
 	}
 	return gen.ListPersons200JSONResponse{Body: out, Headers: gen.ListPersons200ResponseHeaders{RequestId: requestID(ctx)}}, nil
 }
@@ -254,7 +238,7 @@ func (s *Server) applyPersonRequest(tx *store.Tx, c caller, account string, obj 
 // personsOf lists the persons of an account, oldest first.
 func (s *Server) personsOf(tx *store.Tx, account string) []Person {
 	var out []Person
-	s.tables.PersonsOf.Scan(tx, account+"|", account+"}", nil, func(_ store.Cursor, p Person) bool {
+	s.tables.PersonsOf.ScanReverse(tx, account+"|", account+"}", nil, func(_ store.Cursor, p Person) bool {
 		out = append(out, p)
 		return true
 	})

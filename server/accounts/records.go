@@ -275,7 +275,7 @@ type tables struct {
 	Links       *store.Table[AccountLink]
 	Idempotency *store.Table[Idempotency]
 	Persons     *store.Table[Person]
-	// PersonsOf orders the persons of each account oldest first (personKey).
+	// PersonsOf orders the persons of each account newest first, as their list shows them.
 	PersonsOf *store.Index[Person]
 	Tokens    *store.Table[Token]
 	// TokensGone orders tokens by their expiry, for retention.
@@ -309,7 +309,7 @@ func newTables(db *store.DB) *tables {
 			a = withHead(a)
 			return newestKey(a.Scope(), a.Seq), true
 		}),
-		PersonsOf:          store.OrderedIndex("personsOf", func(x Person) (string, bool) { return personKey(x.Object.Account, x.Seq), true }),
+		PersonsOf:          store.OrderedIndex("newestPersons", func(x Person) (string, bool) { return newestKey(x.Object.Account, x.Seq), true }),
 		TokensGone:         store.OrderedIndex("gone", func(x Token) (string, bool) { return timeKey(x.expiresAt()), true }),
 		LinksGone:          store.OrderedIndex("gone", func(l AccountLink) (string, bool) { return timeKey(l.usableUntil()), true }),
 		IdempotencyGone:    store.OrderedIndex("gone", func(r Idempotency) (string, bool) { return timeKey(r.Expires), !r.InFlight }),
@@ -356,11 +356,6 @@ type floor struct {
 func (s *Server) next(tx *store.Tx, sequence string) uint64 {
 	f, _ := s.tables.Floors.Get(tx, sequence)
 	return f.Floor + tx.Next(sequence)
-}
-
-// personKey is the PersonsOf index key: an account's persons in creation order.
-func personKey(account string, seq uint64) string {
-	return account + "|" + store.Uint(seq)
 }
 
 // timeKey is t as an index key that sorts in time order: times before 1970 (none are

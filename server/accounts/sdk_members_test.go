@@ -2,6 +2,7 @@ package accounts_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -268,8 +269,33 @@ func TestSDKPersons(t *testing.T) {
 		}
 		ids = append(ids, p.ID)
 	}
-	if !slices.Equal(ids, []string{rep.ID, owner.ID}) {
-		t.Errorf("listed %v, want %v oldest first across pages", ids, []string{rep.ID, owner.ID})
+	if !slices.Equal(ids, []string{owner.ID, rep.ID}) {
+		t.Errorf("listed %v, want %v newest first across pages", ids, []string{owner.ID, rep.ID})
+	}
+	// The second page links back to the first, and its token is its account's alone.
+	get := func(path string) (int, map[string]any) {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer sk_test_persons")
+		req.Header.Set("Service-Version", "2026-05-27.dahlia")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	_, first := get("/v2/core/accounts/" + a.ID + "/persons?limit=1")
+	next, _ := first["next_page_url"].(string)
+	code, second := get(next)
+	if prev, _ := second["previous_page_url"].(string); code != 200 || prev == "" {
+		t.Errorf("second page: %d %v, want a previous_page_url", code, second)
+	} else if _, back := get(prev); back["data"].([]any)[0].(map[string]any)["id"] != owner.ID {
+		t.Errorf("previous page %v, want the first", back)
+	}
+	if code, body := get(strings.Replace(next, a.ID, createRecipient(t, sc, "Elsewhere").ID, 1)); code != 400 {
+		t.Errorf("a page token on another account's list: %d %v, want 400", code, body)
 	}
 
 	del, err := sc.V2CoreAccountsPersons.Delete(ctx, rep.ID, &stripe.V2CoreAccountsPersonDeleteParams{AccountID: stripe.String(a.ID)})
