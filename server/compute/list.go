@@ -48,6 +48,11 @@ func parseQuery[W any](q listQuery, filter, pageToken, orderBy string, maxResult
 		return q, invalidField("filter", fmt.Sprintf("Invalid value for field 'filter': '%s'. %s", filter, err))
 	}
 	q.filter = f
+	// GCE refuses the pair before it reads the order (kubeip issue 132 quotes an order
+	// it would not take alone), so this comes first.
+	if f != nil && strings.TrimSpace(orderBy) != "" {
+		return q, invalidField("orderBy", fmt.Sprintf("Invalid value for field 'orderBy': '%s'. Specifying both a list filter and sort order is not currently supported.", orderBy))
+	}
 	switch strings.TrimSpace(orderBy) {
 	case "", "name":
 	case "creationTimestamp desc":

@@ -192,7 +192,7 @@ func TestListQueryAndPaging(t *testing.T) {
 		{`name = "b"`, "", 0, "[b]"},
 		{"name eq c", "", 0, "[c]"},
 		{`(name != "a")`, "", 2, "[b,c d]"},
-		{"name ne a", "name", 5, "[b,c,d]"},
+		{"name ne a", "", 5, "[b,c,d]"},
 	}
 	for _, tt := range tests {
 		if got := fmt.Sprint(walk(tt.filter, tt.orderBy, tt.max)); got != tt.want {
@@ -208,6 +208,7 @@ func TestListQueryAndPaging(t *testing.T) {
 		{"", "garbage", ""}, // decodes, but is no token of ours
 		{"", base64.RawURLEncoding.EncodeToString([]byte("a")), ""},
 		{"", byName, "creationTimestamp desc"},
+		{"name ne a", "", "name"}, {"name ne a", "", "creationTimestamp desc"}, // a filter takes no order
 	} {
 		if _, err := parseListQuery[named](bad.filter, bad.pageToken, bad.orderBy, nil); err == nil {
 			t.Errorf("accepted %+v", bad)
