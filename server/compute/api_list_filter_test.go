@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -201,6 +202,47 @@ func TestListRefusesFilterWithOrderBy(t *testing.T) {
 		for _, q := range []string{"?filter=" + url.QueryEscape(`name != "x"`), "?orderBy=" + url.QueryEscape("creationTimestamp desc"), "?filter=&orderBy=name"} {
 			if status, body := w.raw("GET", path+q, ""); status != 200 {
 				t.Errorf("%s%s: %d %s", path, q, status, body)
+			}
+		}
+	}
+}
+
+// TestPageTokenOfAnotherKindOfList: a nextPageToken continues the kind of list that gave
+// it; sent to a list of another kind (where it would read as a position among other
+// resources) it is refused as any token that does not fit is.
+func TestPageTokenOfAnotherKindOfList(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	apiInsert(t, w.c, "fr-a", nil, nil)
+	apiInsert(t, w.c, "fr-b", nil, nil)
+	token := func(path string) string {
+		t.Helper()
+		status, body := w.raw("GET", path+"?maxResults=1", "")
+		var l struct{ NextPageToken string }
+		if err := json.Unmarshal(body, &l); status != 200 || err != nil || l.NextPageToken == "" {
+			t.Fatalf("%s: %d %s", path, status, body)
+		}
+		return l.NextPageToken
+	}
+	tokens := map[string]string{ // the list that gave each token: its kind's paths
+		"global/operations":            "global/operations regions/us-east4/operations",
+		"global/forwardingRules":       "global/forwardingRules regions/us-east4/forwardingRules",
+		"global/interconnectLocations": "global/interconnectLocations",
+		"aggregated/operations":        "aggregated/operations",
+	}
+	for from, same := range tokens {
+		tok := token(from)
+		for _, path := range listPaths {
+			status, body := w.raw("GET", path+"?pageToken="+url.QueryEscape(tok), "")
+			if strings.Contains(" "+same+" ", " "+path+" ") {
+				if status != 200 {
+					t.Errorf("token of %s sent to %s: %d %s", from, path, status, body)
+				}
+				continue
+			}
+			e := wantGoogleError(t, status, body, 400, "invalid")
+			want := "Invalid value for field 'pageToken': '" + tok + "'. Pass the nextPageToken of the previous page, with the same orderBy."
+			if e.Message != want || e.Errors[0].Location != "pageToken" {
+				t.Errorf("token of %s sent to %s: %q at %q, want %q at pageToken", from, path, e.Message, e.Errors[0].Location, want)
 			}
 		}
 	}

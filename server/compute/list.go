@@ -20,6 +20,7 @@ type listQuery struct {
 	after       string // the sort key of the last item of the previous page
 	newestFirst bool   // orderBy creationTimestamp desc (else by name)
 	aggregated  bool   // an aggregatedList: items are ordered by scope first
+	kind        string // what is listed (the wire type's name), which page tokens carry
 }
 
 // parseListQuery reads the parameters of a list whose items are W (the generated wire
@@ -36,6 +37,7 @@ func parseAggregatedQuery[W any](filter, pageToken, orderBy string, maxResults *
 }
 
 func parseQuery[W any](q listQuery, filter, pageToken, orderBy string, maxResults *int) (listQuery, error) {
+	q.kind = reflect.TypeFor[W]().Name()
 	q.maxResults = 500
 	if maxResults != nil && *maxResults > 0 {
 		q.maxResults = *maxResults
@@ -71,18 +73,18 @@ func parseQuery[W any](q listQuery, filter, pageToken, orderBy string, maxResult
 	return q, nil
 }
 
-// tokenPrefix starts every page token's content: a version and the order the token
-// continues, so that a made-up token, or one from a list in the other order, is refused
-// rather than read as a position.
+// tokenPrefix starts every page token's content: a version, the order the token continues
+// and the kind of resource listed, so that a made-up token, or one from a list in the other
+// order or of other resources, is refused rather than read as a position.
 func (q listQuery) tokenPrefix() string {
-	prefix := "1n|"
+	prefix := "2n|"
 	if q.newestFirst {
-		prefix = "1c|"
+		prefix = "2c|"
 	}
 	if q.aggregated {
 		prefix = "a" + prefix
 	}
-	return prefix
+	return prefix + q.kind + "|"
 }
 
 // listItem is what paging needs of a listed resource.
