@@ -144,6 +144,13 @@ func (s *Server) setPolicy(ctx context.Context, target iamTarget, project, resou
 			return &Error{Status: http.StatusConflict, Reason: "aborted",
 				Message: "There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff."}
 		}
+		// The discovery document's Policy.version: a write with the etag that affects a
+		// policy with conditions must be version 3 (only one without may overwrite it).
+		conditional := slices.ContainsFunc(current.Bindings, func(b gen.Binding) bool { return b.Condition != nil })
+		if len(sent.Etag) > 0 && conditional && deref(next.Version) < 3 {
+			return &Error{Status: http.StatusBadRequest, Reason: "badRequest", Message: fmt.Sprintf("Specified policy version (%d) cannot be less than "+
+				"the existing policy version (3). For more information, please refer to https://cloud.google.com/iam/docs/policies#versions.", deref(next.Version))}
+		}
 		next.Etag = policyEtag(key, current.Etag)
 		return s.tables.policies.Put(tx, key, next)
 	})

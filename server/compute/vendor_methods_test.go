@@ -534,9 +534,26 @@ func TestVendorIAM(t *testing.T) {
 			vendorAPIError(t, err, 400, "invalid")
 			_, err = k.get(2)
 			vendorAPIError(t, err, 400, "invalid")
+			// A version 1 write with the etag over conditions would lose them (the
+			// version 1 read sent back, as a client unaware of conditions does).
+			v1.Etag = set.Etag
+			_, err = k.set(&compute.GlobalSetPolicyRequest{Policy: v1})
+			vendorAPIError(t, err, 400, "badRequest")
+			if now, _ := k.get(3); now.Etag != set.Etag || now.Bindings[0].Condition == nil {
+				t.Errorf("after a refused version 1 write: %+v", now)
+			}
 			// Without an etag the write is unconditional.
-			if p, err := k.set(&compute.GlobalSetPolicyRequest{Policy: &compute.Policy{}}); err != nil || len(p.Bindings) != 0 || p.Etag == set.Etag {
+			p, err := k.set(&compute.GlobalSetPolicyRequest{Policy: &compute.Policy{}})
+			if err != nil || len(p.Bindings) != 0 || p.Etag == set.Etag {
 				t.Errorf("unconditional clear: %+v %v", p, err)
+			}
+			// Without conditions, any version may write with the etag.
+			v3set, err := k.set(&compute.GlobalSetPolicyRequest{Policy: &compute.Policy{Version: 3, Etag: p.Etag, Bindings: []*compute.Binding{{Role: "roles/viewer", Members: []string{"user:a@example.com"}}}}})
+			if err == nil {
+				_, err = k.set(&compute.GlobalSetPolicyRequest{Policy: &compute.Policy{Version: 1, Etag: v3set.Etag}})
+			}
+			if err != nil {
+				t.Errorf("version 1 over a policy without conditions: %v", err)
 			}
 
 			perms, err := k.test("compute."+k.kind+".get", "compute.instances.list", "compute."+k.kind+".setIamPolicy")
