@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	gen "github.com/understudy-dev/understudy/gen/authorization"
 	"github.com/understudy-dev/understudy/server/authorization/builtin"
@@ -279,12 +280,19 @@ func roleOf(obj gen.RoleDefinition) RoleDefinition {
 	return r
 }
 
+// builtInTime is a built-in role's createdOn and updatedOn: the catalog has neither, so
+// every built-in role carries the day the catalog was taken, which stays put from run to
+// run. ARM's createdBy and updatedBy for them are null; they are left out.
+var builtInTime, _ = time.Parse(time.DateOnly, builtin.Taken)
+
 // objectOf is a built-in role's object, as a GET returns it (id and type aside, which
 // renderRole adds).
 func objectOf(r RoleDefinition) gen.RoleDefinition {
 	guid := r.GUID
+	created, updated := builtInTime, builtInTime
 	return gen.RoleDefinition{Name: &guid, Properties: &gen.RoleDefinitionProperties{
 		RoleName: &r.Name, Type: &r.Type, Description: &r.Description,
+		CreatedOn: &created, UpdatedOn: &updated,
 		Permissions: []gen.Permission{{
 			Actions: nonNil(r.Actions), NotActions: nonNil(r.NotActions),
 			DataActions: nonNil(r.DataActions), NotDataActions: nonNil(r.NotDataActions),

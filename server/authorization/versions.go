@@ -141,17 +141,15 @@ func shapeAssignment(v string, a gen.RoleAssignment) gen.RoleAssignment {
 }
 
 // shapeRole trims a role definition to what version v returns: dataActions and
-// notDataActions arrived in 2018-01-01-preview; the created/updated members exist in
-// 2022-05-01-preview only.
+// notDataActions arrived in 2018-01-01-preview. The created/updated members are in every
+// version: only 2022-05-01-preview's REST specification defines them, but ARM sends them to
+// all (the vendor's documents show them in 2015-07-01 and 2022-04-01 reads).
 func shapeRole(v string, r gen.RoleDefinition) gen.RoleDefinition {
 	p := r.Properties
 	if !since(v, "2018-01-01") {
 		for i := range p.Permissions {
 			p.Permissions[i].DataActions, p.Permissions[i].NotDataActions = nil, nil
 		}
-	}
-	if !since(v, "2022-05-01") {
-		p.CreatedOn, p.UpdatedOn, p.CreatedBy, p.UpdatedBy = nil, nil, nil, nil
 	}
 	return r
 }

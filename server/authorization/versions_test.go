@@ -117,33 +117,52 @@ func TestAPIVersions(t *testing.T) {
 		})
 	}
 
+	// Every version carries the created and updated members, as ARM answers them (its
+	// documents show 2015-07-01 and 2022-04-01 reads with them).
 	for _, tt := range []struct {
-		version            string
-		dataActions, times bool
+		version     string
+		dataActions bool
 	}{
-		{"2015-07-01", false, false},
-		{"2017-10-01-preview", false, false},
-		{"2018-01-01-preview", true, false},
-		{"2022-04-01", true, false},
-		{"2022-05-01-preview", true, true},
+		{"2015-07-01", false},
+		{"2017-10-01-preview", false},
+		{"2018-01-01-preview", true},
+		{"2022-04-01", true},
+		{"2022-05-01-preview", true},
 	} {
 		t.Run("role definition "+tt.version, func(t *testing.T) {
-			st, got := e.do(t, http.MethodGet, "/"+subScope+"/providers/Vendor.Authorization/roleDefinitions/"+roleGUID+"?api-version="+tt.version, "")
+			for _, path := range []string{"/" + subScope + "/providers/Vendor.Authorization/roleDefinitions/" + roleGUID, "/" + subScope + "/providers/Vendor.Authorization/roleDefinitions"} {
+				st, got := e.do(t, http.MethodGet, path+"?api-version="+tt.version+"&$filter=type%20eq%20'CustomRole'", "")
+				if st != 200 {
+					t.Fatalf("%d %v", st, got)
+				}
+				if v, ok := got["value"].([]any); ok { // the list: its only entry
+					got = v[0].(map[string]any)
+				}
+				perms, _ := member(got, "properties", "permissions")
+				perm := perms.([]any)[0].(map[string]any)
+				if _, ok := perm["dataActions"]; ok != tt.dataActions {
+					t.Errorf("%s: dataActions present = %v, want %v", path, ok, tt.dataActions)
+				}
+				for _, m := range []string{"createdOn", "updatedOn", "createdBy", "updatedBy"} {
+					if v, _ := member(got, "properties", m); v == nil || v == "" {
+						t.Errorf("%s: %s = %v", path, m, v)
+					}
+				}
+			}
+			// A built-in role carries the day the catalog was taken, and no principal.
+			st, got := e.do(t, http.MethodGet, "/providers/Vendor.Authorization/roleDefinitions/"+authorization.ReaderRoleID+"?api-version="+tt.version, "")
 			if st != 200 {
-				t.Fatalf("%d %v", st, got)
+				t.Fatalf("reader: %d %v", st, got)
 			}
-			perms, _ := member(got, "properties", "permissions")
-			perm := perms.([]any)[0].(map[string]any)
-			if _, ok := perm["dataActions"]; ok != tt.dataActions {
-				t.Errorf("dataActions present = %v, want %v", ok, tt.dataActions)
+			for _, m := range []string{"createdOn", "updatedOn"} {
+				if v, _ := member(got, "properties", m); v != "2026-11-26T00:00:00Z" {
+					t.Errorf("reader: %s = %v, want 2026-11-26T00:00:00Z", m, v)
+				}
 			}
-			if _, ok := member(got, "properties", "createdOn"); ok != tt.times {
-				t.Errorf("createdOn present = %v, want %v", ok, tt.times)
-			}
-			// Built-in roles have no history in any version.
-			st, got = e.do(t, http.MethodGet, "/providers/Vendor.Authorization/roleDefinitions/"+authorization.ReaderRoleID+"?api-version="+tt.version, "")
-			if _, ok := member(got, "properties", "createdOn"); st != 200 || ok {
-				t.Errorf("reader: %d, createdOn present %v", st, ok)
+			for _, m := range []string{"createdBy", "updatedBy"} {
+				if v, ok := member(got, "properties", m); ok {
+					t.Errorf("reader: %s = %v, want none", m, v)
+				}
 			}
 		})
 	}
