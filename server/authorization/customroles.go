@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +21,9 @@ import (
 // entry gives, inside tx: the one place where the rules of custom roles live and its
 // computed members are filled in, used by PUT and by the seed. The properties' members are
 // kept as they are (so that a member the spec gains is stored without code of its own);
-// read-only ones are replaced. by is the caller's principal id. recorded, from a seed entry,
-// gives the created and updated members it has (the history a state export writes), which
-// the role takes instead of by and the time of now.
+// read-only ones are replaced. by is the caller's principal id. recorded, from a seed entry
+// (nil for a request), gives the created and updated members it has (the history a state
+// export writes), which the role takes instead of by and the time of now.
 func (s *Server) putRole(tx *store.Tx, guid string, want *gen.RoleDefinitionProperties, by string, recorded *gen.RoleDefinitionProperties) (gen.RoleDefinition, error) {
 	if want == nil {
 		return gen.RoleDefinition{}, errRoleNameMissing()
@@ -47,6 +48,11 @@ func (s *Server) putRole(tx *store.Tx, guid string, want *gen.RoleDefinitionProp
 	out := gen.RoleDefinition{Name: &guid, Properties: &p}
 	if err := checkRole(roleOf(out)); err != nil {
 		return out, err
+	}
+	// ARM refuses the root as a custom role's assignable scope. A seed entry (recorded) may
+	// give it, as one without assignableScopes does: the seed is state, not a request.
+	if recorded == nil && slices.Contains(p.AssignableScopes, everywhere) {
+		return out, errRootAssignableScope()
 	}
 	now := s.cfg.Now().UTC().Truncate(100 * time.Nanosecond) // ARM's 7 fractional digits, as assignments
 	p.CreatedOn, p.CreatedBy = &now, optional(by)

@@ -171,3 +171,46 @@ func TestRaceCustomRoleNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomRoleAssignableScopeLimits: ARM's custom role limits on assignableScopes. A
+// request may not make a custom role assignable at the root "/" (a seed may: see
+// TestRoleDefinitions), and a custom role has at most one management group there.
+func TestCustomRoleAssignableScopeLimits(t *testing.T) {
+	e := newEnv(t)
+	const guid = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8c"
+	mg := func(id string) string { return `"/providers/Microsoft.Management/managementGroups/` + id + `"` }
+	for _, tt := range []struct {
+		name, scopes string
+		want         int
+		code, msg    string
+	}{
+		{"the root", `["/"]`, 400, "InvalidAssignableScope",
+			"The assignable scope '/' is not allowed for a custom role definition. Use management groups, subscriptions, resource groups or resources."},
+		{"the root beside a subscription", `["/` + subScope + `", "/"]`, 400, "InvalidAssignableScope", ""},
+		{"two management groups", `[` + mg("mg1") + `, "/` + subScope + `", ` + mg("mg2") + `]`, 400, "InvalidAssignableScopes",
+			"A custom role definition can have only one management group in its assignable scopes; this one has '/providers/Microsoft.Management/managementGroups/mg1' and '/providers/Microsoft.Management/managementGroups/mg2'."},
+		{"two management groups, in the other provider spelling", `[` + mg("mg1") + `, "/providers/Vendor.Management/managementGroups/MG3"]`, 400, "InvalidAssignableScopes", ""},
+		{"one management group and a subscription", `[` + mg("mg1") + `, "/` + subScope + `"]`, 201, "", ""},
+		{"one management group named twice", `[` + mg("mg1") + `, "/providers/Vendor.Management/managementGroups/MG1"]`, 201, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, got := e.do(t, http.MethodPut, "/"+subScope+"/providers/Vendor.Authorization/roleDefinitions/"+guid+"?api-version="+apiVersion,
+				`{"properties":{"roleName":"Scoped","permissions":[{"actions":["*/read"]}],"assignableScopes":`+tt.scopes+`}}`)
+			if st != tt.want {
+				t.Fatalf("%d %v, want %d", st, got, tt.want)
+			}
+			if tt.want != 400 {
+				return
+			}
+			if code, _ := member(got, "error", "code"); code != tt.code {
+				t.Errorf("code %v, want %s", code, tt.code)
+			}
+			if target, _ := member(got, "error", "target"); target != "properties.assignableScopes" {
+				t.Errorf("target %v", target)
+			}
+			if msg, _ := member(got, "error", "message"); tt.msg != "" && msg != tt.msg {
+				t.Errorf("message %q,\nwant    %q", msg, tt.msg)
+			}
+		})
+	}
+}

@@ -167,6 +167,23 @@ func errInvalidAssignableScope(scope string) *Error {
 	return e
 }
 
+// errRootAssignableScope: ARM refuses "/" as a custom role's assignable scope (its custom
+// role limits); these words are ours, as ARM's are not on record.
+func errRootAssignableScope() *Error {
+	e := newError(http.StatusBadRequest, "InvalidAssignableScope", "The assignable scope '/' is not allowed for a custom role definition. Use management groups, subscriptions, resource groups or resources.")
+	e.Target = "properties.assignableScopes"
+	return e
+}
+
+// errTwoManagementGroups: a custom role has at most one management group among its
+// assignable scopes (ARM's custom role limits); these words are ours, as ARM's are not on
+// record.
+func errTwoManagementGroups(a, b string) *Error {
+	e := newError(http.StatusBadRequest, "InvalidAssignableScopes", "A custom role definition can have only one management group in its assignable scopes; this one has '%s' and '%s'.", shown(a), shown(b))
+	e.Target = "properties.assignableScopes"
+	return e
+}
+
 func errBuiltInRoleReadOnly(guid string) *Error {
 	return newError(http.StatusBadRequest, "BuiltInRoleDefinitionCannotBeModified", "The role definition '%s' is a built-in role. Built-in roles cannot be created, updated or deleted; create a custom role instead.", guid)
 }

@@ -199,7 +199,9 @@ func checkCustomRoles(custom []gen.RoleDefinition) error {
 }
 
 // checkRole is what a custom role must be, whoever makes it: a name that no built-in role
-// has, and assignable scopes that are scopes ("/", or what a role assignment may name).
+// has, and assignable scopes that are scopes ("/", or what a role assignment may name), at
+// most one of them a management group (one of ARM's custom role limits). Whether "/" may be
+// one is putRole's to say.
 func checkRole(r RoleDefinition) *Error {
 	key := roleNameKey(r.Name)
 	if key == "" {
@@ -211,13 +213,23 @@ func checkRole(r RoleDefinition) *Error {
 	if len(r.AssignableScopes) == 0 {
 		return errAssignableScopesMissing()
 	}
+	group := map[string]string{} // the management groups by key, as first spelled
+	var groups []string
 	for _, a := range r.AssignableScopes {
 		if a == everywhere {
 			continue
 		}
-		if _, ok := ParseScope(a); !ok || !strings.HasPrefix(a, "/") {
+		sc, ok := ParseScope(a)
+		if !ok || !strings.HasPrefix(a, "/") {
 			return errInvalidAssignableScope(a)
 		}
+		if sc.ManagementGroup() && group[sc.Key] == "" {
+			group[sc.Key] = a
+			groups = append(groups, a)
+		}
+	}
+	if len(groups) > 1 {
+		return errTwoManagementGroups(groups[0], groups[1])
 	}
 	return nil
 }

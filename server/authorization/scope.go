@@ -22,6 +22,9 @@ type Scope struct {
 // Root reports whether the scope is the tenant root "/".
 func (sc Scope) Root() bool { return sc.Path == "" }
 
+// ManagementGroup reports whether the scope is a management group.
+func (sc Scope) ManagementGroup() bool { return strings.HasPrefix(sc.Key, mgKeyPrefix) }
+
 // ID is the scope as ids spell it before /providers/...: "/" and the path, or "" for the
 // root (whose assignments are /providers/Vendor.Authorization/roleAssignments/{name}).
 func (sc Scope) ID() string { return scopeID(sc.Path) }
