@@ -352,6 +352,7 @@ func TestSeedErrors(t *testing.T) {
       roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7
 `, 4, "authorization.roleAssignments[0]", "PrincipalNotFound"},
 		{"a custom role with two management groups", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: [/providers/Microsoft.Management/managementGroups/a, /providers/Microsoft.Management/managementGroups/b]\n", 3, "authorization.roleDefinitions[0].id", "only one management group"},
+		{"a custom role action with two wildcards", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      actions: ['Microsoft.Compute/*/read/*']\n", 3, "authorization.roleDefinitions[0].id", "contains multiple wildcards"},
 		{"an empty assignable scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: ['//']\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
 		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [xk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret, restricted or publishable key"},
 		{"a group referencing a missing attachment", group, 13,

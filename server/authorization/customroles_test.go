@@ -32,8 +32,8 @@ func TestEnforceCustomRoles(t *testing.T) {
 		roleGUID   = "4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7a"
 		writerGUID = "4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f7b"
 	)
-	// Assignment writes anywhere in the authorization namespace, but not deletes.
-	perm := gen.Permission{Actions: []string{"Vendor.Authorization/role*/*"}, NotActions: []string{"*/delete"}}
+	// Role assignment and definition writes, but not deletes (one wildcard an action string).
+	perm := gen.Permission{Actions: []string{"Vendor.Authorization/roleAssignments/*", "Vendor.Authorization/roleDefinitions/*"}, NotActions: []string{"*/delete"}}
 	if r := putRole(t, owner, roleGUID, "Assignment Writer", perm, "/"+subScope); r.StatusCode() != 201 {
 		t.Fatalf("%d %s", r.StatusCode(), r.Body)
 	}
@@ -210,6 +210,48 @@ func TestCustomRoleAssignableScopeLimits(t *testing.T) {
 			}
 			if msg, _ := member(got, "error", "message"); tt.msg != "" && msg != tt.msg {
 				t.Errorf("message %q,\nwant    %q", msg, tt.msg)
+			}
+		})
+	}
+}
+
+// TestCustomRoleActionWildcards: an action string of a custom role holds one wildcard at
+// most (ARM's custom role limits), refused in ARM's words: InvalidActionOrNotAction for
+// actions and notActions, InvalidDataActionOrNotDataAction for the data lists.
+func TestCustomRoleActionWildcards(t *testing.T) {
+	e := newEnv(t)
+	const guid = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8d"
+	for _, tt := range []struct {
+		list, action string
+		want         int
+		code         string
+	}{
+		{"actions", "Microsoft.CostManagement/*/query/*", 400, "InvalidActionOrNotAction"},
+		{"notActions", "*/delete/*", 400, "InvalidActionOrNotAction"},
+		{"dataActions", "Microsoft.Storage/*/blobs/*", 400, "InvalidDataActionOrNotDataAction"},
+		{"notDataActions", "Microsoft.Storage/**", 400, "InvalidDataActionOrNotDataAction"},
+		{"actions", "Microsoft.CostManagement/exports/*", 201, ""},
+		{"notActions", "*/delete", 201, ""},
+		{"dataActions", "*", 201, ""},
+	} {
+		t.Run(tt.list+" "+tt.action, func(t *testing.T) {
+			perm := `"actions":["*/read"],"` + tt.list + `":["Microsoft.Compute/virtualMachines/read","` + tt.action + `"]`
+			if tt.list == "actions" {
+				perm = `"actions":["Microsoft.Compute/virtualMachines/read","` + tt.action + `"]`
+			}
+			st, got := e.do(t, http.MethodPut, "/"+subScope+"/providers/Vendor.Authorization/roleDefinitions/"+guid+"?api-version="+apiVersion,
+				`{"properties":{"roleName":"Wild","permissions":[{`+perm+`}],"assignableScopes":["/`+subScope+`"]}}`)
+			if st != tt.want {
+				t.Fatalf("%d %v, want %d", st, got, tt.want)
+			}
+			if tt.want != 400 {
+				return
+			}
+			if code, _ := member(got, "error", "code"); code != tt.code {
+				t.Errorf("code %v, want %s", code, tt.code)
+			}
+			if msg, _ := member(got, "error", "message"); msg != "'"+tt.action+"' contains multiple wildcards. Only one is allowed." {
+				t.Errorf("message %q", msg)
 			}
 		})
 	}

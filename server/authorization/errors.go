@@ -184,6 +184,15 @@ func errTwoManagementGroups(a, b string) *Error {
 	return e
 }
 
+// errMultipleWildcards is ARM's answer to an action string with more than one wildcard, in
+// its words, for actions and notActions (code InvalidActionOrNotAction) [observed:
+// MicrosoftDocs/azure-docs#74428]. For the data lists ARM's code is
+// InvalidDataActionOrNotDataAction, as for its other refusals of a data action; the same
+// words are given there, by analogy.
+func errMultipleWildcards(code, action string) *Error {
+	return newError(http.StatusBadRequest, code, "'%s' contains multiple wildcards. Only one is allowed.", shown(action))
+}
+
 func errBuiltInRoleReadOnly(guid string) *Error {
 	return newError(http.StatusBadRequest, "BuiltInRoleDefinitionCannotBeModified", "The role definition '%s' is a built-in role. Built-in roles cannot be created, updated or deleted; create a custom role instead.", guid)
 }

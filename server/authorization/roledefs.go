@@ -199,9 +199,9 @@ func checkCustomRoles(custom []gen.RoleDefinition) error {
 }
 
 // checkRole is what a custom role must be, whoever makes it: a name that no built-in role
-// has, and assignable scopes that are scopes ("/", or what a role assignment may name), at
-// most one of them a management group (one of ARM's custom role limits). Whether "/" may be
-// one is putRole's to say.
+// has, action strings with one wildcard at most, and assignable scopes that are scopes ("/",
+// or what a role assignment may name), at most one of them a management group (the last
+// two are ARM's custom role limits). Whether "/" may be one is putRole's to say.
 func checkRole(r RoleDefinition) *Error {
 	key := roleNameKey(r.Name)
 	if key == "" {
@@ -209,6 +209,16 @@ func checkRole(r RoleDefinition) *Error {
 	}
 	if builtInNames()[key] {
 		return errRoleNameExists()
+	}
+	for _, a := range slices.Concat(r.Actions, r.NotActions) {
+		if strings.Count(a, "*") > 1 {
+			return errMultipleWildcards("InvalidActionOrNotAction", a)
+		}
+	}
+	for _, a := range slices.Concat(r.DataActions, r.NotDataActions) {
+		if strings.Count(a, "*") > 1 {
+			return errMultipleWildcards("InvalidDataActionOrNotDataAction", a)
+		}
 	}
 	if len(r.AssignableScopes) == 0 {
 		return errAssignableScopesMissing()
