@@ -353,6 +353,15 @@ func TestSeedErrors(t *testing.T) {
 `, 4, "authorization.roleAssignments[0]", "PrincipalNotFound"},
 		{"a custom role with two management groups", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: [/providers/Microsoft.Management/managementGroups/a, /providers/Microsoft.Management/managementGroups/b]\n", 3, "authorization.roleDefinitions[0].id", "only one management group"},
 		{"a custom role action with two wildcards", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      actions: ['Microsoft.Compute/*/read/*']\n", 3, "authorization.roleDefinitions[0].id", "contains multiple wildcards"},
+		{"a custom role with data actions assigned at a management group", `authorization:
+  roleDefinitions:
+    - {id: 33333333-3333-4333-8333-333333333333, roleName: x, actions: ['*/read'], dataActions: ['Microsoft.Storage/*/read']}
+  roleAssignments:
+    - scope: providers/Microsoft.Management/managementGroups/mg
+      name: 44444444-4444-4444-8444-444444444444
+      principalId: 77777777-7777-4777-8777-777777777777
+      roleDefinitionId: /providers/Vendor.Authorization/roleDefinitions/33333333-3333-4333-8333-333333333333
+`, 5, "authorization.roleAssignments[0]", "InvalidCreateRoleAssignmentRequest"},
 		{"an empty assignable scope", "authorization:\n  roleDefinitions:\n    - id: 33333333-3333-4333-8333-333333333333\n      roleName: x\n      assignableScopes: ['//']\n", 3, "authorization.roleDefinitions[0].id", "is not a scope"},
 		{"a platform key that is no secret key", "accounts:\n  platforms:\n    - id: p\n      keys: [xk_test_abc]\n", 4, "accounts.platforms[0].keys", "is not a secret, restricted or publishable key"},
 		{"a group referencing a missing attachment", group, 13,

@@ -256,3 +256,58 @@ func TestCustomRoleActionWildcards(t *testing.T) {
 		})
 	}
 }
+
+// TestCustomDataRoleAtManagementGroup: a custom role with dataActions may be assignable at a
+// management group, but is not assigned at one; ARM refuses it in these words
+// (netr0m/az-pim-cli#97). Below the group, and for built-in or control-plane roles, it is.
+func TestCustomDataRoleAtManagementGroup(t *testing.T) {
+	const (
+		mgScope  = "providers/Microsoft.Management/managementGroups/mg-data"
+		dataRole = "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b90"
+		ctrlRole = "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b91"
+		notData  = "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b92"
+		blobData = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1" // Storage Blob Data Reader, built in
+	)
+	e := newEnv(t, func(c *authorization.Config) {
+		c.ManagementGroups = []authorization.ManagementGroup{{ID: "mg-data", Subscriptions: []string{sub}}}
+	})
+	for guid, perm := range map[string]string{
+		dataRole: `"actions":["*/read"],"dataActions":["Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read"]`,
+		ctrlRole: `"actions":["*/read"]`,
+		notData:  `"actions":["*/read"],"notDataActions":["Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write"]`,
+	} {
+		if st, got := e.do(t, http.MethodPut, "/"+mgScope+"/providers/Vendor.Authorization/roleDefinitions/"+guid+"?api-version="+apiVersion,
+			`{"properties":{"roleName":"MG `+guid[len(guid)-2:]+`","permissions":[{`+perm+`}],"assignableScopes":["/`+mgScope+`"]}}`); st != 201 {
+			t.Fatalf("role %s: %d %v", guid, st, got)
+		}
+	}
+	for i, tt := range []struct {
+		scope, role string
+		want        int
+	}{
+		{mgScope, dataRole, 400},
+		{"providers/Vendor.Management/managementGroups/MG-DATA", dataRole, 400},
+		{subScope, dataRole, 201},
+		{rgScope, dataRole, 201},
+		{mgScope, ctrlRole, 201},
+		{mgScope, notData, 201},
+		{mgScope, blobData, 201},
+	} {
+		t.Run(tt.scope+" "+tt.role, func(t *testing.T) {
+			path := "/" + tt.scope + fmt.Sprintf("/providers/Vendor.Authorization/roleAssignments/da7a0000-aaaa-4bbb-8ccc-00000000000%d?api-version=", i) + apiVersion
+			st, got := e.do(t, http.MethodPut, path, `{"properties":{"principalId":"`+principal2+`","roleDefinitionId":"/providers/Vendor.Authorization/roleDefinitions/`+tt.role+`"}}`)
+			if st != tt.want {
+				t.Fatalf("%d %v, want %d", st, got, tt.want)
+			}
+			if tt.want != 400 {
+				return
+			}
+			if code, _ := member(got, "error", "code"); code != "InvalidCreateRoleAssignmentRequest" {
+				t.Errorf("code %v", code)
+			}
+			if msg, _ := member(got, "error", "message"); msg != "Role assignments to Management Groups can not be made to custom role definitions with DataActions" {
+				t.Errorf("message %q", msg)
+			}
+		})
+	}
+}

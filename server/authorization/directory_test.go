@@ -123,13 +123,16 @@ func TestStrictPrincipalsMessage(t *testing.T) {
 // TestPermissionsVersionsAndScopes: the permissions operation at every scope shape, in each
 // api-version's shape, and ARM's error for a version it does not define.
 func TestPermissionsVersionsAndScopes(t *testing.T) {
-	e := newEnv(t, func(c *authorization.Config) {
-		c.RoleDefinitions = []authorization.SeedRole{{"id": "99999999-0000-4000-8000-00000000da7a", "roleName": "Blob Reader",
-			"actions": []string{"*/read"}, "dataActions": []string{"Vendor.Storage/*/read"}}}
-	})
+	e := newEnv(t)
 	c := e.client(jwt(principal1), true)
+	// Storage Blob Data Reader: a built-in role with data actions, which (unlike a custom
+	// one) may be assigned at a management group.
 	mustPut(t, c, "providers/Vendor.Management/managementGroups/mg1", name1,
-		props(principal1, "/providers/Vendor.Authorization/roleDefinitions/99999999-0000-4000-8000-00000000da7a"), http.StatusCreated)
+		props(principal1, "/providers/Vendor.Authorization/roleDefinitions/2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"), http.StatusCreated)
+	const (
+		blobActions = `"actions":["Microsoft.Storage/storageAccounts/blobServices/containers/read","Microsoft.Storage/storageAccounts/blobServices/generateUserDelegationKey/action"]`
+		blobData    = `"dataActions":["Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read"]`
+	)
 	get := func(path, version string) (int, []byte) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+path+"?api-version="+version, nil)
@@ -149,13 +152,13 @@ func TestPermissionsVersionsAndScopes(t *testing.T) {
 		want          string
 	}{
 		{"/providers/Microsoft.Management/managementGroups/MG1/providers/Vendor.Authorization/permissions", "2022-04-01",
-			`{"value":[{"actions":["*/read"],"dataActions":["Vendor.Storage/*/read"]}]}`},
+			`{"value":[{` + blobActions + `,` + blobData + `}]}`},
 		{"/providers/Vendor.Management/managementGroups/mg1/providers/Vendor.Authorization/permissions", "2018-01-01-preview",
-			`{"value":[{"actions":["*/read"],"dataActions":["Vendor.Storage/*/read"]}]}`},
+			`{"value":[{` + blobActions + `,` + blobData + `}]}`},
 		{"/providers/Vendor.Management/managementGroups/mg1/providers/Vendor.Authorization/permissions", "2015-07-01",
-			`{"value":[{"actions":["*/read"]}]}`},
+			`{"value":[{` + blobActions + `}]}`},
 		{"/providers/Vendor.Management/managementGroups/mg1/providers/Vendor.Authorization/permissions", "2022-05-01-preview",
-			`{"value":[{"actions":["*/read"],"dataActions":["Vendor.Storage/*/read"]}]}`},
+			`{"value":[{` + blobActions + `,` + blobData + `}]}`},
 		{"/" + rgScope + "/providers/Vendor.Authorization/permissions", "2022-04-01", `{"value":[]}`},
 		{"/providers/Vendor.Authorization/permissions", "2022-04-01", `{"value":[]}`},
 	} {

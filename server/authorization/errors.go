@@ -226,6 +226,12 @@ func errDataActionsVersion(version string) *Error {
 	return newError(http.StatusBadRequest, "UnsupportedApiVersionForRoleDefinitionHasDataActions", "Assignments to roles with DataActions and NotDataActions are not supported on API version '%s'. The minimum required API version for this operations is '2018-01-01-preview'.", version)
 }
 
+// errCustomDataRoleAtManagementGroup is ARM's answer to an assignment at a management group
+// of a custom role with dataActions, in its words [observed: netr0m/az-pim-cli#97].
+func errCustomDataRoleAtManagementGroup() *Error {
+	return newError(http.StatusBadRequest, "InvalidCreateRoleAssignmentRequest", "Role assignments to Management Groups can not be made to custom role definitions with DataActions")
+}
+
 func errAssignmentExists() *Error {
 	return newError(http.StatusConflict, "RoleAssignmentExists", "The role assignment already exists.")
 }

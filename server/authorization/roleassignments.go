@@ -65,10 +65,16 @@ func (s *Server) apply(tx *store.Tx, scope Scope, name string, want gen.RoleAssi
 	// assignable scopes and below them in the hierarchy), so a role used elsewhere is one
 	// that does not exist there. Looked up in the transaction, so that a role deleted
 	// meanwhile is not assigned.
-	if role, ok := s.role(tx, guid); !ok || !s.hier.assignableAt(role, scope.Key) {
+	role, ok := s.role(tx, guid)
+	if !ok || !s.hier.assignableAt(role, scope.Key) {
 		e := errRoleDefinitionDoesNotExist(http.StatusBadRequest, guid)
 		e.Target = "properties.roleDefinitionId"
 		return out, false, e
+	}
+	// ARM's custom role limits: a custom role with dataActions is assigned below a
+	// management group, not at one.
+	if role.Type == customRole && len(role.DataActions) > 0 && scope.ManagementGroup() {
+		return out, false, errCustomDataRoleAtManagementGroup()
 	}
 	principalType, err := s.principalType(tx, want.PrincipalId, string(deref(want.PrincipalType)), caller.Tenant)
 	if err != nil {

@@ -35,7 +35,8 @@ const (
 	dirUnknown   = "00000000-dead-4000-8000-000000000008"
 	dirOwnerGUID = "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
 	dirUAAGUID   = "18d7d88d-d35e-4fb5-a5c3-7773c20a72d9"
-	// dirWriterGUID is a custom role that writes role assignments and reads storage data.
+	// dirWriterGUID is a custom role that writes role assignments. It has no data actions,
+	// so that it may be assigned at a management group.
 	dirWriterGUID = "99999999-0000-4000-8000-00000000f00d"
 )
 
@@ -64,9 +65,8 @@ func dirConfig(c *authorization.Config) {
 	}
 	c.RoleDefinitions = []authorization.SeedRole{{
 		"id": dirWriterGUID, "roleName": "Assignment Writer",
-		"actions":     []string{"Vendor.Authorization/roleAssignments/*", "*/read"},
-		"notActions":  []string{"Vendor.Authorization/roleAssignments/delete"},
-		"dataActions": []string{"Vendor.Storage/storageAccounts/blobServices/containers/blobs/read"},
+		"actions":    []string{"Vendor.Authorization/roleAssignments/*", "*/read"},
+		"notActions": []string{"Vendor.Authorization/roleAssignments/delete"},
 	}}
 }
 
@@ -301,8 +301,8 @@ func TestScopesAndDirectorySDK(t *testing.T) {
 			if a := vals(p.NotActions); !slices.Equal(a, []string{"Vendor.Authorization/roleAssignments/delete"}) {
 				t.Errorf("notActions = %v", a)
 			}
-			if a := vals(p.DataActions); !slices.Equal(a, []string{"Vendor.Storage/storageAccounts/blobServices/containers/blobs/read"}) {
-				t.Errorf("dataActions = %v", a)
+			if len(p.DataActions) != 0 {
+				t.Errorf("dataActions = %v", vals(p.DataActions))
 			}
 		}
 		// bob: Reader at the root. The admin, a bootstrap owner: Owner.
