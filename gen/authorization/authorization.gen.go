@@ -605,8 +605,9 @@ type ClientInterface interface {
 	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
-	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-	// when permission enforcement is on.
+	// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+	// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+	// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -625,8 +626,9 @@ type ClientInterface interface {
 	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
-	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-	// when permission enforcement is on.
+	// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+	// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+	// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -668,7 +670,10 @@ type ClientInterface interface {
 	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 	// accept no other status). `roleName` is required and unique in the tenant, whatever
 	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-	// scope; a built-in role cannot be changed. The caller needs
+	// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+	// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+	// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+	// data lists); a built-in role cannot be changed. The caller needs
 	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 	//
 	// Takes any type of body and a specified content type.
@@ -682,7 +687,10 @@ type ClientInterface interface {
 	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 	// accept no other status). `roleName` is required and unique in the tenant, whatever
 	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-	// scope; a built-in role cannot be changed. The caller needs
+	// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+	// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+	// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+	// data lists); a built-in role cannot be changed. The caller needs
 	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 	//
 	// Takes a body of the `application/json` content type.
@@ -821,8 +829,9 @@ func (c *Client) RoleAssignmentsGet(ctx context.Context, scope Scope, roleAssign
 // `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
-// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-// when permission enforcement is on.
+// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 //
 // Takes any type of body and a specified content type.
 //
@@ -851,8 +860,9 @@ func (c *Client) RoleAssignmentsCreateWithBody(ctx context.Context, scope Scope,
 // `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
-// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-// when permission enforcement is on.
+// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -934,7 +944,10 @@ func (c *Client) RoleDefinitionsGet(ctx context.Context, scope Scope, roleDefini
 // description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 // accept no other status). `roleName` is required and unique in the tenant, whatever
 // its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-// scope; a built-in role cannot be changed. The caller needs
+// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+// data lists); a built-in role cannot be changed. The caller needs
 // `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 //
 // Takes any type of body and a specified content type.
@@ -958,7 +971,10 @@ func (c *Client) RoleDefinitionsCreateOrUpdateWithBody(ctx context.Context, scop
 // description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 // accept no other status). `roleName` is required and unique in the tenant, whatever
 // its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-// scope; a built-in role cannot be changed. The caller needs
+// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+// data lists); a built-in role cannot be changed. The caller needs
 // `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 //
 // Takes a body of the `application/json` content type.
@@ -1886,8 +1902,9 @@ type ClientWithResponsesInterface interface {
 	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
-	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-	// when permission enforcement is on.
+	// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+	// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+	// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1906,8 +1923,9 @@ type ClientWithResponsesInterface interface {
 	// `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 	// and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 	// a second name for the same (scope, role definition, principal) is refused (409
-	// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-	// when permission enforcement is on.
+	// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+	// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+	// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1955,7 +1973,10 @@ type ClientWithResponsesInterface interface {
 	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 	// accept no other status). `roleName` is required and unique in the tenant, whatever
 	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-	// scope; a built-in role cannot be changed. The caller needs
+	// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+	// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+	// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+	// data lists); a built-in role cannot be changed. The caller needs
 	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -1969,7 +1990,10 @@ type ClientWithResponsesInterface interface {
 	// description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 	// accept no other status). `roleName` is required and unique in the tenant, whatever
 	// its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-	// scope; a built-in role cannot be changed. The caller needs
+	// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+	// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+	// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+	// data lists); a built-in role cannot be changed. The caller needs
 	// `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -2631,8 +2655,9 @@ func (c *ClientWithResponses) RoleAssignmentsGetWithResponse(ctx context.Context
 // `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
-// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-// when permission enforcement is on.
+// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2657,8 +2682,9 @@ func (c *ClientWithResponses) RoleAssignmentsCreateWithBodyWithResponse(ctx cont
 // `x-api-versions` lists the versions that answer it, where not all do. The principal, role definition
 // and scope of an existing name cannot change (400 `RoleAssignmentUpdateNotPermitted`);
 // a second name for the same (scope, role definition, principal) is refused (409
-// `RoleAssignmentExists`). The caller needs `Vendor.Authorization/roleAssignments/write`
-// when permission enforcement is on.
+// `RoleAssignmentExists`), as is a custom role with `dataActions` at a management group
+// (400 `InvalidCreateRoleAssignmentRequest`). The caller needs
+// `Vendor.Authorization/roleAssignments/write` when permission enforcement is on.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2730,7 +2756,10 @@ func (c *ClientWithResponses) RoleDefinitionsGetWithResponse(ctx context.Context
 // description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 // accept no other status). `roleName` is required and unique in the tenant, whatever
 // its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-// scope; a built-in role cannot be changed. The caller needs
+// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+// data lists); a built-in role cannot be changed. The caller needs
 // `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -2750,7 +2779,10 @@ func (c *ClientWithResponses) RoleDefinitionsCreateOrUpdateWithBodyWithResponse(
 // description and assignable scopes. Answers 201 in both cases, as ARM does (its SDKs
 // accept no other status). `roleName` is required and unique in the tenant, whatever
 // its case (409 `RoleDefinitionWithSameNameExists`); every assignable scope must be a
-// scope; a built-in role cannot be changed. The caller needs
+// scope, not the root `/` (400 `InvalidAssignableScope`), and at most one of them a
+// management group (400 `InvalidAssignableScopes`); an action string holds one `*` at
+// most (400 `InvalidActionOrNotAction`, or `InvalidDataActionOrNotDataAction` for the
+// data lists); a built-in role cannot be changed. The caller needs
 // `Vendor.Authorization/roleDefinitions/write` when permission enforcement is on.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -4485,111 +4517,113 @@ func (sh *strictHandler) RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope S
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Lc9s4su5f6eKdLUu3qIcVO3bk2rpXmczMydmZyZw42ak6w9QSIiEJGwpQANCONqX/fgoNkAQfsiXb",
-	"2Z3ds1WpikSBeDQaje4PX8NfgkSsN4JTrlUw/RLQz2S9ySh+fisyOlOKLfmacm2eqHy9JnIbTIMZSEpS",
-	"KoGUBYBoICCpErlMKCylyDdBGNyQLKfmZZYG02Ck8rlKJNtoJrgakReT88VkcTE4T54/G5zNL+aDy4sX",
-	"LwaTc3K+eHExT57NJ6Oiyh9MjWqkqdJyOdpIccNSKtXoz5SnQg5nuV4Jyf5GTNUjWeu8Gs3Hi7NnyfnZ",
-	"gF5cXgzOLp9PBpcv5qcD8vz82YK8SBYXZxdBGHCypsE0OLD0RooNlZpZeSWSEk3Tl0Y+zxeX8/l8fjZ4",
-	"QSfzwdn82fmAPCPpYJyM52NyTi7TianAvfKGB9NgMp48H5yeDian707H07H5NxyPx/8dhEFKS5kF0+At",
-	"JSmQJKFKwUJI0CsKc5ZljC9BU7LGjjGesA3JXhuhJ3SS0NMzOrg8Ty8GZ88nLwbzdJ4Mzs7P0vH56Yv0",
-	"xeWF/9K77cYI4b2iMggDI8lXdME4M+1jhYcIv3pFjUiSphcTcjF49uzyfHB2SReDeXo2GSyej58v5uTy",
-	"lFDTAZUIbPjJlCQIg3yTHjsp7pW7J2UXBmqrNF2/Ipp4sz/Td0/lw5Xk5bY+LxlR+ieRsgW7v1W/7DFN",
-	"19/z29+FgbZfD1l+wW4Xoj2ptKJuT94ZHc5ZpgeMw1trWkwdbQPydVTPrfsDS9fXvTWBZJ7Ra6PAKpj+",
-	"FoyCD81l+2dGb4FkWWkiVQjzXEMqqAIutPlN3MJW5KAFrMlHCoRvIVkRvqRqaJqlcs2UMuMKpr99CUii",
-	"3efg/46MPcZGiSaz8ocPYcCFbn5/VS+z+2BX+c9WCFb8QTnBL828vOZm+g6Zdk/6wc7M+4ZIsqaaSpTW",
-	"bMP+TKVyGlAXkdGC2S+v4cYWGIJp09ti1BQm49PzwfhiMD4NzeeLwel4MD4dbCS9YfQWn12aB96ziNuH",
-	"LxoFJ+PB+FnHs7OOZ5fNCifjdsuTiX25+Hzu/e7GklbCqY0F+3jIYO5t5pdKSaZYqy+uo2v7jiQrIFzd",
-	"UqnglukV6BXREXczdKJArciGXqGqCr2iEpgCSRe5oin0zsZjiH8Wb+mSKU0lTX9xq/d7kfM07g8jHoSF",
-	"02FNmOtOEAbMqMSnnMqtt0A3bODaNlsT/ZQzSdNgqmVOzQayomu0xmvGf6R8qVfB9LRUWaUl48vSFlX2",
-	"ySp+lzaaZkEscI+VdWW0Y74hGUvhh/evXw1rIznQg8AxboheVUOU7a7dOVLyuRjp5Px5eNDI69t517jN",
-	"gGrjrhS3Ps4DLeaecdY68pSjvLauRNfQ0MsIQdEbKkkGplOg6BLtC6q4yDWOO6MkNT6VyohaTSMe192S",
-	"L4qluziErsdNd+SLXO7isLuKrrLeLvfFiEttSEJ3oy9moDv7aBeDkBGPq5I/sUQKJRZ6+BPhZEnNiEbr",
-	"8mNRvek19OxaLV+Gj5RuzKiZNJ59FnFs9gpiZ+erKmOzwo37udE0BaJQVsqsE5RsPwQhIR7F0FMYFSiI",
-	"/zD5Pg6xu0QB4UDXG70thD6F+L5NfTgcxv3S19WUE65BCqGb9uMJHccOjbX+6aFqOj67vF9P3+FYOleh",
-	"HSVLcdxmZtWgGDn9lFOl1ZU3DTwFtuRC0hTmW8i5EabO0+1wjyHVRcN7uv/8rN3dnRm62giurOPznZRC",
-	"ou8ruHYhItlsMpbYafurspt8OT9fAlq9kqKvUTN2331mSqsgDNZUKbKkbsU2DC+QzDg7W6BYfIiCrAbx",
-	"jaSLYBr8n1EV2Y7sr2qEPX7rxmBHVJf6jG9hQViWSxoC46hvs7c/AfYbKL+hmdhQv0mUxLd1F73L7Hxk",
-	"PDUWlaWUa6a3MKcr84g4Dw/NKs/XxptzHv6skmUQBnYFpq/d+0EY/IlujcfXmKbQzsssTdGwkuw1X4h2",
-	"n6rf3eAYXwi5JoWJr/u4rLMOM67Ga64zYv5XmujKXbxTIp01eIukVScO8BXVhGUdA+N2QKH1VzhVZoGk",
-	"WFoVe5q1V8Z1aY+VHC65RteZpmt1kA42ZqcaJJGSbM13u0BabcOaJCvG6cAsARNzgCkYAh0uhxB3Lae4",
-	"Q6hG7VEe7RZ+tvJCEarjBuVmpGMw5Xpuj2eVrwmvRuNKdvZZE7mkuluZFoxmqdl5ymgDiIYFyTMdwu2K",
-	"cvjIxe0eBasM+m9W7lWPP+xTv9KKdEcxHTajqWelLTxYsI2u2gq6elgFAV0iV1SbdeDCR7dOblmWJkSm",
-	"KoQ147nd1rnQA1esY50UEWSrBRPImk2paMAqp41R45pOtee4oTm1cHZfQ6YQeP08vHo/OG7Vbn8A+jnJ",
-	"8pSmsJBiDbFrJz66oVd3DeWVN4Rmi54Mjmp1d6dm/ED1W6rybM+CSkiWUXmiwEMdLMSLblBbHTj9rH9k",
-	"/GN3de/f/ljYXlMQNmRJrzw/pQwyGQfBKf4+RF+LpG94ti18rdaQS3io3uYbToFyLbem/9aDMJEroH9C",
-	"Dzds3krqkq+/HG1POpdjHVk1fUXLVIF5+3fHEpW9gtgUjq0140LDkt1Q3uE3/OCg92sqb1hCy9aDMPhe",
-	"SMqWvCjxipoCnU5EG/1vmpGGW9bhNHS4tfHoC+rP7lgA3wU9B+kE3xvPe14khvY9gqFu/6Bq66O7S2vq",
-	"wvuleq8FG99Vy3VVcq8jNctuyVaVYdqdMjxEeA2dZmkRMriSNSl06Xp96NYx/qWGALZnZS7SLe5IYLHu",
-	"gZADi8IXsU5buZ5iMhqDPWpkPzK1136+cQbMjKmxStTTGE4yx+Ba2AglI0o/2mLWl4eydTNV1nuQuWxY",
-	"jYebzL2Tdk+/zYZVFh7CG15GyxB7p2IxRsxxE4OKgUga8aKLVxb/oiQdCJ5tYU3Xc7NH9WK0YXEIcXmC",
-	"Z76UJ0feLy+3CPyU51BxH9bERH+AMzgnyUfsC5G0iOAtqtE4XBQ8Lc9NWgHP7OXsWyiLFA7X/3/rsI3f",
-	"nHW41kKSJR0p+/8sSUSOh6OZmLvNQo1MME8Yp1JNzcL/ANeoOd99ykmm4CQTS3WClsRDCy5PX0w6NK3s",
-	"0Z2If1kKMsKXuVk3DuK9AhR7PBmOa6hTaPEObZ6ZGXLbqd0ZiVchU9Um6XX39HlXZ6uTua5elspj/QhX",
-	"Gpuv74H3rj/v0LfZEJpL03HN1rjobHgZTI0fTAfm6SEtpDSjS9NGAzMo9KELb3qdFmamfBsseJhWmEUB",
-	"ljXkabGujm54DbT9B+970XRdkve3UDvnvnPWThRY4wIsre36RyHLrUPye5zHWuFd11l6V6cbgDuwdArx",
-	"qAs6PvIw9MsyR8w64vFDXzUhNuFbGwTAnC6EMZh+dcPhMB6C80sk1bnkFid+aJvWHB4HrZZkgnucQDsM",
-	"DIBJHfA/aCl77IIDbAZu0+6VhxgOj5jQbO3HqupH2Y7G/txxRuMvuX0bd/2UvzNuqNTbbrL3u4CghYAe",
-	"06pjQ/Y2T1ObpP1Do5EHquTjopDmAi+OD584Aqk6Xo9AHhhJeHI4MJK4RznucqE7xPT7dp27Onuwy+wt",
-	"mMe5zJ1T3urvryvL1cPQJMvErUKH6tasHONWJYQbB9WaJ5oOD6C87D1pVdUZcqNaIBp68SjGAy56Q+X2",
-	"tly6peTu9wFawPmD/DgCSa60WNue9rA74LEN+lfABafYV1JRlUzpJ3X6uptutAgJkZI50aZki/8nRJNM",
-	"LOGWKNDko3V6H+o/3uG4ofKUc8qQg3igt+bzlzo35gI45mmFgXbhug9F7Hye095FbOx2eaCCXKj4CnLO",
-	"PuW0OBK0p6ch3K6INvMFZltKiGo6xuenk70a29qLPJ5VjGfo36JG4vfO85BHeB9fW92PcFV+BxrftVVd",
-	"12C6PSvWKOoa+ZH2mBbWVJOUaDLcxw6e6XsNwPt33/b3juTYsLUM3VpRqx/L7a/1kDCnfvq9a1NTO1Wg",
-	"JreHjLxJar1/+FnV7iFC6GK/HiWJ3V7NK/TMBCo0ySXT22tTh9UVQXK9mnS4aH/LJR3MXg2U3mYU3hgf",
-	"DSbDMbD1JmMJ07DIxO3QP1Yx60JhxDanRFIJWnykfOrWT5YhYS/i5mssWBpDkhG2tp74f/76zjrcuNnr",
-	"XKK550JDsqLJR5r2Q6CZoliZb20oKErTiC9YRmFNNnbZYsughfdSAdyUL9tYz4zC+uxuXOhz+A7pe5kF",
-	"02Cl9UZNR6NMLBkfeqSXTCQkMxO0FnxkpTkq3qcF0xxbyBWVf2HrDZVKcOLkXH2nsBW5BFMKiIXLLG2k",
-	"mEc7U/io4EgggJZgnx3ZpupZa3f1fjtRQNd5RgpAhHCYvf3JzfXbl7NvYfbL62kLUIa5pZE0gwotIk68",
-	"aUGXb8WoJDJZsYRkBROuCqeaPqyDaOYUNzqgJFlhmYivyRZSYXE4nH3vkNBYPTsIZQKK28JfcOpmX/WP",
-	"EiMecetHmv1mDQS0pHTaJHtBPIpDqAhtNsVERbz3MBJcCGQubqwi1sCVpgZvcq3czr/uh/WyYSPjxXrS",
-	"JcV7CDNeoy7Z48eIE40+g8UfzCtziku3hIyqXgB2wpHfSLpmHEnSm1wX7kjKJE20kNuIr8gNNQLcbij0",
-	"blcM6bt1fDyuYVgxrHNjFYlOVn3siR2HcW5Ysop4XPjr70Svb3HzaratJTDzZlw3nEljdmN3yBdbemXF",
-	"yVAbwtUe7mUP4wDLFTucKhnbThutYlrRbAEOwK7hTfGVE6e8oTLiapMZ6RPbAzcXuDvciwjEQ7jOiFrR",
-	"QiXcHFpQP+IYXEpyCz2ikAaSZAyHl4o+enV/mHwfD6hKyIamWGhJOZUssf/j9uy9giL9Dh2kAgfhlKYK",
-	"4lq3pvDSmvcoH4+fJWhq8SO1M0Y4xP/P87D+GGPX3353/c5IgybVVozrn1apRaV+9yp2NtaJFFIVGh21",
-	"pqFc+Ccq4uWc94eAJBYV8dyZfWTHOF4MxF8iy2SJgumXCPk3URBGBQMHP1vmD350xCX8XGdqRcGuAAs1",
-	"01nd8EJt+8AF1Oua35Z57QdhUDDOawT1XRiIDeVkw4Jp8Gw4Hj4zPh/RK9xXjgSWzCt7uU2+DTQBcz8E",
-	"q1snCqIgYwpzR3yPHnWTuBejwOxfCpie2jA74qVvjZEWapcfD1RbQGhBARvi4BFMGfkPIf5mwTJNZQzE",
-	"WjRn0KEXE40GfcbTl8auGcPhElmM/7BifAk21sdkH2R+zbdF78xUGbctsYsBt42wYBo396gTYCkCgHbm",
-	"Sx3ERLU6JKL+8iNTeqYttTaoZ6b81orHilAR6Cc4sfSDkziEGG2reeYFbPUfqsANn7eFgTB6YQX/Khi3",
-	"tN2YcMuPqhjNtU7YaPRkD6XXzcY+Ru/peNLB6f3Q4PROxuMDGL2HsW33on0dxNtuCA2LOapMd1tl5y1T",
-	"znrUZVqZadNzI05Uqw1jLMgSc6gayhJ82LU0pKsHVZGRl9u0M28fjS438fbdXrtgVEF1eX0rKfLlCgfN",
-	"Uhv2tDxGeypjHKcH4t/9QxbbD1S/3Lq8jqM1zE9Elq0jha55KN5oAaoHs8NbLx6ipY9X0h+o7pjIOfoz",
-	"gAScp9PQVvbPLjxeqw9kcDXgvk41/nVvcFB6VlPkAza4fJ5L7dP6MOhh2p4B2dhV3PIiTBEKGTl2v0Mv",
-	"121qzBTxmsRDTowNzJ6pV0gJ8b38sBU02Cet4KSsJnSbl9AmaCbGscZTRzzPMhuFquiyFSk1BI/7iaOo",
-	"80ivQN8Kf2lH3Ce4o6iW7IZWIhw6vyH28gRxW/weKc2Vd41+Y8TvKodsGUsSqmK+jlsArAeqgVRivHKz",
-	"YNOQrNCZsv55ClqIIbwUQistycZMIZXGT9bwxnw8UTW3IeIOQOxwG6aF2zIvsrrs86EPN04hrvIk44j3",
-	"iiwwn1fcD7FUI4MyxqeFT1h987Mo4y5j2SHW6zK96KHW0nx0R1RPmh58sAXtYhfvMaNd/OIn3PDvoS97",
-	"RtWbiQcYVDtpX9GKNjPp91pSp7MErBs4re34RBdoR4k1VOau8uT/6FzVXj+eGmlhyp55zSviEQCsZ8zS",
-	"3Yk9sPCQAvvYVIP22ePhRLy7Y0IWGMiszCUuhoJ5xO+5yjcbITVN/8t4vrGxAkbFFCRiTSPOOJ7kqisH",
-	"R0BcnA/HZi8ozxDib9RHtnlnYuS4grC8aIanEH+jxSYGsbDYqIu9+5BzzbLSqJhgf58r5E1ac4XfHXdU",
-	"cxDWOIuetMNOWdvMy/J1a3bbxRoJvEXxp4wqwq4wVmzIpxzpfprx3OH+iAljmgMBtJcit5RTs0eV07cv",
-	"i7GayODONMx7+zfTsBZoOpgyu/i2tnq8nATo1QDbj1zMr0oY2wJRn9k6X8PpeDzuX/kq+JHSjYnC9w5G",
-	"i01tGOUxCOP62cSeLJq6jdTHY2RAua/lCBnXdEmlHeI9FqnMPX1gENi56Tz4lp/f330+/+su0Tn6UpcP",
-	"R4VWndz5Du/AZ8/XiPNP4hy0gmF7xN30ChoW/J/AM7DoQf3miJ31EzKqaReEoHPJVcn5ten8ZVzVm4zH",
-	"Npl/Mj6z1GobVt0SheSA4b3b3ivb8rGSeyLDVGIH9TSme7EDP3/hgQq+z+n1xGuk6KTuMSDZvulA7Z+M",
-	"zzoR4nJSQOXJqvnWo9aMncKSLFb1f771Dq+KDKE7Fs8eFKtSQf9mlbPxWTOZ+Weh7aUxviqyQzXxB6r/",
-	"rYYdavik6NUjtOMrmdaOa36ONchhsMn3cXZoU3OL3ExOq8uSbKKhvavCGNVT65hbBpRCAGidazLPaMQx",
-	"i11BL/Yaw1yiIqOl9sV1shYm4JFuGPH4/hyQuG+jrFum6BQm43FxoOlBIwpuETa766DQvGkPC5mCX96/",
-	"w4PCPXdrPfoerT7eY2V7KpRL6rU9sclCk/FpxHsPuCYMOm4Jcz2sXQnWD51Mrl/9SYEkTJmWvQuwlCY6",
-	"V+7urGLxmLg3/jzwRRtDhjphRF6K26KZmAuNqKHl5Lrr4SAVQ6hR+8Imbhxxo1wOxUQOCWoe40urhwnh",
-	"lsBDuAlmMLCur5L3qJg/C43AiNY0jftXESegqNE8W01xOIwwY68gkjTPDstu9hu3gr2IePddFX07PocG",
-	"u5Pug7yfW8k0jSOOK9AjKFC+EDKxmCxTIPgh8bpd3e6qH6r0S5Fuj4uINnfQr38HF3h+nQDt6HDloRtb",
-	"K614V6fJa5nT3b+u74hL2vGkjeNXsHp7zoCX1iTDcsiprNsesw+3rXQQBm0zXTysWVD7sLqrr22ocVuf",
-	"jE//lfx1x4q9gqac7S4krJ22xnsyHodAMiWAcB/ytGX3zKCxTY91yOzaMHGbI1k/1js7MiQ9hNViCU01",
-	"Fko3/8RttRXrpEgqScQNlRWEHSL6a29rlCmVPjmlZ0+86kef3+OP/Sl00zyAEynFrYq4Foj92dsiEqLo",
-	"gHFFuWKa3dD+XjoIQrGdhBA8ozRVfmTcZTJ30WVImlrXoEbr8QSB3k6J5Ecc5XDl2A5yrYo08wa9xJ4+",
-	"AnGAp+BJ7fZOKzSzU56NxxHvAN0PpNn8m17zcHrNHcjqP9H1xwdcV/wVbx7+8EDaxz+UptQiYOcK13rn",
-	"weXj2SB/F4jyfoLTPoDSYk+qkax0wxRzMqkIG5Z0bcEk5rDLqyZwyVTEES6CmX8jVO2wB5RmWeYIk50x",
-	"S9X9/yDKv12nb425Eng22EiaOsBqlmjp34mQd6B+70cqkdnv/XoMRvnkLKoSqOx2JO5ZN3eik425tHcg",
-	"1NrxtmVfLRHIbKnNK0HVz8JGvHEFwRxIqfs3ne5BdLp/tAV9NPHuABzS18i4bWrRJ5V0k5GEusXL3F8d",
-	"UCHikJj5GnH/YpaKQ+B530OYudv6HBY3F3qF+a+qoKbbP2uADLzrV39SEbd395j176Nk/WHlgMfW4NoY",
-	"3mKkdybdRrzIukXzDI1l9ivTq2uyxqoLdKmgnTVHZHNg5hRI6Ue3E1AROJtTh52lbaQq4gddnuCgKngw",
-	"UuVbBDv/b6RF7Z4Oser06h5wpPwh7CQuzzMxV9XEkjXyH+11VPf8qYsqw+vI66z2cOAeUSGOotuVfZmJ",
-	"ufsbSY80mfehWqe/A/egyCsuQYd0+DVwjAds7X6GLWpSkVv7W1fqJ86iTRLrilkJYGKpn19rC0PPz2Yl",
-	"aSqpwrumY/w7LjLncT8Ig7zMWp2ORqeTi+F4OB6eTi/Hl2O08G4Y3TbeJmqGYPN9eOq8rjahoX5Jqwvt",
-	"mrBOmwKFqHRnEGLd5Fr+wAIziaHXAeH0r5w6hOXEVZ11Myi4vYLV61wteAsP54mTIo0VSWQFnbp546Jr",
-	"yOd67j7s/icAAP//",
+	"7H2Pb9s4sv+/MtB3D4kPsq24SZM6OHyfu93t67vdtq9pb4G3Kk60RNu8yqRLUkl9hf/3Bw4piZLlxE7S",
+	"u717CxSoLVP8MRwOZz78DPM1SMVyJTjlWgXjrwH9QparnOLndyKnE6XYnC8p1+aJKpZLItfBOJiApCSj",
+	"EkhVAIgGApIqUciUwlyKYhWEwTXJC2peZlkwDoaqmKpUspVmgqsheTY6m41m5/2z9OmT/un0fNq/OH/2",
+	"rD86I2ezZ+fT9Ml0NCyrfGlqVENNlZbz4UqKa5ZRqYZ/oTwTcjAp9EJI9ndiqh7KRufVcBrNTp+kZ6d9",
+	"en5x3j+9eDrqXzybnvTJ07MnM/IsnZ2fngdhwMmSBuNgz9IrKVZUambllUpKNM2eG/k8nV1Mp9Ppaf8Z",
+	"HU37p9MnZ33yhGT9KI2mETkjF9nIVOBeecODcTCKRk/7Jyf90cn7k2gcmX+DKIr+JwiDjFYyC8bBO0oy",
+	"IGlKlYKZkKAXFKYszxmfg6ZkiR1jPGUrkr8yQk/pKKUnp7R/cZad90+fjp71p9k07Z+enWbR2cmz7NnF",
+	"uf/S+/XKCOGDojIIAyPJF3TGODPtY4X7CL9+RQ1JmmXnI3Lef/Lk4qx/ekFn/Wl2OurPnkZPZ1NycUKo",
+	"6YBKBTb8aEoShEGxyg6dFPfK7ZOyCQO1VpouXxBNvNmf6Nun8v5K8nzdnJecKP2zyNiM3d2qX/aQppvv",
+	"+e1vwkDbr/ssv2CzCdGe1FrRtCfvjQ4XLNd9xuGdNS2mjm0D8m1Uz637PUs31701gWSa0yujwCoY/xoM",
+	"g4/tZfsXRm+A5HllIlUI00JDJqgCLrT5TdzAWhSgBSzJJwqEryFdED6namCapXLJlDLjCsa/fg1Iqt3n",
+	"4I9DY4+xUaLJpPrhYxhwodvfXzTLbD7aVf7aCsGKP6gm+LmZl1fcTN8+0+5JP9iYeV8RSZZUU4nSmqzY",
+	"X6hUTgOaIjJaMHn7Cq5tgQGYNr0tRo1hFJ2c9aPzfnQSms/n/ZOoH530V5JeM3qDzy7MA+9ZzO3DZ62C",
+	"o6gfPel4dtrx7KJd4Sjabnk0si+Xn8+8391Yslo4jbFgH/cZzJ3NvK2VZIy1+uI6uLYfSLoAwtUNlQpu",
+	"mF6AXhAdczdDRwrUgqzoJaqq0AsqgSmQdFYomsHxaRRB8lq8o3OmNJU0e+tW74+i4FnSG8Q8CEunw5ow",
+	"150gDJhRic8FlWtvga5Y37Vttib6uWCSZsFYy4KaDWRBl2iNl4z/RPlcL4LxSaWySkvG55Utqu2TVfwu",
+	"bTTNgpjhHiubymjHfE1ylsHLD69eDBoj2dODwDGuiF7UQ5TbXbt1pORLOdLR2dNwr5E3t/OucZsBNcZd",
+	"K25znHtazB3jbHTkMUd5ZV2JrqGhlxGCotdUkhxMp0DROdoXVHFRaBx3TklmfCqVE7UYxzxpuiVfFcs2",
+	"SQhdj9vuyFc53yRhdxVdZb1d7qsRl1qRlG6GX81AN/bRJgEhY57UJX9mqRRKzPTgZ8LJnJoRDZfVx7J6",
+	"02s4tmu1ehk+Uboyo2bSePZ5zLHZS0icna+rTMwKN+7nStMMiEJZKbNOULK9EISEZJjAscKoQEHyh9GP",
+	"SYjdJQoIB7pc6XUp9DEkd23qg8Eg6VW+rqaccA1SCN22H4/oOHZorPVP91XT6PTibj19j2PpXIV2lCzD",
+	"cZuZVf1y5PRzQZVWl9408AzYnAtJM5iuoeBGmLrI1oMdhlSXDe/o/tPT7e5uzNDVSnBlHZ8fpBQSfV/B",
+	"tQsRyWqVs9RO29+U3eSr+fka0PqVDH2NhrH74QtTWgVhsKRKkTl1K7ZleIHkxtlZA8XiAxRkPYjvJJ0F",
+	"4+D/DevIdmh/VUPs8Ts3BjuiptQnfA0zwvJC0hAYR32bvPsZsN9A+TXNxYr6TaIkvm+66F1m5xPjmbGo",
+	"LKNcM72GKV2YR8R5eGhWebE03pzz8Ce1LIMwsCswe+XeD8Lgz3RtPL7WNIV2XiZZhoaV5K/4TGz3qf7d",
+	"DY7xmZBLUpr4po/LOusw42q95jojpn+jqa7dxVsl0lmDt0i26sQBvqCasLxjYNwOKLT+CqfKLJAMS6ty",
+	"T7P2yrgu22Ml+0uu1XWm6VLtpYOt2akHSaQka/PdLpCttmFJ0gXjtG+WgIk5wBQMgQ7mA0i6llPSIVSj",
+	"9iiP7RZeW3mhCNVhg3Iz0jGYaj1vj2dRLAmvR+NKdvZZEzmnuluZZozmmdl5qmgDiIYZKXIdws2CcvjE",
+	"xc0OBasN+q9W7nWPP+5Sv8qKdEcxHTajrWeVLdxbsK2u2gq6elgHAV0iV1SbdeDCR7dObliepURmKoQl",
+	"44Xd1rnQfVesY52UEeRWCyaQNZtS2YBVThujJg2d2p7jluY0wtldDZlC4PVz/+r94HirdvsD0C9pXmQ0",
+	"g5kUS0hcO8nBDb24bSgvvCG0W/RkcFCrm1s14yXV76gq8h0LKiV5TuWRAg91sBAvukHb6sDpF/0T45+6",
+	"q/vw7qfS9pqCsCJzeun5KVWQyTgITvH3AfpaJHvD83Xpa20NuYKHmm2+4RQo13Jt+m89CBO5AvondH/D",
+	"5q2kLvn6y9H2pHM5NpFV01e0TDWYt3t3rFDZS0hM4cRaMy40zNk15R1+w0sHvV9Rec1SWrUehMGPQlI2",
+	"52WJF9QU6HQittH/thlpuWUdTkOHW5sMv6L+bA4F8F3Qs5dO8J3xvOdFYmh/TDDU7e1VbXN0t2lNU3hv",
+	"6/e2YOPbarmqS+50pCb5DVmrKky7VYb7CK+l0ywrQwZXsiGFLl1vDt06xm8bCOD2rExFtsYdCSzW3Rey",
+	"b1H4MtbZVq7HmIzWYA8a2U9M7bSfb5wBM2NqrRL1OIaTTDG4FjZCyYnSD7aYzeWhbN1MVfXuZS5bVuP+",
+	"JnPnpN3Rb7NhVYUH8IZX0TIk3qlYghFz0sagEiCSxrzs4qXFvyjJ+oLna1jS5dTsUccJ2rAkhKQ6wTNf",
+	"qpMj75fnawR+qnOopAdLYqI/wBmckvQT9oVIWkbwFtVoHS4KnlXnJlsBz+T55HuoipQO13+8c9jGr846",
+	"XGkhyZwOlf1/kqaiwMPRXEzdZqGGJpgnjFOpxmbhf4Qr1JwfPhckV3CUi7k6QkvioQUXJ89GHZpW9ehW",
+	"xL8qBTnh88KsGwfxXgKKPRkNogbqFFq8Q5tnZobcdmp3RuJVyFS9SXrdPXna1dn6ZK6rl5XyWD/Clcbm",
+	"m3vgnevPO/RtN4Tm0nRcsyUuOhteBmPjB9O+ebpPCxnN6dy00cIMSn3owpteZaWZqd4GCx5mNWZRgmUt",
+	"eVqsq6MbXgPb/oP3vWy6Kcm7W2icc986a0cKrHEBljV2/YOQ5a1D8jucx0bhTddZelenW4A7sGwMybAL",
+	"Oj7wMPTrvEDMOubJfV81ITbhaxsEwJTOhDGYfnWDwSAZgPNLJNWF5BYnvm+b1hweBq1WZII7nEA7DAyA",
+	"SRPw32spe+yCPWwGbtPulfsYDo+Y0G7tp7rqB9mO1v7ccUbjL7ldG3fzlL8zbqjV226yd7uAoIWAY6ZV",
+	"x4bsbZ6mNkl7+0Yj91TJh0Uh7QVeHh8+cgRSd7wZgdwzkvDksGckcYdy3OZCd4jpt+06d3V2b5fZWzAP",
+	"c5k7p3yrv78sLFcPQ5M8FzcKHaobs3KMW5USbhxUa55oNtiD8rLzpFXVZ8itaoFoOE6GCR5w0Wsq1zfV",
+	"0q0kd7cPsAWc38uPI5AWSoul7ekxdgc8tkHvErjgFPtKaqqSKf2oTl93060WISVSMifajKzx/5Rokos5",
+	"3BAFmnyyTu99/cdbHDdUnmpOGXIQ9/TWfP5S58ZcAsc8qzHQLlz3voidz3PauYiN3a4OVJALlVxCwdnn",
+	"gpZHgvb0NISbBdFmvsBsSylRbcf47GS0U2O39iKPZ5XgGfr3qJH4vfM85AHex7dW9wNcld+AxndtVVcN",
+	"mG7HijWKukR+pD2mhSXVJCOaDHaxgyf6TgPw4f33vZ0jOTRsrUK3rajVj+V217pPmNM8/d5sU1M7VaAh",
+	"t/uMvE1qvXv4ed3uPkLoYr8eJInNTs0r9cwEKjQtJNPrK1OH1RVBCr0Ydbhofy8k7U9e9JVe5xTeGB8N",
+	"RoMI2HKVs5RpmOXiZuAfq5h1oTBim1IiqQQtPlE+dusnz5GwF3PzNREsSyDNCVtaT/y/fnlvHW7c7HUh",
+	"0dxzoSFd0PQTzXoh0FxRrMy3NhQUpVnMZyynsCQru2yxZdDCe6kEbqqXbaxnRmF9djcu9Dl8h/SDzINx",
+	"sNB6pcbDYS7mjA880ksuUpKbCVoKPrTSHJbv05Jpji0Uisq/suWKSiU4cXKuv1NYi0KCKQXEwmWWNlLO",
+	"o50pfFRyJBBAS7HPjmxT92xrd/V+O1JAl0VOSkCEcJi8+9nN9bvnk+9h8vbVeAtQhqmlkbSDCi1iTrxp",
+	"QZdvwagkMl2wlOQlE64Op9o+rINophQ3OqAkXWCZmC/JGjJhcTicfe+Q0Fg9OwhlAoqb0l9w6mZf9Y8S",
+	"Yx5z60ea/WYJBLSkdNwme0EyTEKoCW02xUTF/Ph+JLgQyFRcW0VsgCttDV4VWrmdf9kLm2XDVsaL9aQr",
+	"ivcAJrxBXbLHjzEnGn0Giz+YV6YUl24FGdW9AOyEI7+RbMk4kqRXhS7dkYxJmmoh1zFfkGtqBLheUTi+",
+	"WTCk7zbx8aSBYSWwLIxVJDpd9LAndhzGuWHpIuZJ6a+/F8c9i5vXs20tgZk347rhTBqzm7hDvsTSK2tO",
+	"hloRrnZwL48xDrBcsf2pkonttNEqphXNZ+AA7AbelFw6ccprKmOuVrmRPrE9cHOBu8OdiEAygKucqAUt",
+	"VcLNoQX1Y47BpSQ3cEwU0kDSnOHwMtFDr+4Pox+TPlUpWdEMC80pp5Kl9n/cnr1XUKQ/oINU4iCc0kxB",
+	"0ujWGJ5b8x4XUfQkRVOLH6mdMcIh+f+eh/WnBLv+7oer90YaNK23Ylz/tE4tqvT7uGZnY51IIVWh0VFr",
+	"GqqFf6RiXs15bwBIYlExL5zZR3aM48VA8jW2TJY4GH+NkX8TB2FcMnDws2X+4EdHXMLPTaZWHGxKsFAz",
+	"nTcNLzS2D1xAx13zu2Vee0EYlIzzBkF9EwZiRTlZsWAcPBlEgyfG5yN6gfvKgcCSeWUnt8m3gSZg7oVg",
+	"detIQRzkTGHuiO/Ro24S92IcmP1LAdNjG2bHvPKtMdJC7fLjgXoLCC0oYEMcPIKpIv8BJN/NWK6pTIBY",
+	"i+YMOhwnRKNBn/DsubFrxnC4RBbjPywYn4ON9THZB5lf03XZOzNVxm1L7WLAbSMsmcbtPeoIWIYAoJ35",
+	"SgcxUa0Jiai//sSUnmhLrQ2amSm/bsVjZagI9DMcWfrBURJCgrbVPPMCtuYPdeCGz7eFgTB6aQX/Jhi3",
+	"tN2EcMuPqhnNjU7YaPRoB6XXzcYuRu9JNOrg9H5scXpHUbQHo3c/tu1OtK+DeNsNoWExR5XpbqvqvGXK",
+	"WY+6SiszbXpuxJHaasMYCzLHHKqWsgQfN1sa0tWDusjQy23amLcPRpfbePtmp10wqqC6vL6FFMV8gYNm",
+	"mQ17tjxGeypjHKd74t+9fRbbS6qfr11ex8Ea5iciy60jha55KN/YAlT3ZodvvbiPlj5cSV9S3TGRU/Rn",
+	"AAk4j6ehW9k/m/Bwrd6TwdWC+zrV+JedwUHlWY2RD9ji8nkutU/rw6CHaXsGZGNXccPLMEUoZOTY/Q69",
+	"XLepMVPEaxIPOTE2MHumXiAlxPfyw62gwT7ZCk6qakK3eQltgmZiHGs8dcTzLLNRqJouW5NSQ/C4nziK",
+	"Jo/0EvSN8Jd2zH2CO4pqzq5pLcKB8xsSL08Qt8UfkdJce9foN8b8tnLIlrEkoTrm67gFwHqgGkgtxks3",
+	"CzYNyQqdKeufZ6CFGMBzIbTSkqzMFFJp/GQNb8zHI9VwG2LuAMQOt2Fcui3TMqvLPh/4cOMYkjpPMon5",
+	"cZkF5vOKeyGWamVQJvi09Anrb34WZdJlLDvEelWlF93XWpqP7ojqUdOD97agXeziHWa0i1/8iBv+HfRl",
+	"z6h6M3EPg2on7Rta0XYm/U5L6nSWgHUDx40dn+gS7aiwhtrc1Z78n5yretxLxkZamLJnXvOKeAQA6xmz",
+	"bHNkDyw8pMA+NtWgffZ4ODHv7piQJQYyqXKJy6FgHvEHrorVSkhNs/82nm9irIBRMQWpWNKYM44nuerS",
+	"wRGQlOfDidkLqjOE5Dv1ia3emxg5qSEsL5rhGSTfabFKQMwsNupi7x4UXLO8Miom2N/lCnmT1l7ht8cd",
+	"9RyEDc6iJ+2wU9Y287J63Zrd7WKtBN6y+GNGFWFXGCtW5HOBdD/NeOFwf8SEMc2BANpLUVjKqdmjqunb",
+	"lcVYT2Rwaxrmnf2baFgKNB1MmV183Vg9Xk4CHDcA209cTC8rGNsCUV/YsljCSRRFvUtfBT9RujJR+M7B",
+	"aLFqDKM6BmFcPxnZk0VTt5F6FCEDyn2tRsi4pnMq7RDvsEhV7uk9g8DOTefet/z89u7z+T93ic7Bl7p8",
+	"PCi06uTOd3gHPnu+QZx/FOdgKxi2R9xtr6Blwf8FPAOLHjRvjthYPyGnmnZBCLqQXFWcX5vOX8VVx6Mo",
+	"ssn8o+jUUqttWHVDFJIDBnduey9sy4dK7pEMU4UdNNOY7sQO/PyFeyr4LqfXE6+RopO6x4Bku6YDtX8U",
+	"nXYixNWkgCrSRfutB60ZO4UVWazu/3TtHV6VGUK3LJ4dKFatgv7NKqfRaTuZ+bXQ9tIYXxXZvpr4kurf",
+	"1bBDDR8VvXqAdnwj09pxzc+hBjkMVsUuzg5ta26Zm8lpfVmSTTS0d1UYo3piHXPLgFIIAC0LTaY5jTlm",
+	"sSs4TrzGMJeozGhpfHGdbIQJeKQbxjy5Owck6dko64YpOoZRFJUHmh40ouAGYbPbDgrNm/awkCl4++E9",
+	"HhTuuFvrwfdo9fAeK9tToVxSr+2JTRYaRScxP77HNWHQcUuY62HjSrBe6GRy9eLPCiRhyrTsXYClNNGF",
+	"cndnlYvHxL3Jl74v2gRy1Akj8krcFs3EXGhEDS0n110PB5kYQIPaF7Zx45gb5XIoJnJIUPMYn1s9TAm3",
+	"BB7CTTCDgXVzlXxAxXwtNAIjWtMs6V3GnICiRvNsNeXhMMKMxyWRpH12WHWz17oV7FnMu++qsEebJrZu",
+	"HEjiYmrkwVssp423xtyO6BXHe7nsIm029M5G8knPStLhznimHvO90miHN5Jp6vYhjwpB+UzI1PaGKRB8",
+	"H2TAdtFdKkSVfi6y9WGx1+oWovdv4KrQbxMKHhwY3XcL3Upg3jQJ+VoWdPPv66Wi8XCMbONilvzhY7dV",
+	"VHYrx3LI3mxaObPjb+8HQRhsbwjlw4attg/rWwG3twR0IEbRyb9TZOD4t5fQlrPd74TdEew2MYqiEEiu",
+	"BBDug6u27I4ZNLbpoa6fXRsmQnR07of6gQcGv/vwZyx1qsF36Wa6uE295reU6SupuKayBstDxJntvZAy",
+	"o9KnwRzbs7XmIeuP+GNvDN2EEuBESnGjYq4Fooz2XoqUKNpnXFGumGbXtLeTeIKgbyf1BE9DTZWfGHc5",
+	"013EHJJl1glpEIg8QaBfVZ0ZxBzlcOl4FXKpyoT2FpHFnnOajRqhVcHTxj2hVmhmpzyNoph3wPt7Enp+",
+	"J/Lcn8hzC4b7L3TR8h4XI3/DO44/3pNg8k8lRG1RvQuFa73ziPThvJN/CBh6N5VqFxRqUa521HHNFHMy",
+	"qakhlt5tYSvmUNLLNkTKVMwRmIKJf/dU41gJlGZ57qiZndFR3f3/JMq/x6dnjbkSNlJqpmftYTUrXPYf",
+	"RP3bU793Y6KYQ+D9egga+uh8rQoS7XYk7lg3t+Kgrbm0ty002vG2ZV8tETLdUpsXgqrXwsbWSQ327Ene",
+	"+524dy/i3j/bgj6Y4rcH4ulrZLJtatEnlXSVk5S6xcvc3zdQISKemGMbc/8KmJqt4HnfA5i4ewEd6jcV",
+	"eoGZtqokwds/oIBcv6sXf1Yxt7cEmfXv43G9Qe2AJ9bg2hjeorG3pvfGvMzvRfMMrWX2C9OLK7LEqksc",
+	"qyS4tUdks22mFIjzo5HuV5ED7cXZPoY1aTo9pe2vveryfvqlqbINiN1aF3aTcMdwA+tKwkLkmcJ6kz8m",
+	"QHTMsaFmRfjGG/m6JI857on7uSaQYZH6a1KiUDFHbh0CoJ3ZvohSTqkDKrPDwDrfEXgoWOcbRbsE3kgL",
+	"kT4eaNfp2N7j/P5j2MkSn+ZiqmrdJkskm9q7v+74uyJ1Ot2Bd4ftIBw+oEIcRbc3/zwXU/cHqR64a9wF",
+	"7J38BjykMom7wl2ywbeAcu7h3fjpzKhJZSLzr115tjiLNiOvK2wngFm8fjKzLQzHfuowyTJJFV7sneAf",
+	"zZEFT3pBGBRVivB4ODwZnQ+iQTQ4GV9EFxFucm4Y3duczYoNwSZX8cw5ntvskeaNuC66bSNb23wzBOY7",
+	"4zAbKTSSNWaYtg3HHShW79KpQ1hNXN1ZN4OC2/tuvc414tdwf1I+KXOGkbFXctfb11u6hnxi7ebj5n8D",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
