@@ -199,17 +199,11 @@ func TestCustomRoleAssignableScopeLimits(t *testing.T) {
 			if st != tt.want {
 				t.Fatalf("%d %v, want %d", st, got, tt.want)
 			}
-			if tt.want != 400 {
-				return
-			}
-			if code, _ := member(got, "error", "code"); code != tt.code {
-				t.Errorf("code %v, want %s", code, tt.code)
-			}
-			if target, _ := member(got, "error", "target"); target != "properties.assignableScopes" {
-				t.Errorf("target %v", target)
-			}
-			if msg, _ := member(got, "error", "message"); tt.msg != "" && msg != tt.msg {
-				t.Errorf("message %q,\nwant    %q", msg, tt.msg)
+			if tt.want == 400 {
+				wantErrorMembers(t, got, tt.code, tt.msg)
+				if target, _ := member(got, "error", "target"); target != "properties.assignableScopes" {
+					t.Errorf("target %v", target)
+				}
 			}
 		})
 	}
@@ -244,14 +238,8 @@ func TestCustomRoleActionWildcards(t *testing.T) {
 			if st != tt.want {
 				t.Fatalf("%d %v, want %d", st, got, tt.want)
 			}
-			if tt.want != 400 {
-				return
-			}
-			if code, _ := member(got, "error", "code"); code != tt.code {
-				t.Errorf("code %v, want %s", code, tt.code)
-			}
-			if msg, _ := member(got, "error", "message"); msg != "'"+tt.action+"' contains multiple wildcards. Only one is allowed." {
-				t.Errorf("message %q", msg)
+			if tt.want == 400 {
+				wantErrorMembers(t, got, tt.code, "'"+tt.action+"' contains multiple wildcards. Only one is allowed.")
 			}
 		})
 	}
@@ -309,5 +297,16 @@ func TestCustomDataRoleAtManagementGroup(t *testing.T) {
 				t.Errorf("message %q", msg)
 			}
 		})
+	}
+}
+
+// wantErrorMembers checks an ARM error body's code and, unless msg is empty, its message.
+func wantErrorMembers(t *testing.T, got map[string]any, code, msg string) {
+	t.Helper()
+	if c, _ := member(got, "error", "code"); c != code {
+		t.Errorf("code %v, want %s", c, code)
+	}
+	if m, _ := member(got, "error", "message"); msg != "" && m != msg {
+		t.Errorf("message %q,\nwant    %q", m, msg)
 	}
 }
