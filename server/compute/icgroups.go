@@ -264,7 +264,8 @@ func (s *Server) InterconnectGroupsList(ctx context.Context, req gen.Interconnec
 	}
 	path := globalScope(req.Project) + "/interconnectGroups"
 	l := s.links(ctx)
-	out := gen.InterconnectGroupsListResponseBody{Kind: ptr("compute#interconnectGroupsList"), Id: path, SelfLink: l.url(path)}
+	// The discovery document gives the list the resource's kind, not a list kind of its own.
+	out := gen.InterconnectGroupsListResponseBody{Kind: ptr("compute#InterconnectGroup"), Id: path, SelfLink: l.url(path)}
 	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		var err error
 		out.Items, out.NextPageToken, err = listPage(tx, s.tables.icGroups, path+"/", q, func(r InterconnectGroupRecord) gen.InterconnectGroup {

@@ -342,7 +342,9 @@ func TestVendorListPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check("interconnectGroups", len(kinds), nil, "", got, groups)
+		// The discovery document's kind for this list is the resource's, as for
+		// attachment groups' lists.
+		check("interconnectGroups", len(kinds), kinds, "compute#InterconnectGroup", got, groups)
 	})
 	t.Run("interconnectAttachmentGroups", func(t *testing.T) {
 		var got, kinds []string
