@@ -16,8 +16,9 @@ import (
 
 // TestSpecCoversSDK holds specs/accounts.yaml to stripe-go v85's v2 core types: every
 // member of every request and object type the SDK knows for accounts, account links,
-// persons and tokens (found through the json tags of its structs, at any depth) is a
-// member of the matching schema, and every operation of those services is in the spec.
+// persons, tokens, event destinations and events (found through the json tags of its
+// structs, at any depth) is a member of the matching schema, and every operation of those
+// services is in the spec.
 // A member dropped from the spec, or a new SDK version with members the spec lacks,
 // fails here with the member's path.
 func TestSpecCoversSDK(t *testing.T) {
@@ -43,6 +44,10 @@ func TestSpecCoversSDK(t *testing.T) {
 		{stripe.V2CoreAccountToken{}, "V2CoreAccountToken"},
 		{stripe.V2CoreAccountsPersonTokenCreateParams{}, "CreatePersonTokenRequest"},
 		{stripe.V2CoreAccountPersonToken{}, "V2CoreAccountPersonToken"},
+		{stripe.V2CoreEventDestinationCreateParams{}, "CreateEventDestinationRequest"},
+		{stripe.V2CoreEventDestinationUpdateParams{}, "UpdateEventDestinationRequest"},
+		{stripe.V2CoreEventDestination{}, "V2CoreEventDestination"},
+		{stripe.V2BaseEvent{}, "V2CoreEvent"},
 	} {
 		t.Run(tt.schema, func(t *testing.T) {
 			ref := spec.Components.Schemas[tt.schema]
@@ -69,8 +74,9 @@ func TestSpecCoversSDK(t *testing.T) {
 		})
 	}
 
-	// The operations of stripe-go's v2 core account, link, person, account token and
-	// person token services, with the query parameters of its list and retrieve params.
+	// The operations of stripe-go's v2 core account, link, person, account token, person
+	// token, event destination and event services, with the query parameters of its list
+	// and retrieve params.
 	for _, op := range []struct {
 		method, path string
 		query        any
@@ -90,6 +96,16 @@ func TestSpecCoversSDK(t *testing.T) {
 		{http.MethodGet, "/v2/core/account_tokens/{id}", nil},
 		{http.MethodPost, "/v2/core/accounts/{id}/person_tokens", nil},
 		{http.MethodGet, "/v2/core/accounts/{id}/person_tokens/{token_id}", nil},
+		{http.MethodPost, "/v2/core/event_destinations", nil},
+		{http.MethodGet, "/v2/core/event_destinations", stripe.V2CoreEventDestinationListParams{}},
+		{http.MethodGet, "/v2/core/event_destinations/{id}", stripe.V2CoreEventDestinationRetrieveParams{}},
+		{http.MethodPost, "/v2/core/event_destinations/{id}", nil},
+		{http.MethodDelete, "/v2/core/event_destinations/{id}", nil},
+		{http.MethodPost, "/v2/core/event_destinations/{id}/enable", nil},
+		{http.MethodPost, "/v2/core/event_destinations/{id}/disable", nil},
+		{http.MethodPost, "/v2/core/event_destinations/{id}/ping", nil},
+		{http.MethodGet, "/v2/core/events", stripe.V2CoreEventListParams{}},
+		{http.MethodGet, "/v2/core/events/{id}", nil},
 	} {
 		item := spec.Paths.Find(op.path)
 		if item == nil || item.GetOperation(op.method) == nil {
