@@ -10194,7 +10194,7 @@ type ClientInterface interface {
 	// ListEventDestinations List event destinations
 	//
 	// Lists the platform's event destinations in the mode of the API key, newest first, a
-	// page at a time (`next_page_url`, `previous_page_url`).
+	// page at a time (`next_page_url`, `previous_page_url`, which repeat `include`).
 	//
 	// Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
 	ListEventDestinations(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -10942,7 +10942,7 @@ func (c *Client) UpdatePerson(ctx context.Context, id AccountId, personId Person
 // ListEventDestinations List event destinations
 //
 // Lists the platform's event destinations in the mode of the API key, newest first, a
-// page at a time (`next_page_url`, `previous_page_url`).
+// page at a time (`next_page_url`, `previous_page_url`, which repeat `include`).
 //
 // Corresponds with GET /v2/core/event_destinations (the `ListEventDestinations` operationId).
 func (c *Client) ListEventDestinations(ctx context.Context, params *ListEventDestinationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -13499,7 +13499,7 @@ type ClientWithResponsesInterface interface {
 	// ListEventDestinationsWithResponse List event destinations
 	//
 	// Lists the platform's event destinations in the mode of the API key, newest first, a
-	// page at a time (`next_page_url`, `previous_page_url`).
+	// page at a time (`next_page_url`, `previous_page_url`, which repeat `include`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16250,7 +16250,7 @@ func (c *ClientWithResponses) UpdatePersonWithResponse(ctx context.Context, id A
 // ListEventDestinationsWithResponse List event destinations
 //
 // Lists the platform's event destinations in the mode of the API key, newest first, a
-// page at a time (`next_page_url`, `previous_page_url`).
+// page at a time (`next_page_url`, `previous_page_url`, which repeat `include`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -24149,27 +24149,27 @@ var swaggerSpec = []string{
 	"Z52caCn21FtRX4q+8gbG2nJDqfUXnTo6/fUv+ue9t8+pg9eqext0MkuUta3D0g+usLCHIPxI7jVWib/a",
 	"Pbwn+fio02xpjdhIjXmGLXnzh0c5jtbY46Ux5JX1XWOXpjDIscT/3QnKkzWGuAYromdb4wwf+kX6xAWt",
 	"uBETdT4BVQ3/sOyN9oNeqiRUCQ96S8Gz3mj/u++Gm0byPXAQ/Rhz9eBjrrpi6FqL4w2LBNW7ym5QLoiP",
-	"JdjUcvMp61fMpkGTMbTV4lntRftFFqPx3v+WyVqbXP/GfsJr7KDNHYX/rqU96qfhXT44XlYizQ7lPmR9",
-	"0g0yaUaMM2rQOpZ549F+aJZzMWLV1q2hawvb2NMVmpFgJQsMnYQXy5uc2Cnh4oflhtqQe+FgCGdmFtOW",
-	"AqbjC+l6g0EdDG+TX+laW1vWz+tkQGePWEPFEwhYwDcfy84dbambqGRH0Cu8rbvuWLrDqvcUL6qCQjwl",
-	"gLSzhaFOhpFI4ivop2LUgB1ZtlfaICgvdFQrqorXemt/WTU9Ks3Vvcb6fonpgfuwvaD6+28tpTNOB0W6",
-	"/ITKPLgu6qfVHu6jniW7otvLm6KpAdGJLjoQ1TqwN3erb6/tnE+5ab2O6re+8yyO20iDNjxYY0/ERGKj",
-	"Gd05Km/7mG2/abZ97WzXiZPVsC7PxW8ziKIVp1nqHFKPe4ocp9oY4OOKUXXETqLE9dpMorfmZ9UJHqLF",
-	"pZORstxrHspqP5peNrM2bnFDgvWFKG4DuNptkA+E8L8U5aOzuHm8M5vn9W9xa9ZYMRvm7GbRDGqZ9mNZ",
-	"MVr6udsvUAa5jqq+FCLRs2SXQszZhYJEH1VTLA6htzbJMq+ru/1rTXXhMmLv371qN4h+Mbf6k4L6gUuF",
-	"Od3Q6LkCAT9gxPtoDL1/UFwkkt4HKN6LYm1puj314zkOaLHI9MNypcEBzRcNsFDaiC20yMKdETGesRTY",
-	"256yObAAuHsoR9PACKE79CEzkFBaZXwIxnkmmlgUzff34VHdbvuLdG6WXwZnCXKaeGQs98RY6GLfG2dB",
-	"YdnOWF7Idr6S69yOW0CAklTXzAqdTHgMoq544MKPl/8LvvwEtB7v/j3dfbx793b159SwsOXip7HVZFjo",
-	"wHNtmoGdIKR3g6LsQkZQ1Av0GosYfBCaKCmCsbyecQMeCDt9VaM5ZBlZOowjuSbkYBd+5BwPgnO0xmFY",
-	"+Icf8JE93A97eAsBvnfBHLaJqNi+6RJalCdxFGLrAEgKyC3NOwEDl2behQl1dSi7Vw7FKMwtmRjLSzEv",
-	"Wk3gkWTCkjooQE+GLOJLzRYyEbqobiOi1ZEaX2R4Btr1u7Ez2OWJPe5OzYTwW7zj8uLTWV07x3k8xnbU",
-	"4jmab3v3otd4j7r7FzznaggW0zUOh+2E9kONYl4pEP8esvC+vAGNhG0fEdNFBkV7fvvYOxM8E9nRwsyg",
-	"mt+p/Tm7cpRV/iQLac/VLKKlVVYtwdKrY9Uv6dIaWV8LwUJv+O7uTCTzMGDh7q4dFEK9gRU9yIH06O1r",
-	"HopqtyRdvW0B81oNNZTC9ZM7B0UMSV5Xxt6UCjVaPJrxbBkwHcuLROwutGtMiHXlZooKn+VxKHYlqjB2",
-	"nlgF30+QrS9LbZ0b1m5LsmX9ak5sLYs08FJId7w1XdhofbXjfHsBFodApwu0NS7afcHmKG7YGUiL2Sln",
-	"v3krSF+7mbDkISLsDsnOxCyWUbX59VeahRgwquYijxITRcOsot5OLBlnZ5m61iKDWjtLxqW+Fhn78eT1",
-	"qwCMr/86fvMLFf4TAqr/5UF1WMfXrjiW1Lo5bxUFK2YCUm95guCHdvojfvWXibpu2O5/oOVkMxLMbT19",
-	"Ci5iLhRJ77g4Ou9IG0Bp0/G6SDzKF9Z8ifluU/DqRQFbBfmqy+nezenN/wYAAP//",
+	"JdjUcvMp61fMpkGTMdRVAsjEXICpg9KxWi2h1R61X2SRGu/9b5nEtQlbaOwzvMY+2txp+O9a8qN+Gt6l",
+	"hONlJdLsUAZE1ifdIMNmxDijxq1jmTck7YdmORcjVm3pGrp2sY29XqFJCd5GDKmEF8ubn9gpgSGE5Ubb",
+	"kJPh4AlnZhbTlgKm4wvpeoZBfQxvk1/pWrtb1s/rZ0DHj1hDJRQIZMA3H8vOnW6py6hkR9BDvK3r7li6",
+	"w6r3Gi+qhUKcJYC3s4WhDoeRSOIr6LNi1IAdWXZY2iAoNXRUK6qN13puf1m1PipN172G+37p6YH7sL2g",
+	"+vtvLSU1TgdFGv2Eyj+47uqn1d7uo54lu6ILzJui2QHRiS46E9U6szd3sW+v+ZxPuWkdj+q3vvPsjttI",
+	"gzacWGNPxERioxndOSp7+5iFv2kWfu1s14mT1XAvz9FvM5SidadZ6hxS73uKKKeaGeD7ilGlxA6jxPXa",
+	"TKW35mfVCR6iJaaT8bLcgx7KbT+aZDazQm5xQ4L1BSpuA7jabZMPhPC/FOWjs7h5vDOb5/tvcWvWWDcb",
+	"5uxm6QxqGfhjWTFm+jndL1AGuU6rvhQi0bNkl0LM2YWCBCBVUywOoec2yTKv27v9a0114TJi79+9ajeU",
+	"fjG3+pOC+oFLkTnd0Bi6AgE/YMT7aCS9f1BcJJjeByjei2Jtabo9JeQ5DmixyPTDcgXCAc0XDbCA2ogt",
+	"tMjCnRExnrEU2POesjywMLh7KEfTwAiha/QhM5BoWmV8CMZ5JppYFM339+FR3W77i3Rull8GZwlymnhk",
+	"LPfEWOhi3xtnQWHZzlheyHa+kuvcjltA4JJU18wKnUx4DKKueODCj5f/C778BLQe7/493X28e/d29efU",
+	"yLDl4qex1WRY6MBzbZqBnSCkd4Ni7UJGUOwL9BqLGHwQmigpgrG8nnEDHgg7fVWjOWQZWTqMI7km5GAX",
+	"fuQcD4JztMZnWPiHH/CRPdwPe3gLgb93wRy2ibTYvhkTWpQncRRiSwFIFsgtzTsBA5dm3p0JdXUox1cO",
+	"0SjMLZkYy0sxL1pQ4JFkwpI6KEBPhiziS80WMhG6qHojotWRGl9keAba9buxM9jliT3uTk2G8Fu84/Li",
+	"01ldO8d5PMZ21OI5mm9792LYeI+6+xc852oIFtM1DofthPZDjW5eKRD/HrLwvrwBjYRtHxHTRQbFfH77",
+	"2DsTPBPZ0cLMoMrfqf05u3KUVf4kC2nP1SyipVVWLcHSq2M1MOnSHVlfC8FCb/ju7kwk8zBg4e6uHRRC",
+	"HYIVvcmB9Ojtax6KahclXb1tAfNaEDWUyPWTPgdFDEleb8belAo1Wjya8WwZMB3Li0TsLrRrWIj15maK",
+	"CqLlcSh2Jao8dp5YBd9PnK0vS+2eG9ZuS75l/WqubC27NPBSS3e8NV04aX2143x7ARaNQKcLtDsu2oDB",
+	"5iie2BlIi9kpl795K0hfu5mw5CEi7BrJzsQsllG1KfZXmoUYM6rmIo8SE0UjraIOTywZZ2eZutYigxo8",
+	"S8alvhYZ+/Hk9asAjK//On7zCxUEFAKqAuZBdVjf1644ltTSOW8hBStmAlJyeYLgh3b6I371l4m6btju",
+	"f6AVZTMSzG09fQouYi4USe+4ODrvSBtAadPxukg8yiPWfIl5cFPw6kUBWwX5qsvp3s3pzf8GAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 
 	gen "github.com/understudy-dev/understudy/gen/accounts"
@@ -406,8 +407,15 @@ func (s *Server) ListEventDestinations(ctx context.Context, req gen.ListEventDes
 		return nil, err
 	}
 	withURL := slices.Contains(req.Params.Include, gen.EventDestinationIncludeWebhookEndpointUrl)
+	// The page URLs repeat include: SDK iterators follow them as they are, sending none of
+	// their own params after the first page. It is no filter (it picks no items), so a page
+	// token is not bound to it.
+	var query url.Values
+	if withURL {
+		query = url.Values{"include": {string(gen.EventDestinationIncludeWebhookEndpointUrl)}}
+	}
 	var out gen.V2CoreEventDestinationList
-	err := s.listPage(ctx, "/v2/core/event_destinations", req.Params.Limit, req.Params.Page, struct{}{}, nil,
+	err := s.listPage(ctx, "/v2/core/event_destinations", req.Params.Limit, req.Params.Page, struct{}{}, query,
 		func(tx *store.Tx, scope string, after *store.Cursor, each func(store.Cursor) bool) {
 			s.tables.NewestDestinations.Scan(tx, scope+"|", scope+"}", after, func(c store.Cursor, d EventDestination) bool {
 				if !each(c) {

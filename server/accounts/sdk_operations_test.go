@@ -456,3 +456,30 @@ func TestSDKEventsAcrossPages(t *testing.T) {
 	_, err = sc.V2CoreEvents.Retrieve(ctx, "evt_test_doesnotexist", nil)
 	sdkNotFound(t, err)
 }
+
+// TestSDKEventDestinationListInclude: include=webhook_endpoint.url holds on every page.
+// stripe-go's iterator sends its params with the first page only and then follows
+// next_page_url as it is ("the next page URL already contains all of the query
+// parameters", iter.go), so the URL must carry include, as it carries the events' filters.
+func TestSDKEventDestinationListInclude(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	sc := newSDKClient(t, srv, "sk_test_destinclude")
+	ctx := context.Background()
+	hook := newWebhookServer(t, nil)
+	var want []string
+	for range 3 {
+		want = append([]string{createWebhookDestination(t, sc, hook.URL, "v2.core.account.created").ID}, want...) // newest first
+	}
+	listed := allPages(t, sc.V2CoreEventDestinations.List(ctx, &stripe.V2CoreEventDestinationListParams{
+		Limit: stripe.Int64(1), Include: stripe.StringSlice([]string{"webhook_endpoint.url"})}))
+	var ids []string
+	for i, ed := range listed {
+		ids = append(ids, ed.ID)
+		if ed.WebhookEndpoint == nil || ed.WebhookEndpoint.URL != hook.URL || ed.WebhookEndpoint.SigningSecret != "" {
+			t.Errorf("page %d: webhook_endpoint %+v, want the URL alone", i+1, ed.WebhookEndpoint)
+		}
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("listed %q, want %q", ids, want)
+	}
+}
