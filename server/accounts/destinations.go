@@ -177,17 +177,25 @@ func checkDestination(b gen.CreateEventDestinationRequest) error {
 		if b.SnapshotApiVersion == nil {
 			return invalidRequest(http.StatusBadRequest, "parameter_missing", "snapshot_api_version: required request field missing when event_payload is snapshot")
 		}
-		for i, t := range b.EnabledEvents {
+	} else if b.SnapshotApiVersion != nil {
+		return invalidRequest(http.StatusBadRequest, "parameter_invalid", "snapshot_api_version: only for event_payload snapshot")
+	}
+	return checkEnabledEvents(b.EventPayload, b.EnabledEvents)
+}
+
+// checkEnabledEvents holds a destination's enabled_events to its payload, on create and
+// update alike: a thin destination takes the thin types alone, a snapshot one none of
+// them (the events here are thin, and its endpoint expects snapshots).
+func checkEnabledEvents(payload gen.EventPayload, types []string) error {
+	if payload == gen.EventPayloadSnapshot {
+		for i, t := range types {
 			if slices.Contains(eventTypes, t) {
 				return invalidRequest(http.StatusBadRequest, "parameter_invalid", "enabled_events[%d]: %s is a thin event type; use event_payload thin", i, t)
 			}
 		}
 		return nil
 	}
-	if b.SnapshotApiVersion != nil {
-		return invalidRequest(http.StatusBadRequest, "parameter_invalid", "snapshot_api_version: only for event_payload snapshot")
-	}
-	return checkEventTypes(b.EnabledEvents)
+	return checkEventTypes(types)
 }
 
 func checkEventTypes(types []string) error {
@@ -269,8 +277,8 @@ func (s *Server) UpdateEventDestination(ctx context.Context, req gen.UpdateEvent
 	}
 	_, err := s.idempotent(ctx, "updateEventDestination", req.Params.IdempotencyKey, onAccount{req.Id, body}, func() (string, error) {
 		return req.Id, s.changeDestination(ctx, req.Id, func(d EventDestination, obj map[string]any) error {
-			if body.EnabledEvents != nil && d.Object.EventPayload == gen.EventPayloadThin {
-				if err := checkEventTypes(body.EnabledEvents); err != nil {
+			if body.EnabledEvents != nil {
+				if err := checkEnabledEvents(d.Object.EventPayload, body.EnabledEvents); err != nil {
 					return err
 				}
 			}

@@ -483,3 +483,42 @@ func TestSDKEventDestinationListInclude(t *testing.T) {
 		t.Errorf("listed %q, want %q", ids, want)
 	}
 }
+
+// TestSDKSnapshotDestinationTakesNoThinType: a snapshot destination refuses a thin event
+// type on update as its creation does; otherwise the update would have it sent the thin
+// events it cannot take.
+func TestSDKSnapshotDestinationTakesNoThinType(t *testing.T) {
+	srv := startSDKServer(t, nil)
+	sc := newSDKClient(t, srv, "sk_test_snapshotdest")
+	ctx := context.Background()
+	hook := newWebhookServer(t, nil)
+	params := func(events ...string) *stripe.V2CoreEventDestinationCreateParams {
+		return &stripe.V2CoreEventDestinationCreateParams{
+			Name: stripe.String("snapshots"), Type: stripe.String("webhook_endpoint"), EventPayload: stripe.String("snapshot"),
+			SnapshotAPIVersion: stripe.String("2025-09-30.clover"), EnabledEvents: stripe.StringSlice(events),
+			WebhookEndpoint: &stripe.V2CoreEventDestinationCreateWebhookEndpointParams{URL: stripe.String(hook.URL)},
+		}
+	}
+	_, err := sc.V2CoreEventDestinations.Create(ctx, params("v2.core.account.created"))
+	v2Error(t, err, http.StatusBadRequest, "parameter_invalid")
+	d, err := sc.V2CoreEventDestinations.Create(ctx, params("customer.created"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.EventPayload != "snapshot" || d.SnapshotAPIVersion != "2025-09-30.clover" || !slices.Equal(d.EnabledEvents, []string{"customer.created"}) {
+		t.Errorf("created %+v", d)
+	}
+	_, err = sc.V2CoreEventDestinations.Update(ctx, d.ID, &stripe.V2CoreEventDestinationUpdateParams{
+		EnabledEvents: stripe.StringSlice([]string{"customer.updated", "v2.core.account.created"})})
+	if e := v2Error(t, err, http.StatusBadRequest, "parameter_invalid"); !strings.Contains(e.Message, "enabled_events[1]") {
+		t.Errorf("message %q, want it to name enabled_events[1]", e.Message)
+	}
+	got, err := sc.V2CoreEventDestinations.Retrieve(ctx, d.ID, nil)
+	if err != nil || !slices.Equal(got.EnabledEvents, []string{"customer.created"}) {
+		t.Errorf("after the refused update: %+v %v, want enabled_events unchanged", got, err)
+	}
+	up, err := sc.V2CoreEventDestinations.Update(ctx, d.ID, &stripe.V2CoreEventDestinationUpdateParams{EnabledEvents: stripe.StringSlice([]string{"customer.updated"})})
+	if err != nil || !slices.Equal(up.EnabledEvents, []string{"customer.updated"}) {
+		t.Errorf("a snapshot type on update: %+v %v", up, err)
+	}
+}
