@@ -149,7 +149,9 @@ func TestReplicasShareControls(t *testing.T) {
 // 429 account_rate_limit_exceeded.
 func TestReplicasShareAccountLimit(t *testing.T) {
 	url := pgtest.URL(t)
-	slow := understudytest.WithConfig(func(c *server.Config) { c.Accounts.UpdateLatency = 500 * time.Millisecond })
+	// Long enough that the second request meets the first on a loaded machine (at 500 ms
+	// both once went through, one after the other, with the machine's load at 9 on 2 cores).
+	slow := understudytest.WithConfig(func(c *server.Config) { c.Accounts.UpdateLatency = 2 * time.Second })
 	a := understudytest.Start(t, understudytest.WithStore(url), slow)
 	b := understudytest.Start(t, understudytest.WithStore(url), slow)
 	ca, cb := newRaw(t, a.URL), newRaw(t, b.URL)
