@@ -418,6 +418,7 @@ func TestRoleAssignmentsSDK(t *testing.T) {
 type sdkEnv struct {
 	assignments *armauthorization.RoleAssignmentsClient
 	definitions *armauthorization.RoleDefinitionsClient
+	permissions *armauthorization.PermissionsClient
 	rec         *sdkRecorder
 }
 
@@ -432,7 +433,26 @@ func newSDKEnv(t *testing.T, baseURL string) *sdkEnv {
 func newSDKEnvWith(t *testing.T, baseURL string, more ...policy.Policy) *sdkEnv {
 	t.Helper()
 	rec := &sdkRecorder{}
-	opts := &arm.ClientOptions{
+	opts, cred := sdkClientOptions(baseURL, rec, more...), sdkCredential()
+	assignments, err := armauthorization.NewRoleAssignmentsClient(sdkSubscription, cred, opts)
+	if err != nil {
+		t.Fatalf("NewRoleAssignmentsClient: %v", err)
+	}
+	definitions, err := armauthorization.NewRoleDefinitionsClient(cred, opts)
+	if err != nil {
+		t.Fatalf("NewRoleDefinitionsClient: %v", err)
+	}
+	permissions, err := armauthorization.NewPermissionsClient(sdkSubscription, cred, opts)
+	if err != nil {
+		t.Fatalf("NewPermissionsClient: %v", err)
+	}
+	return &sdkEnv{assignments: assignments, definitions: definitions, permissions: permissions, rec: rec}
+}
+
+// sdkClientOptions are the client options of newSDKEnvWith, for any version of the SDK: the
+// server's cloud configuration, no retries, the namespace rename, then more, then rec.
+func sdkClientOptions(baseURL string, rec *sdkRecorder, more ...policy.Policy) *arm.ClientOptions {
+	return &arm.ClientOptions{
 		ClientOptions: policy.ClientOptions{
 			Cloud: cloud.Configuration{
 				ActiveDirectoryAuthorityHost: "https://login.understudy.local/",
@@ -448,21 +468,16 @@ func newSDKEnvWith(t *testing.T, baseURL string, more ...policy.Policy) *sdkEnv 
 		},
 		DisableRPRegistration: true,
 	}
-	cred := sdkStaticToken(sdkUnsignedJWT(map[string]any{
+}
+
+// sdkCredential is the static token of newSDKEnv: its oid is sdkCaller.
+func sdkCredential() sdkStaticToken {
+	return sdkStaticToken(sdkUnsignedJWT(map[string]any{
 		"aud": "https://management.understudy.local",
 		"iss": "https://login.understudy.local/" + sdkTenant + "/v2.0",
 		"tid": sdkTenant,
 		"oid": sdkCaller,
 	}))
-	assignments, err := armauthorization.NewRoleAssignmentsClient(sdkSubscription, cred, opts)
-	if err != nil {
-		t.Fatalf("NewRoleAssignmentsClient: %v", err)
-	}
-	definitions, err := armauthorization.NewRoleDefinitionsClient(cred, opts)
-	if err != nil {
-		t.Fatalf("NewRoleDefinitionsClient: %v", err)
-	}
-	return &sdkEnv{assignments: assignments, definitions: definitions, rec: rec}
 }
 
 // sdkSubPrincipal is the principal of the i-th (from 1) subscription-level assignment.
