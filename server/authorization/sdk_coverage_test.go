@@ -642,3 +642,64 @@ func TestSDKV1Coverage(t *testing.T) {
 		}
 	})
 }
+
+// TestSDKPagesOfAResourceWhoseNameNeedsEscaping: a resource's name escaped in the list's
+// path, the nextLink the SDK is given back must be a URL that leads to the next page of the
+// same list. A metric alert may be called "High CPU" in ARM (its names exclude
+// *#&+:<>?@%{}\/ only); understudy also takes '#' and '?' in a name (ARM's naming rules
+// advise against '#'), and ids with them read back, so their lists must page too.
+func TestSDKPagesOfAResourceWhoseNameNeedsEscaping(t *testing.T) {
+	srv := understudytest.Start(t, understudytest.WithConfig(func(c *server.Config) {
+		c.Authorization.PageSize = sdkPageSize
+	}))
+	sdk := newSDKEnv(t, srv.URL)
+	ctx := context.Background()
+	for k, name := range []string{"High CPU", "alert #1", "why?", "café (prod)"} {
+		t.Run(name, func(t *testing.T) {
+			// The SDK puts Create's scope in the path as it is: a caller escapes the name.
+			scope := covRG + "/providers/Microsoft.Insights/metricAlerts/" + url.PathEscape(name)
+			var want []string
+			for i := range 3 {
+				n := covName(100*(k+1) + i)
+				if _, err := sdk.assignments.Create(ctx, scope, n, sdkCreateParams(covPrincipal(i), ""), nil); err != nil {
+					t.Fatalf("Create: %v", err)
+				}
+				want = append(want, n)
+			}
+			// So does ListForResource's resourceName (x-ms-skip-url-encoding in the REST spec).
+			pager := sdk.assignments.NewListForResourcePager("rg-cov", "Microsoft.Insights", "metricAlerts", url.PathEscape(name),
+				&armauthorization.RoleAssignmentsClientListForResourceOptions{Filter: to.Ptr("atScope()")})
+			var got []string
+			for pages := 0; pager.More(); pages++ {
+				if pages == covMaxPages {
+					t.Fatalf("still more after %d pages", pages)
+				}
+				page, err := pager.NextPage(ctx)
+				if err != nil {
+					t.Fatalf("page %d: %v", pages+1, err)
+				}
+				for _, ra := range page.Value {
+					got = append(got, sdkDeref(ra.Name))
+					if s := sdkDeref(ra.Properties.Scope); s != "/"+covRG+"/providers/Microsoft.Insights/metricAlerts/"+name {
+						t.Errorf("scope %q", s)
+					}
+				}
+				if page.NextLink == nil {
+					continue
+				}
+				// A URL: nothing in it a URL may not hold raw, and its path is the list's.
+				next, err := url.Parse(*page.NextLink)
+				if err != nil || strings.ContainsAny(*page.NextLink, " #") || strings.ContainsFunc(*page.NextLink, func(r rune) bool { return r > 0x7e }) {
+					t.Fatalf("nextLink %q is no URL (%v)", *page.NextLink, err)
+				}
+				if wantPath := "/" + covRG + "/providers/Microsoft.Insights/metricAlerts/" + name + "/providers/" + sdkVendorNamespace + "/roleAssignments"; next.Path != wantPath {
+					t.Errorf("nextLink's path %q, want %q", next.Path, wantPath)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("listed %v, want %v", got, want)
+			}
+		})
+	}
+}
