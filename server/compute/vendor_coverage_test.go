@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -287,13 +288,13 @@ func TestVendorListPages(t *testing.T) {
 	}
 
 	// check holds the names of one paged walk against want, and that it took a page each.
-	check := func(what string, pages int, kinds []string, kind string, got, want []string) {
+	check := func(what string, kinds []string, kind string, got, want []string) {
 		t.Helper()
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: paged through %v, want %v", what, got, want)
 		}
-		if pages != len(want) {
-			t.Errorf("%s: %d pages, want %d (one item each)", what, pages, len(want))
+		if len(kinds) != len(want) {
+			t.Errorf("%s: %d pages, want %d (one item each)", what, len(kinds), len(want))
 		}
 		for _, k := range kinds {
 			if k != kind {
@@ -302,81 +303,59 @@ func TestVendorListPages(t *testing.T) {
 		}
 	}
 
-	t.Run("interconnects", func(t *testing.T) {
-		var got, kinds []string
-		err := w.svc.Interconnects.List(vendorProject).MaxResults(1).Pages(w.ctx, func(l *compute.InterconnectList) error {
-			kinds = append(kinds, l.Kind)
-			for _, i := range l.Items {
-				got = append(got, i.Name)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		check("interconnects", len(kinds), kinds, "compute#interconnectList", got, ics)
+	kinds, got := pagedNames(t, w.ctx, w.svc.Interconnects.List(vendorProject).MaxResults(1).Pages, func(l *compute.InterconnectList) (string, []string) {
+		return l.Kind, namesOf(l.Items, func(i *compute.Interconnect) string { return i.Name })
 	})
-	t.Run("interconnectAttachments", func(t *testing.T) {
-		var got, kinds []string
-		err := w.svc.InterconnectAttachments.List(vendorProject, "us-east4").MaxResults(1).Pages(w.ctx, func(l *compute.InterconnectAttachmentList) error {
-			kinds = append(kinds, l.Kind)
-			for _, a := range l.Items {
-				got = append(got, a.Name)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		check("interconnectAttachments", len(kinds), kinds, "compute#interconnectAttachmentList", got, atts)
+	check("interconnects", kinds, "compute#interconnectList", got, ics)
+	kinds, got = pagedNames(t, w.ctx, w.svc.InterconnectAttachments.List(vendorProject, "us-east4").MaxResults(1).Pages, func(l *compute.InterconnectAttachmentList) (string, []string) {
+		return l.Kind, namesOf(l.Items, func(a *compute.InterconnectAttachment) string { return a.Name })
 	})
-	t.Run("interconnectGroups", func(t *testing.T) {
-		var got, kinds []string
-		err := w.svc.InterconnectGroups.List(vendorProject).MaxResults(1).Pages(w.ctx, func(l *compute.InterconnectGroupsListResponse) error {
-			kinds = append(kinds, l.Kind)
-			for _, g := range l.Items {
-				got = append(got, g.Name)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The discovery document's kind for this list is the resource's, as for
-		// attachment groups' lists.
-		check("interconnectGroups", len(kinds), kinds, "compute#InterconnectGroup", got, groups)
+	check("interconnectAttachments", kinds, "compute#interconnectAttachmentList", got, atts)
+	kinds, got = pagedNames(t, w.ctx, w.svc.InterconnectGroups.List(vendorProject).MaxResults(1).Pages, func(l *compute.InterconnectGroupsListResponse) (string, []string) {
+		return l.Kind, namesOf(l.Items, func(g *compute.InterconnectGroup) string { return g.Name })
 	})
-	t.Run("interconnectAttachmentGroups", func(t *testing.T) {
-		var got, kinds []string
-		err := w.svc.InterconnectAttachmentGroups.List(vendorProject).MaxResults(1).Pages(w.ctx, func(l *compute.InterconnectAttachmentGroupsListResponse) error {
-			kinds = append(kinds, l.Kind)
-			for _, g := range l.Items {
-				got = append(got, g.Name)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		check("interconnectAttachmentGroups", len(kinds), kinds, "compute#interconnectAttachmentGroup", got, groups)
+	// The discovery document's kind for this list is the resource's, as for attachment
+	// groups' lists.
+	check("interconnectGroups", kinds, "compute#InterconnectGroup", got, groups)
+	kinds, got = pagedNames(t, w.ctx, w.svc.InterconnectAttachmentGroups.List(vendorProject).MaxResults(1).Pages, func(l *compute.InterconnectAttachmentGroupsListResponse) (string, []string) {
+		return l.Kind, namesOf(l.Items, func(g *compute.InterconnectAttachmentGroup) string { return g.Name })
 	})
-	t.Run("forwardingRules.aggregatedList", func(t *testing.T) {
-		var got, kinds []string
-		err := w.svc.ForwardingRules.AggregatedList(vendorProject).MaxResults(1).Pages(w.ctx, func(l *compute.ForwardingRuleAggregatedList) error {
-			kinds = append(kinds, l.Kind)
-			for scope, sl := range l.Items {
-				for _, r := range sl.ForwardingRules {
-					if scope != "global" {
-						t.Errorf("%s listed under %q, want global", r.Name, scope)
-					}
-					got = append(got, r.Name)
+	check("interconnectAttachmentGroups", kinds, "compute#interconnectAttachmentGroup", got, groups)
+	kinds, got = pagedNames(t, w.ctx, w.svc.ForwardingRules.AggregatedList(vendorProject).MaxResults(1).Pages, func(l *compute.ForwardingRuleAggregatedList) (string, []string) {
+		var names []string
+		for scope, sl := range l.Items {
+			for _, r := range sl.ForwardingRules {
+				if scope != "global" {
+					t.Errorf("%s listed under %q, want global", r.Name, scope)
 				}
+				names = append(names, r.Name)
 			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		check("forwardingRules.aggregatedList", len(kinds), kinds, "compute#forwardingRuleAggregatedList", got, []string{"fr-a", "fr-b", "fr-c"})
+		return l.Kind, names
 	})
+	check("forwardingRules.aggregatedList", kinds, "compute#forwardingRuleAggregatedList", got, []string{"fr-a", "fr-b", "fr-c"})
+}
+
+// pagedNames walks a list through the client's Pages helper and returns each page's kind
+// and, in order, the names page gives of its items.
+func pagedNames[L any](t *testing.T, ctx context.Context, pages func(context.Context, func(L) error) error, page func(L) (string, []string)) (kinds, names []string) {
+	t.Helper()
+	err := pages(ctx, func(l L) error {
+		kind, n := page(l)
+		kinds, names = append(kinds, kind), append(names, n...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kinds, names
+}
+
+// namesOf is the name of each item.
+func namesOf[T any](items []T, name func(T) string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = name(it)
+	}
+	return out
 }
