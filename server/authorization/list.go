@@ -126,22 +126,9 @@ func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string,
 		q.Set("$top", strconv.Itoa(int(*top)))
 	}
 	q.Set("$skipToken", token)
+	// A scope's names may hold what a URL holds only escaped (a space, '#', '?'): raw, '#'
+	// and '?' would end the link's path there.
 	return s.baseURL(ctx) + escapeSegments(scopeID(scopePath)) + providerSegment + "roleAssignments?" + q.Encode()
-}
-
-// escapeSegments path-escapes each "/"-separated segment of p, as clients escape a path.
-// A scope's names may hold what a URL holds only escaped (a space, non-ASCII letters, '#'
-// or '?'); written raw in a nextLink, '#' and '?' would end its path there and send the
-// client to another list or to none.
-func escapeSegments(p string) string {
-	if pathClean(p) {
-		return p // the usual scope: ids, names, dots and dashes
-	}
-	parts := strings.Split(p, "/")
-	for i, part := range parts {
-		parts[i] = url.PathEscape(part)
-	}
-	return strings.Join(parts, "/")
 }
 
 // The skip token is the position of the last entry returned, opaque to clients.

@@ -152,7 +152,7 @@ func pathClean(s string) bool {
 }
 
 // writeEscapedSegments writes word+sep+tail with each "/"-separated segment path-escaped
-// (word has no "/").
+// (word has no "/"), without joining them when none needs escaping.
 func writeEscapedSegments(b *strings.Builder, word, sep, tail string) {
 	if pathClean(word) && pathClean(tail) {
 		b.WriteString(word)
@@ -160,11 +160,19 @@ func writeEscapedSegments(b *strings.Builder, word, sep, tail string) {
 		b.WriteString(tail)
 		return
 	}
-	parts := strings.Split(word+sep+tail, "/")
-	for j, p := range parts {
-		parts[j] = url.PathEscape(p)
+	b.WriteString(escapeSegments(word + sep + tail))
+}
+
+// escapeSegments is p with each "/"-separated segment path-escaped, as clients escape a path.
+func escapeSegments(p string) string {
+	if pathClean(p) {
+		return p // the usual path: ids, names, dots and dashes
 	}
-	b.WriteString(strings.Join(parts, "/"))
+	parts := strings.Split(p, "/")
+	for j, part := range parts {
+		parts[j] = url.PathEscape(part)
+	}
+	return strings.Join(parts, "/")
 }
 
 // lastIndexFold is strings.LastIndex ignoring ASCII case. It folds ASCII only, so that byte
