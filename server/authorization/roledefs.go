@@ -223,8 +223,8 @@ func checkRole(r RoleDefinition) *Error {
 	if len(r.AssignableScopes) == 0 {
 		return errAssignableScopesMissing()
 	}
-	group := map[string]string{} // the management groups by key, as first spelled
-	var groups []string
+	var groups []string // the management groups, each as first spelled
+	seen := map[string]bool{}
 	for _, a := range r.AssignableScopes {
 		if a == everywhere {
 			continue
@@ -233,8 +233,8 @@ func checkRole(r RoleDefinition) *Error {
 		if !ok || !strings.HasPrefix(a, "/") {
 			return errInvalidAssignableScope(a)
 		}
-		if sc.ManagementGroup() && group[sc.Key] == "" {
-			group[sc.Key] = a
+		if sc.ManagementGroup() && !seen[sc.Key] {
+			seen[sc.Key] = true
 			groups = append(groups, a)
 		}
 	}
