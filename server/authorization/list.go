@@ -16,7 +16,7 @@ import (
 // $filter, a page at a time. It costs what it returns: scope lists walk the scope index over
 // the scope's ancestors and subtree only, principal lists walk that principal's assignments.
 func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAssignmentsListForScopeRequestObject) (gen.RoleAssignmentsListForScopeResponseObject, error) {
-	scope, serr := parseScope(req.Scope)
+	scope, serr := parseListScope(req.Scope)
 	if serr != nil {
 		return nil, serr
 	}

@@ -12,7 +12,7 @@ import (
 // applies to it there (grantsAt), in the order the grants come, a role given twice once.
 // Everyone may read their own permissions, so there is no permission check.
 func (s *Server) PermissionsListForScope(ctx context.Context, req gen.PermissionsListForScopeRequestObject) (gen.PermissionsListForScopeResponseObject, error) {
-	scope, serr := parseScope(req.Scope)
+	scope, serr := parseListScope(req.Scope)
 	if serr != nil {
 		return nil, serr
 	}

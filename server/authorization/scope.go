@@ -103,6 +103,48 @@ func parseScope(raw string) (Scope, *Error) {
 	return Scope{}, errInvalidScope(raw)
 }
 
+// parseListScope is parseScope for the scope of a list (role assignments, permissions). The
+// vendor's list paths name a resource as
+// subscriptions/{sid}/resourcegroups/{rg}/providers/{ns}/{parentResourcePath}/{type}/{name}
+// (Permissions_ListForResource in every version, RoleAssignments_ListForResource before
+// 2022-04-01), and its clients send a top-level resource's parentResourcePath empty, so
+// that the path holds providers/{ns}//{type}/{name}: the Node SDK
+// (@azure/arm-authorization's permissions.listForResource) puts it in the URL as it is, as
+// the .NET SDK's request tests pin against management.azure.com and as the Azure CLI sends
+// every top-level resource ('parent_resource_path or ""'). One empty segment right after a
+// resource's provider namespace is that empty parent, and is dropped; any other empty
+// segment is still InvalidScope. The scope routes that take a scope whole (a role
+// assignment by name, role definitions) have no such template and read the scope as sent.
+func parseListScope(raw string) (Scope, *Error) {
+	sc, err := parseScope(withoutEmptyParent(raw))
+	if err != nil && err.Code == "InvalidScope" {
+		return Scope{}, errInvalidScope(raw) // the scope as sent
+	}
+	return sc, err
+}
+
+// withoutEmptyParent is raw without the empty parentResourcePath of a resource below a
+// resource group: an empty segment after providers/{ns} (the provider namespace not empty)
+// at segment 6 or later. It returns raw itself when there is none, the usual case.
+func withoutEmptyParent(raw string) string {
+	if !strings.Contains(raw, "//") {
+		return raw
+	}
+	segs := strings.Split(strings.Trim(raw, "/"), "/")
+	out := segs[:0:0]
+	for i, s := range segs {
+		if s == "" && i >= 6 && segs[i-1] != "" && asciiEqualFold(segs[i-2], "providers") &&
+			i+1 < len(segs) && segs[i+1] != "" {
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) == len(segs) {
+		return raw
+	}
+	return strings.Join(out, "/")
+}
+
 // scopeKeyOf is the Key of a scope parseScope accepts, from its path (with or without
 // slashes around it) alone: the path lower-cased, and a management group's spelled with
 // Microsoft.Management. The only accepted scopes that start with "providers/" are

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/understudy-dev/understudy/server/authorization"
 )
 
 // raw sends method to path (already escaped, as on the wire) with a valid body for PUT and
@@ -137,5 +139,61 @@ func TestAcceptedScopesRoundTrip(t *testing.T) {
 				t.Fatalf("GET after DELETE: %d", status)
 			}
 		})
+	}
+}
+
+// The vendor's list paths name a resource as providers/{ns}/{parentResourcePath}/{type}/{name}
+// (Permissions_ListForResource in every version, RoleAssignments_ListForResource before
+// 2022-04-01), and its clients send a top-level resource's parentResourcePath empty, so the
+// path holds providers/{ns}//{type}/{name}: the Node SDK does (@azure/arm-authorization's
+// permissions.listForResource), as do the CLI and the .NET SDK against ARM. The lists read
+// that empty segment as no parent; the routes that take a scope whole (a role assignment by
+// name) and every other empty segment stay InvalidScope.
+func TestListsReadAnEmptyParentResourcePath(t *testing.T) {
+	e := newEnv(t, func(c *authorization.Config) { c.PageSize = 1 })
+	const v = "?api-version=2022-04-01"
+	acct := "/" + rgScope + "/providers/Microsoft.Storage/storageAccounts/acct1"
+	emptyParent := "/" + rgScope + "/providers/Microsoft.Storage//storageAccounts/acct1"
+	c := e.client("t", true)
+	mustPut(t, c, acct[1:], name1, props(principal1, readerID), http.StatusCreated)
+	mustPut(t, c, acct[1:], name2, props(principal2, readerID), http.StatusCreated)
+
+	status, body := e.raw(http.MethodGet, emptyParent+"/providers/Vendor.Authorization/roleAssignments"+v+"&$filter=atScope()", "t")
+	var page struct {
+		Value    []struct{ Name string }
+		NextLink string
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &page) != nil || len(page.Value) != 1 || page.Value[0].Name != name1 {
+		t.Fatalf("list with an empty parent: %d %s", status, body)
+	}
+	// The next page is the resource's, named without the empty segment.
+	if !strings.Contains(page.NextLink, "/providers/Microsoft.Storage/storageAccounts/acct1/providers/Vendor.Authorization/roleAssignments?") {
+		t.Fatalf("nextLink %q", page.NextLink)
+	}
+	next := strings.TrimPrefix(page.NextLink, e.srv.URL)
+	if status, body := e.raw(http.MethodGet, next, "t"); status != http.StatusOK || !strings.Contains(string(body), name2) {
+		t.Fatalf("next page: %d %s", status, body)
+	}
+
+	// Permissions (the caller holds nothing here: an empty list, not an error).
+	for _, p := range []string{emptyParent, "/" + rgScope + "/providers/Microsoft.Web//sites/site1/providers/Microsoft.Insights//diagnosticSettings/ds1"} {
+		if status, body := e.raw(http.MethodGet, p+"/providers/Vendor.Authorization/permissions"+v, "t"); status != http.StatusOK {
+			t.Errorf("permissions at %s: %d %s", p, status, body)
+		}
+	}
+
+	refused := []struct{ method, path string }{
+		{http.MethodPut, emptyParent + assignmentPath + name1 + v},
+		{http.MethodGet, emptyParent + assignmentPath + name1 + v},
+		{http.MethodDelete, emptyParent + assignmentPath + name1 + v},
+		{http.MethodGet, "/subscriptions/" + sub + "//resourceGroups/rg1/providers/Vendor.Authorization/roleAssignments" + v},
+		{http.MethodGet, "/" + rgScope + "/providers/Microsoft.Storage/storageAccounts//acct1/providers/Vendor.Authorization/permissions" + v},
+		{http.MethodGet, "/" + rgScope + "/providers//Microsoft.Storage/storageAccounts/acct1/providers/Vendor.Authorization/permissions" + v},
+		{http.MethodGet, "/" + rgScope + "/providers/Microsoft.Storage///storageAccounts/acct1/providers/Vendor.Authorization/permissions" + v},
+		{http.MethodGet, "/providers/Microsoft.Management//managementGroups/mg1/providers/Vendor.Authorization/permissions" + v},
+	}
+	for _, r := range refused {
+		status, body := e.raw(r.method, r.path, "t")
+		wantError(t, status, body, http.StatusBadRequest, "InvalidScope")
 	}
 }
