@@ -510,7 +510,8 @@ func TestSDKV1Coverage(t *testing.T) {
 		}
 		got, pages = forResource("Microsoft.Web", "sites/site1", "slots", "staging")
 		covWantList(t, "the slot", got, pages, covName(0), covName(1), covName(3), covName(5))
-		// No parent: the SDK sends an empty segment, as it does against ARM.
+		// No parent: an empty parentResourcePath, which azcore's JoinPaths (path.Join) drops
+		// from the URL; the Node SDK sends it as an empty segment (scope_http_test.go).
 		got, pages = forResource("Microsoft.Storage", "", "storageAccounts", "acct1")
 		covWantList(t, "acct1", got, pages, covName(0), covName(1), covName(2), covName(5))
 
