@@ -267,6 +267,13 @@ func errUnsupportedFilter(filter string) *Error {
 	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are either 'atScope()' or 'principalId eq '{value}' or assignedTo('{value}')'.", filter)
 }
 
+// errRootListUnfiltered is ARM's answer to a role-assignment list at the tenant root without
+// $filter (its message as azure-powershell's issue 20323 quotes it; the code is not on
+// record, BadRequest is ours).
+func errRootListUnfiltered() *Error {
+	return newError(http.StatusBadRequest, "BadRequest", "The role assignments query at '/' scope is not allowed without any filters.")
+}
+
 func errUnsupportedRoleDefinitionFilter(filter string) *Error {
 	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are 'roleName eq '{value}'', 'type eq 'BuiltInRole'' or 'type eq 'CustomRole'', and 'atScopeAndBelow()'.", filter)
 }

@@ -27,6 +27,9 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 	if !ok {
 		return nil, errUnsupportedFilter(deref(req.Params.Filter))
 	}
+	if scope.Root() && deref(req.Params.Filter) == "" {
+		return nil, errRootListUnfiltered()
+	}
 	var after *store.Cursor
 	if tok := deref(req.Params.SkipToken); tok != "" {
 		c, ok := decodeSkipToken(tok)

@@ -240,9 +240,12 @@ func TestScopesAndDirectorySDK(t *testing.T) {
 		if got, want := dirList(t, admin, "/", "atScope()"), []string{nameRoot}; !slices.Equal(got, want) {
 			t.Errorf("atScope() at the root = %v, want %v", got, want)
 		}
-		if got := dirList(t, admin, "/", ""); len(got) != 5 {
-			t.Errorf("list at the root = %v, want all 5", got)
+		if got, want := dirList(t, admin, "/", "principalId%20eq%20'"+dirAlice+"'"), []string{nameOther}; !slices.Equal(got, want) {
+			t.Errorf("principalId eq alice at the root = %v, want %v (hers, not her group's)", got, want)
 		}
+		// Unfiltered at the root, ARM refuses: every assignment of the tenant is no query.
+		_, err := admin.assignments.NewListForScopePager("/", nil).NextPage(ctx)
+		sdkWantError(t, err, http.StatusBadRequest, "BadRequest")
 	})
 
 	t.Run("EnforcementFollowsGroupsAndHierarchy", func(t *testing.T) {
