@@ -22,7 +22,7 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		return nil, err
 	}
 	b := *req.Body
-	labels, labelsSent := labelsGiven(b.Labels)
+	labels, labelsSent := labelsGiven(b.Labels, b.LabelFingerprint)
 	if err := validateLabels(labels); err != nil {
 		return nil, err
 	}

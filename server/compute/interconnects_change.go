@@ -23,7 +23,7 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 		return nil, err
 	}
 	b := *req.Body
-	labels, labelsSent := labelsGiven(b.Labels)
+	labels, labelsSent := labelsGiven(b.Labels, b.LabelFingerprint)
 	if err := validateLabels(labels); err != nil {
 		return nil, err
 	}

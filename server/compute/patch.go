@@ -42,8 +42,14 @@ func sameName(f *fixed, sent, current string) {
 	}
 }
 
-func labelsGiven(l *gen.Labels) (map[string]string, bool) {
-	if l == nil {
+// labelsGiven are the labels a patch body sends (l) and whether it sends any: "labels": {}
+// without a labelFingerprint (fingerprint) sends none. In the proto3 JSON the API is
+// transcoded from, an empty map is no map at all, and Google's Node client writes every
+// map of the resource, empty ones included, into each patch body; clearing labels through
+// a patch takes the fingerprint, as `gcloud beta compute interconnects update
+// --clear-labels` sends it.
+func labelsGiven(l *gen.Labels, fingerprint []byte) (map[string]string, bool) {
+	if l == nil || (len(*l) == 0 && len(fingerprint) == 0) {
 		return nil, false
 	}
 	m := map[string]string(*l)
@@ -128,7 +134,7 @@ var (
 // patchedRule is r with the patch b applied: cur is r as a read returns it, sent the
 // members b gives.
 func patchedRule(cur, r, b gen.ForwardingRule, sent map[string]json.RawMessage) (gen.ForwardingRule, error) {
-	if labels, ok := labelsGiven(b.Labels); ok && !maps.Equal(labels, labelsOf(r.Labels)) && !(len(labels) == 0 && len(labelsOf(r.Labels)) == 0) {
+	if labels, ok := labelsGiven(b.Labels, b.LabelFingerprint); ok && !maps.Equal(labels, labelsOf(r.Labels)) && !(len(labels) == 0 && len(labelsOf(r.Labels)) == 0) {
 		return r, invalidField("resource.labels", "Invalid value for field 'resource.labels'. Labels of a forwarding rule change only through setLabels.")
 	}
 	// The merge patch: the sent members over the rule as get returns it, decoded into a

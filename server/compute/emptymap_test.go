@@ -1,0 +1,72 @@
+package compute_test
+
+import (
+	"encoding/json"
+	"maps"
+	"testing"
+
+	"github.com/understudy-dev/understudy/internal/operations"
+)
+
+// TestPatchEmptyLabels: a patch's "labels": {} without a labelFingerprint changes no label.
+// Google's Node client (@google-cloud/compute over REST) writes the proto3 JSON of the
+// resource, in which a map is always present: every patch it sends has "labels": {}, on a
+// resource with labels or without. A rule's patch is not refused for it, an interconnect's
+// or an attachment's keeps its labels; with the labelFingerprint, the empty labels are still
+// what `gcloud beta compute interconnects update --clear-labels` sends to clear them.
+func TestPatchEmptyLabels(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	labelsOf := func(path string) (map[string]string, string) {
+		t.Helper()
+		status, b := w.raw("GET", path, "")
+		if status != 200 {
+			t.Fatalf("get %s: %d %s", path, status, b)
+		}
+		var r struct {
+			Labels           map[string]string `json:"labels"`
+			LabelFingerprint string            `json:"labelFingerprint"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Labels, r.LabelFingerprint
+	}
+	ok := func(method, path, body string) {
+		t.Helper()
+		if status, b := w.raw(method, path, body); status != 200 {
+			t.Fatalf("%s %s %s: %d %s", method, path, body, status, b)
+		}
+	}
+	want := map[string]string{"env": "prod"}
+
+	ok("POST", "global/forwardingRules", `{"name":"fr-l","portRange":"80","labels":{"env":"prod"}}`)
+	ok("PATCH", "global/forwardingRules/fr-l", `{"labels":{},"networkTier":"PREMIUM"}`)
+	if got, _ := labelsOf("global/forwardingRules/fr-l"); !maps.Equal(got, want) {
+		t.Errorf("rule labels after a patch with empty labels: %v", got)
+	}
+	status, b := w.raw("PATCH", "global/forwardingRules/fr-l", `{"labels":{"env":"dev"}}`)
+	wantGoogleError(t, status, b, 400, "invalid") // labels change through setLabels only
+
+	w.interconnect("ic-l", "iad-zone1-1")
+	_, fp := labelsOf("global/interconnects/ic-l")
+	ok("POST", "global/interconnects/ic-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`)
+	ok("PATCH", "global/interconnects/ic-l", `{"labels":{},"description":"patched"}`)
+	got, fp := labelsOf("global/interconnects/ic-l")
+	if !maps.Equal(got, want) {
+		t.Errorf("interconnect labels after a patch with empty labels: %v", got)
+	}
+
+	w.attachment("us-east4", "att-l", "ic-l", true)
+	_, afp := labelsOf("regions/us-east4/interconnectAttachments/att-l")
+	ok("POST", "regions/us-east4/interconnectAttachments/att-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+afp+`"}`)
+	ok("PATCH", "regions/us-east4/interconnectAttachments/att-l", `{"labels":{},"mtu":1500}`)
+	if got, _ := labelsOf("regions/us-east4/interconnectAttachments/att-l"); !maps.Equal(got, want) {
+		t.Errorf("attachment labels after a patch with empty labels: %v", got)
+	}
+
+	// With the fingerprint, empty labels clear them (gcloud --clear-labels).
+	ok("PATCH", "global/interconnects/ic-l", `{"labels":{},"labelFingerprint":"`+fp+`"}`)
+	if got, _ := labelsOf("global/interconnects/ic-l"); len(got) != 0 {
+		t.Errorf("interconnect labels after clearing with the fingerprint: %v", got)
+	}
+}
