@@ -121,7 +121,7 @@ func (s *Server) Register(e *echo.Echo, ops []validate.Operation) error {
 		p, err := s.parsed()
 		return p.validator, err
 	})
-	mws := v.Middlewares(wholeSegments, s.authenticate, s.advance)
+	mws := v.Middlewares(systemAliases, wholeSegments, s.authenticate, s.advance)
 	for id := range mws {
 		// After validation: a request is judged whole before its answer is trimmed.
 		mws[id] = append(mws[id], checkSystemParameters, partialResponse(func() *fieldsel.Shape {
@@ -166,6 +166,42 @@ func parseSpec() (parsedSpec, error) {
 // declare is refused, as Google's front end refuses it: a requestId sent to setLabels,
 // which takes none, would otherwise be ignored, and a client's retry believed safe.
 var systemQuery = []string{"$.xgafv", "access_token", "callback", "fields", "key", "oauth_token", "quotaUser", "upload_protocol", "uploadType", "userIp"}
+
+// dollarAliases are the system parameters Google documents under a second name with a
+// '$' ("$alt, alt", cloud.google.com/apis/docs/system-parameters), by that name: Google's
+// Node clients send $alt=json;enum-encoding=int (numericEnums) and $prettyPrint=0
+// (minifyJson).
+var dollarAliases = map[string]string{"$alt": "alt", "$callback": "callback", "$fields": "fields", "$key": "key", "$prettyPrint": "prettyPrint"}
+
+// numericEnums is the option of alt=json by which Google's clients ask for enums as
+// numbers. Where we decided: it is accepted and enums are still answered by name, as the
+// discovery document defines each (compute's protos number only Operation.status, which
+// the clients read by name as well).
+const numericEnums = ";enum-encoding=int"
+
+// systemAliases reads, before validation, each $-named system parameter as the parameter
+// it names (dollarAliases), and alt=json;enum-encoding=int as alt=json, in the query Echo
+// parsed, which validation, the handlers and partial responses all read.
+func systemAliases(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if raw := c.QueryString(); !strings.Contains(raw, "alt") && !strings.Contains(raw, "$") && !strings.Contains(raw, "%24") {
+			return next(c) // neither an alias ('$' or its escape) nor an alt
+		}
+		q := c.QueryParams()
+		for alias, name := range dollarAliases {
+			if vs, ok := q[alias]; ok {
+				q[name] = append(q[name], vs...)
+				delete(q, alias)
+			}
+		}
+		for i, v := range q["alt"] {
+			if format, ok := strings.CutSuffix(v, numericEnums); ok {
+				q["alt"][i] = format
+			}
+		}
+		return next(c)
+	}
+}
 
 // Spec loads the API's embedded OpenAPI document with its 200 responses, whose shapes
 // partial responses check (validate.LoadWithOK).
