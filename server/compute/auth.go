@@ -21,8 +21,11 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		scheme, token, _ := strings.Cut(c.Request().Header.Get(echo.HeaderAuthorization), " ")
 		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			// Google's front end's answer, with its challenge.
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="https://accounts.google.com/"`)
 			return &Error{Status: http.StatusUnauthorized, Reason: "required",
-				Message:  "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+				Message:     "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+				ItemMessage: "Login Required.", Canonical: "UNAUTHENTICATED",
 				Location: "Authorization", LocationType: gen.GoogleErrorItemLocationTypeHeader}
 		}
 		user := s.cfg.DefaultUser

@@ -22,6 +22,9 @@ type Error struct {
 	Message      string
 	Location     string
 	LocationType gen.GoogleErrorItemLocationType
+	// ItemMessage is the entry's message where it is not Message (a 401's), and Canonical
+	// the envelope's status, which only Google's front end's answers carry.
+	ItemMessage, Canonical string
 }
 
 func (e *Error) Error() string { return e.Reason + ": " + e.Message }
@@ -34,6 +37,9 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 		return
 	}
 	item := gen.GoogleErrorItem{Message: e.Message, Domain: "global", Reason: e.Reason}
+	if e.ItemMessage != "" {
+		item.Message = e.ItemMessage
+	}
 	if e.Location != "" {
 		item.Location = &e.Location
 		lt := e.LocationType
@@ -42,7 +48,11 @@ func WriteError(c echo.Context, err error, log *slog.Logger) {
 		}
 		item.LocationType = &lt
 	}
-	_ = httperr.WriteJSON(c, e.Status, gen.GoogleErrorResponse{Error: gen.GoogleError{Code: int32(e.Status), Message: e.Message, Errors: []gen.GoogleErrorItem{item}}})
+	out := gen.GoogleError{Code: int32(e.Status), Message: e.Message, Errors: []gen.GoogleErrorItem{item}}
+	if e.Canonical != "" {
+		out.Status = &e.Canonical
+	}
+	_ = httperr.WriteJSON(c, e.Status, gen.GoogleErrorResponse{Error: out})
 }
 
 func toError(c echo.Context, err error) *Error {

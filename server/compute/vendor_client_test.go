@@ -719,7 +719,8 @@ func TestVendorClientTokenSource(t *testing.T) {
 	}
 }
 
-// TestVendorClientNoToken: without a bearer token the client gets the 401 envelope.
+// TestVendorClientNoToken: without a bearer token the client gets the 401 of Google's front
+// end: its message, the entry's "Login Required.", the canonical status and the challenge.
 func TestVendorClientNoToken(t *testing.T) {
 	vendorIsolate(t)
 	srv := vendorStart(t, operations.Mode{})
@@ -729,5 +730,16 @@ func TestVendorClientNoToken(t *testing.T) {
 	loc, locType := vendorErrorItem(t, ge)
 	if loc != "Authorization" || locType != "header" {
 		t.Errorf("location: got %q (%q), want %q (%q)", loc, locType, "Authorization", "header")
+	}
+	const msg = "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+	if ge.Message != msg || len(ge.Errors) != 1 || ge.Errors[0].Message != "Login Required." {
+		t.Errorf("messages: %q, %+v", ge.Message, ge.Errors)
+	}
+	var body struct{ Error struct{ Status string } }
+	if json.Unmarshal([]byte(ge.Body), &body) != nil || body.Error.Status != "UNAUTHENTICATED" {
+		t.Errorf("status: %s", ge.Body)
+	}
+	if got := ge.Header.Get("WWW-Authenticate"); got != `Bearer realm="https://accounts.google.com/"` {
+		t.Errorf("WWW-Authenticate %q", got)
 	}
 }
