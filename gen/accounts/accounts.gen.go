@@ -9387,7 +9387,7 @@ type CreateAccountLinkParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9402,7 +9402,7 @@ type CreateAccountTokenParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9451,7 +9451,7 @@ type CreateAccountParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9481,7 +9481,7 @@ type UpdateAccountParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9496,7 +9496,7 @@ type CloseAccountParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9511,7 +9511,7 @@ type CreatePersonTokenParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9549,7 +9549,7 @@ type CreatePersonParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9563,6 +9563,13 @@ type DeletePersonParams struct {
 	// Required on every request; a missing or unsupported value is rejected with 400
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // RetrievePersonParams defines parameters for RetrievePerson.
@@ -9580,7 +9587,7 @@ type UpdatePersonParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9614,7 +9621,7 @@ type CreateEventDestinationParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9628,6 +9635,13 @@ type DeleteEventDestinationParams struct {
 	// Required on every request; a missing or unsupported value is rejected with 400
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
+
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
+	// platform and mode, within the retention window, performs nothing new and returns the
+	// current result with the original status. The same key with a different body is
+	// rejected (400 `idempotency_error`); the same key while the first request is still in
+	// flight is rejected (409 `idempotency_key_in_use`). A UUID is recommended.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // RetrieveEventDestinationParams defines parameters for RetrieveEventDestination.
@@ -9649,7 +9663,7 @@ type UpdateEventDestinationParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9664,7 +9678,7 @@ type DisableEventDestinationParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9679,7 +9693,7 @@ type EnableEventDestinationParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -9694,7 +9708,7 @@ type PingEventDestinationParams struct {
 	// naming the header and the supported values.
 	ServiceVersion ServiceVersion `json:"Service-Version"`
 
-	// IdempotencyKey Makes the POST safe to retry. A retry with the same key and body, by the same
+	// IdempotencyKey Makes the POST or DELETE safe to retry. A retry with the same key and body, by the same
 	// platform and mode, within the retention window, performs nothing new and returns the
 	// current result with the original status. The same key with a different body is
 	// rejected (400 `idempotency_error`); the same key while the first request is still in
@@ -10159,7 +10173,8 @@ type ClientInterface interface {
 
 	// DeletePerson Delete a person
 	//
-	// Removes a person from the account; what it provided is then missing again.
+	// Removes a person from the account; what it provided is then missing again. A retry
+	// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 	//
 	// Corresponds with DELETE /v2/core/accounts/{id}/persons/{person_id} (the `DeletePerson` operationId).
 	DeletePerson(ctx context.Context, id AccountId, personId PersonId, params *DeletePersonParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -10231,7 +10246,8 @@ type ClientInterface interface {
 
 	// DeleteEventDestination Delete an event destination
 	//
-	// Deletes an event destination; events still waiting for it are not delivered.
+	// Deletes an event destination; events still waiting for it are not delivered. A retry
+	// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 	//
 	// Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
 	DeleteEventDestination(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -10867,7 +10883,8 @@ func (c *Client) CreatePerson(ctx context.Context, id AccountId, params *CreateP
 
 // DeletePerson Delete a person
 //
-// Removes a person from the account; what it provided is then missing again.
+// Removes a person from the account; what it provided is then missing again. A retry
+// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 //
 // Corresponds with DELETE /v2/core/accounts/{id}/persons/{person_id} (the `DeletePerson` operationId).
 func (c *Client) DeletePerson(ctx context.Context, id AccountId, personId PersonId, params *DeletePersonParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -11009,7 +11026,8 @@ func (c *Client) CreateEventDestination(ctx context.Context, params *CreateEvent
 
 // DeleteEventDestination Delete an event destination
 //
-// Deletes an event destination; events still waiting for it are not delivered.
+// Deletes an event destination; events still waiting for it are not delivered. A retry
+// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 //
 // Corresponds with DELETE /v2/core/event_destinations/{id} (the `DeleteEventDestination` operationId).
 func (c *Client) DeleteEventDestination(ctx context.Context, id EventDestinationId, params *DeleteEventDestinationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -12238,6 +12256,17 @@ func NewDeletePersonRequest(server string, id AccountId, personId PersonId, para
 
 		req.Header.Set("Service-Version", headerParam0)
 
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -12571,6 +12600,17 @@ func NewDeleteEventDestinationRequest(server string, id EventDestinationId, para
 		}
 
 		req.Header.Set("Service-Version", headerParam0)
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
 
 	}
 
@@ -13460,7 +13500,8 @@ type ClientWithResponsesInterface interface {
 
 	// DeletePersonWithResponse Delete a person
 	//
-	// Removes a person from the account; what it provided is then missing again.
+	// Removes a person from the account; what it provided is then missing again. A retry
+	// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -13538,7 +13579,8 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteEventDestinationWithResponse Delete an event destination
 	//
-	// Deletes an event destination; events still waiting for it are not delivered.
+	// Deletes an event destination; events still waiting for it are not delivered. A retry
+	// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14729,6 +14771,8 @@ type DeletePersonResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -14755,6 +14799,11 @@ func (r DeletePersonResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeletePersonResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeletePersonResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -15123,6 +15172,8 @@ type DeleteEventDestinationResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -15147,6 +15198,11 @@ func (r DeleteEventDestinationResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteEventDestinationResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteEventDestinationResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -16187,7 +16243,8 @@ func (c *ClientWithResponses) CreatePersonWithResponse(ctx context.Context, id A
 
 // DeletePersonWithResponse Delete a person
 //
-// Removes a person from the account; what it provided is then missing again.
+// Removes a person from the account; what it provided is then missing again. A retry
+// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16307,7 +16364,8 @@ func (c *ClientWithResponses) CreateEventDestinationWithResponse(ctx context.Con
 
 // DeleteEventDestinationWithResponse Delete an event destination
 //
-// Deletes an event destination; events still waiting for it are not delivered.
+// Deletes an event destination; events still waiting for it are not delivered. A retry
+// with the delete's `Idempotency-Key` answers as the delete did, rather than 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -17472,6 +17530,13 @@ func ParseDeletePersonResponse(rsp *http.Response) (*DeletePersonResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17820,6 +17885,13 @@ func ParseDeleteEventDestinationResponse(rsp *http.Response) (*DeleteEventDestin
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -19115,6 +19187,21 @@ func (w *ServerInterfaceWrapper) DeletePerson(ctx echo.Context) error {
 	} else {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
 	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DeletePerson(ctx, id, personId, params)
@@ -19356,6 +19443,21 @@ func (w *ServerInterfaceWrapper) DeleteEventDestination(ctx echo.Context) error 
 		params.ServiceVersion = ServiceVersion
 	} else {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Service-Version is required, but not found"))
+	}
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -21303,6 +21405,20 @@ func (response DeletePerson404JSONResponse) VisitDeletePersonResponse(w http.Res
 	return err
 }
 
+type DeletePerson409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeletePerson409JSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeletePerson429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response DeletePerson429JSONResponse) VisitDeletePersonResponse(w http.ResponseWriter) error {
@@ -21779,6 +21895,20 @@ func (response DeleteEventDestination404JSONResponse) VisitDeleteEventDestinatio
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEventDestination409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteEventDestination409JSONResponse) VisitDeleteEventDestinationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23616,560 +23746,561 @@ func (sh *strictHandler) RetrieveEvent(ctx echo.Context, id EventId, params Retr
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rdtw2tiD8Kpia863YZ0qyJSfpxFmzzthy0lGnHftYTvecjnxYKBJVBRcJMABYF/Xyt+ZBvnm58yTf",
-	"wgbAK1gXkpIdR3+oEgls3DY2Nvb1n6OQJylnhCk5evrP0YLgiAj4+Yb8lhGpLiP9T0RkKGiqKGejp6Nf",
-	"GP0tI4hGhCk6o0QgPkNqQSUSphJ6MBHkt+D09HTycIxwLDlaC6oUYUhxpBYESSJWRKCYz09H4xHZ4CSN",
-	"yejpSFdbnX+5Vf/76vurP18kMf7+29lorN9nVJBo9FSJjIxHMlyQBOuupVgpInS3/lNX/vXZyT/wyc3j",
-	"k2/f/Y9/GY1HaptquFIJyuajDx8+jEcpFjghyo7zWRjyjHnHefnCDIwgbAqhBxMchsoMrNpxeH/28+rx",
-	"D3/+92/f/PTj/OJv0U+j8YhqQClWi9F4xHCii9Jo54ASvPkrYXO1GD09/+qr8SihzP1/1hzPePQsTWNK",
-	"ogvOZnSeCaw7L5uD+SuVSiLO4m15RBKpBVZogVcE4Ti245UEhRVwCJtG0APMIpTg7ZRcM64WRMiH3yGe",
-	"6LWNxgVQLAiKqVQkQusFVkSvtVoQKmpwT9EbkhKsy3EWkmuWEoFWOM4IejD5N9toUK3zPxMiwgVm6jp7",
-	"/Pj865ZCgoQ0pYSpycPvdNPXjLKIbEiEZlwkeiG99X59/C6HPxmj9YKGC6QnOyUnc44kYZF8iDCLrlkb",
-	"hHcTGL4gJZSnCk3JjAuiB0cjKDlGWOrOoAllYZxFZHJ6zco49evI9WT0Tr9OYx4Rhy+AV79lRGwLxPJ3",
-	"aFRGLqpIAsjxL4LMRk9H//1RQQAemWLyUQWV3mqE+5AjHhYCb/X/Um0B8fV06v8vYi5JtBPvQihSYMmD",
-	"iR7LZOw+rKlaoAn8Y3fl5CHiwlTmKWGIMyKv2YPJDMdSV9SYHJEZzmL1sDZ7UMQ/T6a5yrxYIHk1O9op",
-	"5zHBDPbZhQBEfYPZnOwcJlnp2UShKY8os7RRV3yKJvb9r3P1bjIu/0sq/8f68zUr/Q/fCQ4XCDP05ocL",
-	"9OTJk2+RogmRCiepnqlfGN0gSULOIokeYNlAXTdJe3HJNluZJBxFVA8Xx68FT4lQlMh8xtLSq3+O5gpI",
-	"2S7SNR7NFTmgVKwOKrQfVIHEfPqehKqMxREh6av87QsiFWWA/pdmbzYX/CVJpkRITTEnazJdcL4MCItS",
-	"Tpma6D0viMoEQw8mLIvjCQJquaaSPPwOiTLRQznNG18zLgy+kJwq/PqzJigsKl68mwANkzkBcRuqQT/q",
-	"/TrNRHwgLbGNHU88vtfY75nAA0hIo+rOMxm2GYqK4ujBhES+s5lEgSJSBV+fvXn5Taz+Hr79+5fJVG6+",
-	"P/v6zV+2P+M7OaZhcIeM6MGErLwshn5txvHVm5ffyH//8fHyb+xLcfO//3Ln49CHgjyECOb8hAYk0YMs",
-	"1Vvj/PGOTYDyPXDNJlCt2ALmX7cBGvi+Oj8NuSCndkOcOiJ2GMoDcD/CHzVJY1380lQ9f7wf7S8jkqRc",
-	"ERZufyJbD6XBSyIBQV6/unqLJJ4RS1/E9hQ9Mz/M4QmsNU4IWpItzNiUR9sxmm7zL9csjbECHghYOR6R",
-	"MdS1ZEcQpbl6ztCasoivx3plYLaRZvgomyNG1lDXEDhpVirMhNDYK4jMYlX0hgs6pwzHSCqsMnmK3pa7",
-	"CMUwiuhsRqC67i+i8poJoomx5ji/fPwYTWgxRwERggvL1pVALWhM4NWMCqnyqwjVhyCNY0TZNZvFdL6A",
-	"d2X431bhL8k2oCzIJJk81PP7yy+XL0yVkCcJYRGJapg3+mr2JPwWf3V+8ifyeHryZfT19ORbfEZOzsNv",
-	"Zo+jL6d/wl+fud1p7lgF2pWW/0Svf5/N2XpavUrNwa2ZA8PR1242iqOUp1mMFfmuKMS4QrqbkWVp9YLr",
-	"f+Q1M8eaWc/8RqWnyZTPmVqLKt69rlm5f7MF/6e5TqqtYevdW0u4Ek1N9HJc8YSgqxc/SWBoYAhlxr4M",
-	"UfPyXqC/nr2rwUUlNvzXd5PvyndUw8hrvlMtuARkk3q6ihF6WHvJ4TqlFoIQQ6xgBnEYklQ18OfXketn",
-	"QaqhZ7d9WLvL7+Fn9F9pQpWPRm1okiWIZZor0shleCzNhVruZGzPhHHz5JYPETfkJ8VzUjn1zh77hxxD",
-	"P7wsvK6SmP7ofx7DtrH/5QOkTJE5EbBrDON3Ge29NNtDbQ14MBFE75YoMCOdaNwHRt/8f4R4oDY0Uz+g",
-	"US9S8BrPvXQA/5aZaUaKL/XtFOvnTPAETRjZqEB/CzKhWVaBJqkgK8ozWX490xcQgkVMidCUWqacSWLk",
-	"APqqq3nSghDDktboJQB7+Tbc/Px+vn75Yv745c0vm5fzlgnRpatzsW/sRMh97GMKZdCDifnhY7jsF8s7",
-	"Xv15seXJm+zmTxu5/ur87Gs/u2UrDcx1XRGxoiH5GxESBlIf17PXl2hlPtpjPD/9nBgCzzFlUj3V5y1W",
-	"mirFMV+TSHMHGAkSEywJUO/Ta/bG9lzvS7IiYusgfocwSqiUmhHgAmVMZmnKhabtRm5TPlvheP/y8eNr",
-	"xnCia+iumfMPjgWgstX6daZudP74/OuTx1+dnP/pNMKLmOK2c9RO0YmbowOFhtfX0T+//HCi/5y7P9fX",
-	"p7/ikxu/BHE8eqs3zkHYZbaYwTHFl21Ipj99ffbm6vHF/O/qbPNcffPy7N/PvoYXj/9+9e+vvvrH//7l",
-	"b+k/Nv/4Vj27nP6HH/OgsaERD8b6GqvFYQJSN2BN71oG7D71H/CgQ/2gQRlKBsfmcxxZEbj+L+RM88Ug",
-	"BUnTmIZwbj16L81mzEf3zxFwpzBVPNT0cvRUM0rjUUKkBJI8yiQJQizza0rA2ZRjEVE2PxVkJohc6IpP",
-	"kRtavptnlMSR236j0lkGrEdgixkGeTTWDYkgb1d3Q4+ymKCd13gN442dEDM91bV/W6Uytg+auiQgGUEz",
-	"TGOzqwuBZzEkW4gLRw80029HNtbny6TGF0/QGmvSkuWSwsa94YHvmjDWfBtB+a0n4sTwtSDzfuZkkatz",
-	"g7XwX7A6DzSrJmUwjXm4JNHkoRE2xpQtv5DXrCYejziATLAKFzWFgSkpgySTKoACgeL6chG45dcwJXQU",
-	"G0lo0UeN6GV4X8i6YL6tAQAEQO1h7HpEpRO35uM1haMJSAc/jEcXXF+Uwq6IHwK3OvJfqUbj9o3xdkEE",
-	"HCD2MhnrOyzIzRBlJ6ngc0FkoWTKpDlSqEQ1XDlFb+BOvOWZyIvjmb6gYCQXXGjuM8bb04+8h57lnave",
-	"3pu4X7rFInOJ1Ted1lurWccfuVQk+r5Yl3wpFdmoRwuVxJU1HOlb0pPwv0U81LOCdAF4RcyH+v9601W+",
-	"n5n/3uol0VgN10GuDA0wZR65QvbfOoxHRSMVls9DrutzaZjaBVZI4q0ExRNaa+KwFpzN0QNgPmBK0Czm",
-	"a4SZXBMh0Y9vX/51jBgoqf5y9ernh6d68n7m6geesajfJmBcBTMAsxvvkSCSZyIkmsqxLzQPnbHo9BOg",
-	"8Y5u5DSJbKh0PD6VqCFOQg8m+agnZi7fcv4Ss609T2W/KXVES2BFArgGBmQTEhKRnZNsKT0KMTOj0FUQ",
-	"zukpifRPQ3nCLdLQEUDXLHCWapZZltajaP0uF8ENFFElj+q5phY7Ji4nGb8wnKkFF/SGREPzPZcGhZG+",
-	"q/xEtigVfEUjEj1FcmkuWf/6r//6r3gaRp8A2utOLslWU7DKdWfJ+JqdmqkimxTuOT4K23u2njGU5S0g",
-	"KI94CKtcpgs4pXd0VrGt0WGZvoydngoOLMJWJOYpOR0VLZatKy5wiqc0pgrE21VVoREMNy8XICiGb+6S",
-	"UUCBGwXLktHTX0c4VHSlD4uUsMjwxYLocyI0+svSFXX0ziOsN20EEVGYxp5+PMu1nsiWQXjKMwVdCvMu",
-	"fSFLIm4qi9swSVK1ResFYWhiSsBxPjH9nuihHCOrKybhCoC9gD41RHfj0eaEJxpwqicdlLReDehusI3V",
-	"MkS4Kf4LF5SRE0FwhKcxQboYIps0xpS5i78gWN+JnXSoaBEpjqZEIxSQNatJsLNZWumIKCISABhYrKmK",
-	"S4MUSxVEGWm8N6gRrIigM7stK3gSAGpXsSWYag6TSFl7DfMF8qnyWyO/DWB+fWimD/g4U17pzd7pW/C1",
-	"nqQEL0l97gwaladJUyEcqsDo/vV1mQel1kFVrwlvQNmMe/q6A0ta9QvPGOI1FYOVE+aSAc2OhZjplbbU",
-	"PDf5yA1gqqMo7jmnYSYVT2CFqh9yE5n6h9wASDMFRjSsF3KWqUyQoCJkH+8SvzcW0k7FXylb/hDzdZuu",
-	"BagWRpnUREISBMYY3IrU3FXyO2StA9ymyItrHiVccEkYmm6N4hOmRxfXKOLEHfXdGcdm9gOzHAfY+rga",
-	"ttt6iOEeW7KqrZmR9WqO2jYvkcYskRit/IyLg2mc1/IoocxqU8+a+omSwKTZz7/DhbJ2+5VwJdDk2K0C",
-	"UOlNauSdAuFY78OtXgs4ac1QRk9HmaAj785WmWDH9oAzpCcgJrpkjgfQL732c7oizNN6ff2be7cQiP06",
-	"aliClaer0vOxD3fetVMCh/6vscBmXXdaB7XuEDB1aQrCrL7ffTBc7CTfHhI9AL7DSJEkSBgH3wl2aB32",
-	"A3c7ob4RvjP2W0kmlaaDzqrSGsU6s4U72y27gP+oVPqLiJsIflClY/BwD5b9IskFlsTPIOb00qKS3s5j",
-	"RMIF17d8wZOKNgROG3cYoBmNY7DPa2JPEyEP5M7yU+HDeFRF3g4AzKwcXM1OlEGE2gIAqLFvXI1+HrYc",
-	"nfZ924qd2gMO5J0SUTXO1UNOTjwrLhsgFF3wONIl5TWz+9sIeHKlvdE+42LtQWlrCUZVYGsat7aRAyNC",
-	"QUR6oUMBZmikOGy539pWd69nid2DZa3c0o7BvBK3FUVCs+DNi4i9TDZqOPa8quazfgHv/nn+4V98h3hM",
-	"GTnzwtNfzr1fUi4VjgN3JfLeLH1fvAy2GeeB2+rznooE33AGdoZTQSOfGYMpgqDMcyhT1YtU+GprBYuc",
-	"Fazcz0fjtczVMzTyjkgXAXuQwAhuAyzYYQULgUdDhBGRmBipRSHMsDIn/0WtvJ1rnW7pYnuH3h2yFp3o",
-	"/r7l8hzAjQXwiOj+fpWTm8sXAKOE5I9Pvn33z7MWFNfgBZl7L+NGGj+3N1hlGzI2S2bCdFMl5fLXX+5X",
-	"o+9dJ9sb/xrooh4KaCW+FUwC5MEzWOdYs/U4gTeG3nKsn0JzYDgzTcP7G11+ihP9nOr300jfm6dzeE9n",
-	"+glwpqDJmPKpfsK1YSrhzTrVzxv9O8TwjHStcAHPWH8N2RauGfBbhPoJSB/eLDXqv9cloyX8hjIRQCNE",
-	"vyFz/YYo3S7JhL4XvddfZ0v9fj6FJ9H9mVP4Db2dMw1zrn7Tz61+s1jCk+mSC6EhL5SegUU2AzGAhkxj",
-	"EAkw+C11mfcA7X2q+78EG+HlHJ4LXWaZ6LpLsdZPaGV5o2cvxrpuDH2Ll7pkLPTXWOrWYwXPVQzIpN8n",
-	"Efye6zVKoJ8JSC8SmI1EcP2EsScreK41/GSj1yjZwhtYRwbQGKwdoxwEQLokS8FaBmY1xVNDZPRzrr+m",
-	"C91KCv1MY3i/1TPzG9ZvhJGXwVqLTNcVaz1qCV/l1NiqwW9YLzmHNwBTAh5KDrbVMANSwXOlcUDe6K9q",
-	"oWGq97qMgvEaCZuCkmoNzxuQxOGFfs43IPAGAe8200/4uiK6VyvA0lW2Go1Ha6nncIP1+w2oFjYcfqf6",
-	"uQWR0g2M4iZZe1kQkOTqTZZfxSlTX3858toStuzebuf6/Qa/3+D3G/zT2uAVsYbboA6G7/guZPVW/92J",
-	"FuQicw/DwgsbF3DOKGkHwD0sv5WNUYqlRJrjBcN9QZxEHhuDGGfKXhKakKgMb0pCrq/ohdbB4ylZnqKi",
-	"37vn5he4An5eU9Miqy1PVXNGSt6vJfvDI5jt5zzagldixZHWw2L7vYUbc/g9mP9WSrUILo3UhnGjJ/4O",
-	"JTBrKCYzhXim7IxfM8e0r6la6Pc1n3AQwwzlqOyd41zS+wMlcSR9YnsaLlBZFVQS6n6HJrmBWhBlZIIe",
-	"OB9koz6QHE3gvpDh2BapaLbKlfX7SlEvhWpqaVq6XJY3N9Qy44Nkn7N8Tg6Tlts5/ODXre0B8wNUeVOq",
-	"UQBu0BLbM39D73YudFWkf9yGOmBmP/VZ9MxMfec0ZSy1PV+R71XxOdfNlrSxhf7Vi9DgmVmSM/aldXV4",
-	"k1ah/mFm7NZ9v9ARWjXmkZ6gztb7eImtk/jWhQd2ECXQXswvz8eQczs5ReZAsIJ5KnPFf7saBbwCvEYD",
-	"Tb8BtbS+OCjBEUHTLaq0D/4I34GhiFPaw6ljjR5yAT942+04pWhuCTgFGXZk/GM6LHFll+xb57+dX3Dh",
-	"xmIWqbIVKzpHsOIgibXDqc7da0ETbM5lGDcUQ9hIkWvoXFEjG3iVUX7z+HF9XOPR5mTOT3yDhV6lC85a",
-	"FAL2jMl7BkVLjoG1jtVnu9FkhOUCdAb75vZFXvBDyeTj+AV5YasWaxFRmcZ4Gxi/k/qgf8YJQXLB14Vt",
-	"U67sZyjvvjQ6LV4toCSJZ0+RIpucHwLvAiV4jMIFFjhUGp8fmFA0ZRtmLhIkyCyTRHMn3OqvdmNvWUL6",
-	"n9fXm8ePT66vN2ez6+vNn2b657ezd//qFZnmJjLHT+ilrVpMKD3cT7nkmIwKH3Xrh3ykwny/u2tCFI6w",
-	"2msu+dKV85+uDYp1KAmuGzHspAG+3ValAw4fbVdOUe7XB4YmjnQ5Cz2HlViCG485yzVPmx/mpyM/BexG",
-	"FOrd8wHfvfeeofz/ldUMN8YM5pjwaU3jWNN7mYkZDl1sHoKuwFIO5QQEdqq+5rAtomzFaUis1Y7dvrs6",
-	"3GmjAJL4d0s7gtXjpQxyzteB+hgpUOcYHVKhodu58VrUSHUr4+alBisb5KkI80KlObCbHNlXj5sn2QfN",
-	"qOpbeGQ63GJpbPQ7JkpJeaVLDR9MZvIQKfpk2GuTY1RxKd7GHEcHgX5ty7rKMpgJnvhmj8vcaV0zRHpg",
-	"36HJ/9JnjrU1c5fz4wYnf9ANeugnHT5c0nE9K2Gu3U5DEnvneuoncXnLXxh604GZlAyncsFVgFMarNq8",
-	"vZ2DgvP4drXKay0Ii4gwNO5BXsCimYlp8PAg/usQg5P61DtZTH2l98H5uyn/vS3ecgeq7ef6FrKLNG63",
-	"bzGYYaIEdDuZi6KBPWvJbteBvBTCUvKQ4tz6uXAXPxjTd/BYlyyiKxplOC4ar9qWeDZCaTRggbVzJMZG",
-	"6wE5nZ8iHFMsiXz4EQalaetBI1JEJDLgs0CaAAE9+vFMKSKVEVO+1WBfzWzUgZKZV2GwtLuVxqpEWBHd",
-	"zykVejcOMFsvsCKvZs81vFIzPMwOkiod1oSDVjTQwq1+r197OSawdQ7aKatBpC+kDSjiSKuH8wrMNbPl",
-	"jHcBa43/h72SWlQeo6urn+8Ojy9f/Aytt2NwTOY4DuZAxfdMiymEHlwyfbfDdp8KMte3JrhEWeqJCAUP",
-	"rutRgmNyPdKs/fVoRsx/D8tCPfMSzofYL5Mun55+yukxhqqO4ooozRAsyfbEuEulmAobknbLM9DAYKWw",
-	"vvhyhJkLrWNYequfySSZZTGw/VJxuMsU3amIbQu3LQNHH40YSSWyUIEbpSlawq3iyHDTSt3QmutRKYIe",
-	"GOM7qqmjcZQ1IUFo4wSoYFbL8VvghQtK4xepva3HHpkTRgQ0ZYPAVb7ilHp30o6bXEWcU3gB53vEYxqo",
-	"ZyTEcUA2KZeZ2LfL8wrIVSgjJrgfGxEV0530+1pZxF/Q9KjtKg1PYHbtmxKUYp+abldP/Y7k4Ln1LzO+",
-	"dvIKID9zgBtN5kdzb+pjWtInaLmVTBxAgmPcToE/7GG1ekhCPiF+y2iq7/mtW+G3PHKQQZmu3U3VNuSA",
-	"HJqnsVth03a3c8+r3fNq97zaHfJq92zUrbBR+0n3Z8lLvShrQn02KrmusaLNWWCJTDQzpHgVB1JhwhvM",
-	"MjDhbMUEd3L8QGPi8cWaudc1ZR4jmmolXBDkjjN0+UIWCjwIPfmrro6yNOY4evdgoVQqnz56FPFQnpoQ",
-	"BqchTx7hlD4yMycfGX+x/24UFoGu/tCFhEszkXJJbPgNPit8iEsGNZPjtrFqdX4zRMhptd0YT9FFHsDM",
-	"BoiQaAKTNAHBa4V4w9wdFoWhsgydbCXvV+pWVqpqpRaDBXmr9Lmyij3sXj+ztWyxlr3jtd0fX6Gxnt8n",
-	"aW7bfaxjnAlcCbPIeG689ICquvHsQy+nA1GbbN6SxtTYo9DFa9ZFu1sBv4IcPAztDDf51MRE8qeOqllh",
-	"XbPCosVEvXSW2hAdwcYhHtASeHxM7KIx8GQ2YBfaFRgUcvQcGONzjEqh8XTFXSHZxq1ZCeohkstBBptc",
-	"vAsw1oxtzpZ6Udx+qfPdLsyXxp7t6f7QI6XgZU1MNOHBxMkMh5rpL33+zgo4gNWfzYzbq410m0eH9XLE",
-	"foJwgRWZc7HNk6qYYVSW0xtVrj7h9uU1mxSrY2Ki5zHXGivRFq7OZxdaCtXWVJbDByQzqgAl4cK04Gsw",
-	"1DH7iLBIX6eOWSF/TAjXi1qnCsx510Z48nBxfosKCFnnIsPp5TCBxBlnJ+ebDXLRlps0KQ+OtzdgnUvZ",
-	"VFcQAwBvv3faCJT87BqpkySdm8BjJBREjcatyZUaa92WEclv7YIhnwslKzKGFHoQdhBOXjgSrIGFy1Ch",
-	"+wIRc/U4jOUBjjmrXPU6d7QcCc7rcbD12eZEVIJ6vhrTyOrs97veu+r69+6SJp5cedEYDxrO7XDRlRa7",
-	"93NvFmgTd2rl8m4egmXOwD534mwaUHlsJVqX6HVhK+QgOgMP8LSjrL3um3zS/CYl7hC24drA0CpPfVEJ",
-	"q1DJ8FQOrLt/jUXBLFU/tMRaqJ2DPtTYvargZl+H4ls5VVsp19N3BxLTZvkaVrwxSUPaeLa3hcCryAhG",
-	"bcTJ/RPbMn9uVM1jyDAGB0yeHV/reVAxefNZ+hcGdmMks3CBsESTloRdk9OjDJn/28n/603VYLtljNVK",
-	"iwr2b6Px6H85tk7/5mKOGb2B/RpYRrzt/aOipm+j7XTH8YWIA0Gv4sZ1zIUOM35AFSe079CEAxdScTjz",
-	"hk8sUgLpGt5umvDgP3CR+PHQbukiYo8xOceGV5sKvpZEoJRLJRFVvhBs3T0YTvd6KFTD29R6v+YnMdEI",
-	"gi6vXqEnZ19/fXKGcJwu8Mk5stWAz/eE8vA4INS0Pg3cprk08AtpkqvwGYLiY/Qf//Ef/3Hy8uXJixeQ",
-	"kNMmX6EszZTJyYmoenhQNzo6IRxk5FeOXtqArbkvzLZjNOcrIphGRRvudFwaukZFxlmQCj6j6pAR7dIl",
-	"1WcVyrZaVTaFCZyFLXwpZ+RE0cQJK5QVIEB6CYgeVkj6S82cnX/jlZCngkhzeVqRYNeA/pwPwB2Z1com",
-	"XKidash6C1ShTH4OGnmtS62S6Cvz4XY709p6fXltwcMMUj0K5uYyhwsSLqd8g6ZbVEgacg8HSMRmKBnA",
-	"0yO28GphyyBh234GwGCc72x0QRGbkzCFoLwETRZKpeZuCYK4CfrlzV8hwnYqKDNXwGdXF5eX6IG+PZmf",
-	"hXMQpM0OCVMnhGmiFj18WufJLKkpE26TlhrUapO/cqNnndj7ts18fc2sj1yIhaXUVbekU/Qs30a4lCMg",
-	"xcKEvMV6JOgBRlMcXbP/54TIEGsOADOUMZuHZPLr5KFJGzUz7Cbn9Xu1E0/aNyCaLM6lR0ay2QyWWmIS",
-	"AMK/PX30aAe38PIALWnV22DcUWt6gALUuhkbNPoOmcSpXz2+ZkuylWOThRArlHCp0JePS2sytom08q9f",
-	"PS5/rk3tP0dcRERAkK3R13968pXNX1oe9VePPVjtJuuXPJzhoVO2V45UE+gsMJuDi1stE45Taj81QVWX",
-	"ZGtj+xqZdB6AHUeRCewrSBrjkETja1atoVlRc7EBNEz4CrLZs8hMs8ZoU04QtCSpOkU/wfQLUlqCa7Z7",
-	"Db6rEKAlIWn5M7S0Y21MegAXs2xEEoJHPmH0W5cOvElu8pThv7y9KKUNh+lKaBxTkzgcpYKEVELCporU",
-	"rMjE9vbxt0/Pvnz6+MnpV2fn/5ictiRsqxYrb0+NMnAIjw51PDVoNoxDc1aGtcOh+btcIJ+HsNDLpteR",
-	"2gymu2KG3o7X8+/Jwdks2u07OOdyCbN33XVkr8/zbkp0Nz7QLX2vr9F+onl3btJmWYdzkx6XI8HUOIwD",
-	"p6eKwg0hyd16PVctRD9Dr2d75nu1oebbwK6pmRfoUbEo/vB+pn1dMzv7Yd4C4t26H+ZwjostG+QzcT7s",
-	"YAy/z87j928cf8QIexnLWzNLyxrnQIfyTKyYJvWyfm/DkgEN31ubON7mfS+r1dEGfi/c37VN/D6k/9Rs",
-	"5A+wZtkvDTpSlPHp2tC3DOQTsKnfh1e34Q+5d1l7GPbvh33rhv57u9DX8N8Q41sw/K9S+Vu3+W87VIay",
-	"+e9gbJqfzu0ZUWriU1DTRdRkOhwjmU0zMR0jxddsrAnmisYxnpOWyE77NaxldSp68GtT4VpYFxN2uqZL",
-	"mpKI4lMu5o/0f48ur14FpkZgazx8WM/mcGjKkgajCNIi/RmduYNSKkGIGqPXr9BzvoE5cJouvTAPT9ta",
-	"ON/TwrlrAadYKM11jMGEj4xRxqiClqYZjSPK5g9bnHwqaVSqbf3j8rWGYMrk2uv2VCu1s0e/HpvV2o5N",
-	"8l0WkrERjM9pi9uRRhNfXOU10xUdWh3owFIPetEtzc09ft/j9yeB39UMdwaT3u1C+x7OHv2Rf++p/1E3",
-	"wy6R7V1vjr0zdSub5QDG8OjNsxdmr820F/rhm6sTJ1Ti1FrCVzOTPd1JzBviYhyv8VYia/ryXSOHMeTN",
-	"r+i/JmM0cUoT/dsTrds6EgDPqH9Xvj1EWJBrZpUaGYs1wrTmQ/ZpFw902Hnb9MSBe+YCrwiaEsJuJfto",
-	"w+UGTDx2GD3W/FShY6aSL7lEr2jLlZrDR1g+gL4OHTt5f5PGnnbfPBVGA3VFYkcv46dI99ul9801jhNr",
-	"FqF3lXU+Nnsojo1vFCOTh0Bkyq4DVIFtHiMrIpAkyuyKA0QvHVSbTqnZ1+Byb+86RPmvdLRpY2wkiM2O",
-	"/sLob1khPCRiDP5sKpigGY9jvrYeoQrFRF9Oz742ZznLEiJoKKvWHVDz7OfV4x/+/O/fvvnpx/nF36Kf",
-	"BtOcuqu2OWRXJPGedW9FRmrpWzSu6QooAcZkIpeB/jeYgF3NwzECpsqsFPgYVrnLEoHpEhSUt1jzX8Fs",
-	"FLaVLs6yKf+FBD1gWVhTs4dvicrQEWWqyOIz8rfjGLcdMjk9r9PhOjGtE7uCEpXpSyUxf2W3HZCnP0eP",
-	"0pK1Zu9v4Rou6ofJnuz6LtFF52PnwkH4UMqV0RnaSwfhQzndRmdwb3IQ+/kt/6gaIimLR56UGyyiIVZE",
-	"ahKfcwJugmuZR2ieVAn9h5WSRwTegKm9Zknz/3aAmW6NI53ZhVSzfdDX7Sl64QC4HdqoKYkqKlqTV26p",
-	"CoQVz1ieaSqOUejyQlE9RKoW1oijmvYUXSpTmXGFTO5XiDluD85K4S+kNcIuZthPwHCmeIIVDQPKIipI",
-	"qAKFN/1x9pmDe2nBvsUb3d6UxvEBebH3N/DcAtJ8S2n6+gO+KEPTl54FTdNBunzlIIFZulRBGPNwuSvD",
-	"DJw+UApUPLmyp4y3p+gCMwhRAMHqiQJjYCIVHG5O1G7M/IBD0pVdl9BFfe8YLaQFg9mO4PXdtr0XMRqk",
-	"gGxIkrZ4vOUbtjDuVXiDTBUIcA2eqE8tizhGE/NpYnhFoTlDSSan6O96NvL/xy54P8yUICGhqUKvX/wg",
-	"nRstuh69MYXB5GxOrkdV3Qn02WpONJGFst5jmaZBScFev4vqxplCl6/rF4h86M7UCEYuSMoF0BvIGYI3",
-	"KLYW+oiyGRGEhX7hmCt2O9vduQmUW7J+th6nf6ywTZiMrF2/Y0K31aFXV90B1lTZZitTvLhRu1menKJf",
-	"3JTlJA85kgeQQhyHVmVccY2rQRpVFm88SvEWXJwSohbcZLk0uzwv8+4Wd85fSytY96drk8+VbAOIQRcn",
-	"p6th2ZFi5xbpkKc9uVdg5OvKIJP4vDh/6hZ/gD5BbT1biDNGr025l1DMkuZCPFLHVv0+M04uqnRz1+iY",
-	"pwzRm1dm07wx6Q+FaIoPdoBeWnj95vOy6JWPCw5mLakT30LCNAk3MuO08mUh1oCqJrgH7OopQZbvB0fT",
-	"YuZyxXlxJgJtdwycTdeJGdIUeovMbBpjxYSvCEoFWVGeyXh7EpEZZZpSQLMd7WD2z5R5C3n8fJKwGefK",
-	"Z/liiVx+VJlyXkRhZKMCqblMr3Pjlf3i5EUWQa0jkYfaaniu3Sq1PauYz7dlw9X3IzKjG5/sTL/Pyb4z",
-	"ukCZlUXYsVoLplP0MpPgp/Dk5OwcZWlKRIglQUbpIMGz1BYdeW/ELCJiSB7ULumbHPAge6mMIY1t1W47",
-	"UHbTLO8gaxZkA0XZvVZx9RrtSnbcbCiP3nVIS2fVpvpvTyMaHPpYaKxk846aGG8dvAksLTrkulqQLdD2",
-	"aIqCUpFTfQNUlmhale+Ev5KuCJyetnSxD6xdm1MEBHlx3U3jKEo25pN+UeVZ8/ej3Oi7CsDLvyqSpLH3",
-	"uC8uL24o+YZDrpYjNppu28AFjpYPtqIXtUthbRk7XXtde3ka566duyrdKRvW2oeY3Tqznlbb9vyC1xpT",
-	"uUWxkFc02oQHBif06pGNIkxSzh72XqSXJWlWLxlQnnaunwyoBcytyYAiTiT7Ipfi+MQ3+wQ3UxzKICJT",
-	"mrOssr9s8Pmzi6sXGuZrB1K3JDCEWRsAvIM0mNDGQa4LbUIsogHn5QKLqDwlS86mlNEBW/jJQCw3koSh",
-	"/+R1dVAeve4C9BgvLy4e5uolh9Kn6OXFhURhjKXUd+mpNYMkEk2xNIy0Lj/nPALeyfoWwEVla+5mbbY1",
-	"xlISbnNwZ3Jd5aL/hBirySsH+0UBWrdMUjw48l99//pZA/nveHA/YYaNeSiEIB2gJQuoI4FuEoTmxXmn",
-	"4vOF+Vok23yOQ4leGLELQEZuBf04ZrAxgGiDhq333WWgEPpFEoGMqwF6cPXLzw+Pb7HjNJVIZC3GVujz",
-	"IHRChEHC6j5FzxjS7fj2vmUR5W8ZuIBrZjNX3Z5/k27QxvxtkQ/O+e13HulmGn039icuByvcDSlDFwsS",
-	"LnmmL6JSERzlvGYI0uoo9w0ug7KOfeYGawOZzBxli4pJOmJmUmPuEYQ85sInwr24ukILskFQwB7/Dc2u",
-	"hYLcCWtLN5bRvzFCzqL+fcjhdOhFt82yhzMPF0dSdg9XPh7hUMpB4MxmVCR9YSgiUrwNwphg+NEPXJzg",
-	"nhBMRMn+PcmCKQkHmecO7GwLHJYbE/SCE9NlTwg8Jor3g3EUG9sGQREZ6GnBVBDZF5pc4DTtB4SkPXsx",
-	"Szf9AMynekKWgRKYyRkRPaEJPO29lWhEcNwPxPtw2hNAOuS0LPES8/40ZhljwXrSu2Ova34gIui/HWPK",
-	"epKVhE9pTHpPa5LFigKx7AlnMyTOMLwyIPqB4ZtNz2Gl51/2BIC3wXRr5qYvoL5rlOIt4+ueMARPUtV7",
-	"ZQRZ8ThT/ZdY4kRmbD4AIJLiIVG4g2jCDweuUMEUx5j1Uff6uO4rgP3cgtaNralc9OuvWlPWc8iZHHIh",
-	"bmgvPqX/3aY6y42LToq3PLvTrpVkmB7zhzCmjAR9jIF8Lb0wcF+xIbpdAGteG1cymGEaex3gnf+IWZHC",
-	"AAjH8RbZkUtr0yVtREiGKAu5AKmRx13K6DidjB+s74zqQhojO+yphIwGAaQOxlRrQbZI9xppvEcrIvJ4",
-	"HS3+LKvw9kZ58beLA4Z18beLxjioglHIw4bRDQ/qAvIGBgwmMq211FOC2gKtafHo9yuy5Wv+RDMukAW8",
-	"W3y64JmQtzUlPwLwdlWi63sjyMUBXR9ysn90k1CbcRYFEFW0teMwe5A7B0KAP/jL1Vvzi89QhLcPrf0W",
-	"mvz449OXLyfNLKMV4zihDmoOSvZtsNv0NTUgTXsuQSKquAkz29Ad24/o8gX0VMO7Zcl7u5qo0fUlZvgO",
-	"VDdLzN7TW29n4Nn6yc6NPwoiF7sdEBUI1iEfUZoSLMCSJdecGXLFODvR9+f8ANLMD40Atf+CU8xO0Q9c",
-	"oHIRSFa15RmKOPvC2KRj5FPIBcaybGx07dAbcNeV3MayNVaXeVVUVEWm6im6ZC6LjSTQcMhZiBVhhYrf",
-	"W19msxndmOQ30mrykynYKHnLK45M0jZ0fl6Jw70mSIkM2qy2FpRrWxUG5Bcz2QiyOK7BrwA20wr5HZvR",
-	"nnw9lI41oaKSTmSMJDE9K/TPFZsHyzXIao64FvWJ3xLwxREItROZxnZdjVH8FkVbhhMa+rHHLqFMSWhs",
-	"lJ0RJAA/RW85SvCGJvSGIJnikOS6EQc21STbZZTMAY9dAGiHlHLBhTpFlxWshla3JTORsX/pXYBRi8wO",
-	"bz+51e1Imdr4omPjEO6I2fcMpdk0pqFmaleYgu+eh7GSNqugZSgRlTIjLhvyoWZU3rYqjJDiSLPmhhGv",
-	"tuVtyJuW0dvMmkwlVQZLF5hFcXM0vdftTdmDsJcJV+6L2NOGqw3OrRlxfTI+fMOYUuUrWrWl6ogWu5W8",
-	"Qwm3vM3VpFsDDODWJDm5mM+JvG5HHAT2Fgf7FHWKONTmsGdYzKljjWyzLS57NpGM3voH+e5pjhCsxOHt",
-	"AQ58Jn1THNvcqGSjnqL/+j//X9Wr77/+z//9Pbv19UGHVg+ETjhx76Sww0mhkg3KRDEw43g32Pp1Cx32",
-	"cRy2esQb7oTJ9z5XvwOfq0OXN/fX2RVJfxjQR8bev/cW+vS8hfYufael7uSXeyQl7zW4MkPbDZk7+UwV",
-	"nKpNXzHEWO6w/wNw0l3DnhyKqL2ugEchTOdwKO2tOFe40rn8RwiNcvCEHJ3s5Qj3wVI+ht+JE2Fz2lo9",
-	"VTrN3206s/QanbXN73Y03fug3Pug/HF9UNp3VX+W6GhnlVZ2qJPLyi5oxzmu7ITU1X1lF9BjnFh2wTne",
-	"lWUXtE4OLTsAdnBr2QntaOeWXdCOcXHZBec4R5cdkI6yr98Np5vTy06Yx7m+7AB1jAPMDjDHuMHsANPZ",
-	"GWYXzCNdYnaAOs4xZgegY9xjdoFJh5+u411ldgE7zmFmF6Qj3WZ2gTrSeWYHqKNcaHbAOd6RZhew491p",
-	"dkHbDI9jx7vW7AB2lIPNDjjHuNnsAtPB2WY3uGHW8UjHm12Qjna/2QGsixPODnBdXHF2gevukLMP6mCM",
-	"2HH+MjsAHec1swNQZ9+ZHTCP8aAZVMy70/ej20Xt3j3k83EPOQxhusn/OrpBdcPhXmOt+Tp0Gm4nn5mD",
-	"u2RtOm9hsGXHjm7mSn9o34+OK3jkFH8qDk19sOpjOTe197nTWvQOFni83qVz4MCDlSADqz13CIX7BRQ8",
-	"6rjqHVzw2AOjd6BBv7/A7yHsYPtUtfpJla4AH6P5nzDD5RzSg57eAx7XhwzgWMbs3hXt3hXt3hXt3hVt",
-	"UFe07kfAceTreN/j3qdDBz/knm32mu4eN41jXQRLmrh7R8HbcBRsLnMPVwQihjI1LHG8nbIp7r2Udc+s",
-	"2ASdO6L12V1eb7ZukqIeHnsH9qviZTf4qH3QO03Bwa56g4rE6+hw5E4a8J68C6cOHZrzZOlIFoQgLPSm",
-	"NhOEnBifFPTr5dUr5MqCgL0wEFyv16dU8lMu5o+o5Cdfnp/96cSVPdFl5elCJfHDMaIMxXxt3F1KZnro",
-	"V0snSZQ3UsAv2R5GPJSPbAlK5MOyPwWGFLd4xvQzjvUzgTdsrp8c66eQ+pnB+zW8v9HlpzjRz6l+P42U",
-	"fs7hPZ3pJ8CZMnjyqX4KDX8q4c061c8bSM2L4RnpWuECnrH+GrItJOaF3yLUzxWk5r1Zjsaj6L0uGS3h",
-	"N5SJABoh+g2Z6zdE6XZJJkbj0ey9/jpb6vfzKTyJ7s+cwm/o7ZxpmHP1m35u9ZvFEp5Ml1wIDXmh9Aws",
-	"shmk99WQaQwp+Rj8lrrMe4D2PtX9XxL9dTmH50KXWSa67lKs9RNaWd7o2YuxrhtD3+KlLhlD0uFY6tZj",
-	"Bc+VfiYwY0kEv+d6jRLoZ8I0nARmIxFcP2HsyQqeaw0/2eg1SrbwBtaRATQGa8coBz9TXZKlugyDWU2x",
-	"nsmUQH7/uf6aLnQrKfQzjeH9Vs/Mb1i/EZBkWcBai0zXFWs9aglfJeCMDOE3rJecm8SFGqYEPJRcz5iE",
-	"GZAKniuNA/JGf1ULDVO912UUjFcJPdsKSqo1PG/01wwv9HO+0U/oT7bN9BO+roju1QqwdJWtRuPRWuo5",
-	"3GD9fhPq9xsOv1P93BLd5xsYxU2y9voaxTzEMWnxXHyWe9bpOwsRgkTIVkAPYszmGZ4TCUnlIyJMqnNT",
-	"0jnb5k6KTSenmjthKviMxl2Oypw6Gghl5kKmnEnag5Q72G9qoLoS8EoXjxRKW5Fg4GVY9XK5Enq9LPd6",
-	"0uBevTxwxCmbB3kLWO7wQ859zuFOOzXpRl3VFpkBj7KwuBJTr309U0QwHJ+AmrT0zd3OLRQkeRyVJKCF",
-	"7rTeFXSpMdf10upxNe8uqFzCZTpjERFrQUFOlGYi5bIPC78HWY5b7hkhMgh5HJNQ+W3FjXU4Nf6QuX06",
-	"FmqLcsyPzYgtHF1Iw0UzwRMjt8CFU05+zKZpbBXOLlu9zUZrbhi1l2ST2tyu5hhvITNSHj2e9YJrPKsP",
-	"xsByHkhUOjKFQsy+AJcSNMXhEjEyx4quCLJcuB12WdHkH3LrOGp+6LUl8ozyQOf0S5s095lSRBrxjDRu",
-	"MlzIBU1fkDDGPW6GkXUm3UX83tJEt52kJjCDnwCUYjHAXBpaALIz212EizGgNZYowS16CUhRg+f27tds",
-	"S39H8N1RgKnga/2yZ9Mfui/KqzUjv5cVmRJGZjSkOEZcd/sjrEzXLvRYoY5ubMVeC6JiaTswDMdv5Q/j",
-	"EXdodQuN70BZfTQbN6/AHaIDNfragH1toZZZMuvLBJT5Fob7ptKAd8yKiEQGfBZYDmKglt9qsK9mNrnW",
-	"kQzi4ZPYEbPbDdys4ivFbPuFzImpRAusj05CWMnt7oooc+Q+N+Zn4EEsMoLA6QmBlyAobuK4FS7IZfXH",
-	"X+0A0bPXl7udEVfnj0IuyCPLrMhHxh3RIO9Dv3Ef2ZAw0zhw8NCLGgOPvQT4jgZvCMqhAzelBx60BXqn",
-	"A9YUNA+SFQiCpe+m8QbeAyu5XmzL3dbcpqlvWUWYB7DddPDLyroyB/lbhmNQQQZmIwdGVSyDomdqIYhc",
-	"8Fhf011xfdcKZpRhpk/JgDKpqMqgo++GPBb3kcVPjnupHhQfgXfp1oEeS1Q9P2zxT3V5CslQfZ7CkKSK",
-	"RDbohEggaps9aW93xQbrU+2aB9MJk/RuqNXt6D0NbdwKu1JFt2PR+LkVubwgCtNYPmMsw/EbsiIsIz0C",
-	"Qe0Ny5GU+zwezagMcRxsCRYBYZEfncKYS3LCM4UiCIzqhEskJEDpDRCkgSDK0OXVK/TN14/PnP0w+v50",
-	"forOH58/OTk7P3lylhuUPDkzUd5ekJAkUyLGUKg/iajN7QtrwyE7GrayZWDxqHQylX0M9k2668APNK4Y",
-	"fJoTNIhpSJgkPaEkJOECsyhLNJ+OpeQhHaJ3CWVUKiL0WRuRUJC+HRVkTqUyR+mQ06jwJqDREBBd2Itj",
-	"QHVBR9PM30qtVNzx+AxW8jDTk9ahWDDlWe8LK4sVTbAiQSGsKHZGJ+BDbfDmjP4gOFPPcbjsatW+9Mld",
-	"BwkKgxRfEtaMVQKSWEtkyyiYG6OdIk2VrfDdlTSdIRGCrskFz+IITQn6gtpJC1z1L0z9agWmOW8bURPb",
-	"2Cg0wXOCHsgExzHcgDBD34wfP36cbtB0634aDfZfXv95jF7//GeIovv6xQ+W+JvIV7Fmh6D62WP08rku",
-	"L+mNn7eZ6QW78zmHVv+ok16X0cMKvLu1LdlNt6M7Fbj9ePuUuE43cgrlY5DMtO9Bnwuw0FDx1tm/STQp",
-	"RjUBX8fy9bg04ncHLZkpa4v2W77LFybHfaelckdNix19/tnN1+ULZ4f44BWLt2iFY2piVL/4vvRRD0c+",
-	"9NIM/8q8SglD37MsMVuvCskE93KKT2RmoWo5E4QCtHkkWGEF1jIBA9MXLIIwo/BKBca0RgVS2R+2cBbg",
-	"KbM/QvuDwt+bQMGPaRQQ+4sE4ZSYH6b6dB5kNDQ/7BsRhCx9D/Y0AQDUfwUWwvycSxUswLYhxAEjv5kf",
-	"goLtzSIIF+5XZn6IIDTQRMAo3NbCbbCwfxW0HW5t2+FNQENufpg3EQkWMDsRsSOPXNejZRCCPUq0dG94",
-	"IKDHhARgY0NcWSKDEKaUSPtmRosfW/grAsGw+SGpAAuVmbCF5lO7SPOpe0PdGxHgWWJ+zElCzS9bSOkx",
-	"g/lPMBXmLxirLESQTKX5wenU/DB1FlkQgjnKIrPrt8jsJ+pQhZJAuR/2kwoEweaHefM+Nau3vAmmACam",
-	"dkliFYQGTuwKx5lFuTgLRCjND/tpFWSm8Mq+SZTtRqJsDxMHJ9kEYhaCXVAwNWW2Qcih2WQbUGVfSUCg",
-	"5CZgBr9ZHCxXS/NDSIDJYguT8YCLOTM2RAHgOrsJKBj0pCQQWQj2QwED4GkcMLDESmPNi3L7zoBKXT8F",
-	"1zvL/OBgEia4/SSxHZ3EdnSS5B2Qbr7lPMgARSQNEpmaH7a4wyy5DCLAb7m0aC0dpqqFbUQtgtT9MNUz",
-	"GRDKvJr6Q6PD5xRo/xkMX4+M195Cy19yphbx9ntpmPboroUM/Xj7OzbXxyCHCYSZo+FYDZ98B4yILAdy",
-	"G0xN4YPglj5Yc7EkIsiFYlWEzVHEeABliTsw+QyZmtJaomouhrA5njdtiCqhWJM05ltC5BiFnCmBQZ1l",
-	"2NMVYREX5kA/IMo8jQIb/r1F7ur2lmw92btG/z+MR/LY5yVm5wXF/A+OV7s3d7tPCNxlyi4glkQ58Oj7",
-	"fNo8ofbnIBEiUdCefyOf/5jMcdwe3rciDTpECn/43LwpgX6BVWlSrH+vJRNkQKQwXkzPHOBGk3oeBm/u",
-	"Zw207DcsslB5I7SANNd5Wps76mzr7sBmpfLaueqgZKfomOOQa3ILqgJgxwgJbjgjGtPxNKZyoSlQ5Usc",
-	"6xN3zldEMHD2o0y3BL51kGSo/BHHQWYYNAgOk3IBu6cs1Kx9YpwFYA7bqJRioZxoSjNbCdVvY2odJ+rf",
-	"oZsQay1IQChte54KyAMWWGlj5Y1py/TKva2CNbal5cruRaWueRnr3RX5v1XBlnZiuMDCTKOkbB6Tau8l",
-	"j5uLAy/1wSkosaY2eofijVUIBztXS4kMmMWM7Vij2sfKKtW+lUf2bmANQAslOFZFuG1xDMeQXa1MycZo",
-	"StSaEIbO4LB7cmgyFTgy/M3Ap30NnZ0f2NCWtN3PZzwTJxGdU2U0OrUWD4LfUAduR25stul+PK2fzN6G",
-	"w2yDQzzQ6bVW78MAwwUy3zm8wd5T+01eoJI8a4eZ+mCDukuH56OmuIeT83HtHDmVlyyiKxplOH6WT1gV",
-	"4450eNM0vZljgartGEV669NQjZHMppmYjpHiawYi5xWNYzz3M3bQa+EjmWvuHOhsGROb7gG40z05+/rr",
-	"kzOE43SBT84LOT9hp2u6pCmJKAanOv3fo8urV4GpEdgaD+FCkWINX7f2n78+O/kHPrl598/zD//ijf5P",
-	"GTnz6BusEQfkRzpDD8jp/HSsmSNC1Bi9foWe8w3MgbOD0nvGL53UIM73tHDuWsD6HNTnrJ5uqsgYaU4I",
-	"WppmNNbXKn8rJsxfoKey2ZYnfqAXhtFueHJ5FWqPAqucoUuZMSyojFdSAkEaPJGu9OuxQYft2NiQsZCM",
-	"TQ7WeVtgDY2HHvzia6YrOrzdL2xxqFpMwLv+21Fv8W6ajiyOd1ysjHLrC2liobTeq+Z0RdhBYCDlDBcI",
-	"auzIw9KGGxW1WCFc12dHCVcc3Fy8HlMswdVRX0P8yJKJA/ofY9P9GU5ovG3rf23Fe6+z5iJfzZ5ToRa3",
-	"wkxONeQBecZj4LWzho4fPBza4IxgaQl6mfU4qxGcqQUX9KaXYQSW8pAwWZ+wuUmRZ+Vj9mJFJb4L+5EC",
-	"iXopOtsVwh5dIwM3PdNqTc9IQA9TUy/G5lfEaEW/WFIeTkFBUtIiRgEDSFMSMFBeTOdBBsqmKQuYMPpE",
-	"EYTg6RziwCh0wkXAsaTglh+IDPR9LEjBK58HLKOpVRdSpzacmR8RTcimrkG0msObADpXaAeXQQju5hEP",
-	"QkoqSsHQgCYkoEujCjTzMKPBgqjM6PsYFUbNxyjjFfVeSZcHoy9Ud1kAnu9Uz8vSaOXSVILsSAZLq54L",
-	"Z0YpR1kI3vxBSq16jjr1XEqcfs548OdKuVWQLmvaNTvNJRXaXHfZKM6m0Djj7k1JXWbWOV0GIaNWcSbt",
-	"rzhIiYRYBqmyLQsehCytKcNMx+U8mLkftjO5wkstgtj+NYWVKLRbtPIr0Odq8KV5ISXLf5Q+bG2vb7Ce",
-	"+d+BZqzY913VSrZoVXTc4OtrDDKRyInFSFS4d1TpQV/txP4roUdDURpRLpluHQ2UMPcUBOwbkQ8/0sBK",
-	"zLV/VB3VfxFWJOCzABicQfrcZBQHUvu1M0LtUcfeVhbnC1mNONbpHlEBZ+4SrVeIfTo8q5BwplNOn2dv",
-	"xldXP98tuu1X8IHGJJhDPuEDpscURA9s3Aa7rQSZZ7FxMHBBCl0G5etRgmNyPdL3m+vRjJj/KgF+zEu4",
-	"SMX+OAIJUTjCCrcTO0+okXpWcTBuW5LtiSHbKaZCmpiVW56hELNSflTMkKHGNpi//mqSG86y2IS1Uxzy",
-	"L5fuh82AjnppDRxEGcRCtYqpqBmYvKD+blppPaxrSQEG132bUUCQGg5BMFXkwJyiuxBXHRHypV2dW0G1",
-	"sm63RVykpyjEcUA2KZet2sIqVFcJuUrV3N1UKgqBpZju5Tuvutei+gGW4gdt0jclgJ+DgrcYmV+3u0sm",
-	"UlkrkIu0S0O6sU2e2e7mXL3bz9YId8xOzENVOJlS7rLmbKxPUR4tAGG9n7epzTlidKDSVTX6TE14phyL",
-	"PKuqFQVYaWM1cAphMhNOQe5EvQkhSiKqpKPdXGwRn8Z0biZnj3f1QWNfYIkknTM4DplClcBMW4jYyZkS",
-	"PB6jBDM8N8JSM1mGdIo5ZlauscMB+OCFYDYeRfsyeBtJiQhJ2XOqVZwXgrvimhUmRbb1RovGUKFotSzt",
-	"f3zy7bv/8eD6+tT8evhvXqG/oireJ1iEMo75uPj+1Ri5hAzfszllhIiHQ26tIXR8gwt9BxbB9p6Zj6Eo",
-	"3LdEA+gI9zZx5Nx1u92WPF2HimlSJOpwcdIic4wOdyCXHQHbNI4507fVrGTh/mxJClrwWDPmgkgaEQmU",
-	"tFIuN2ajlvjEW5Rb05DIJa3K3X8wQ8NwhxWW80jFpnVAahdSmgIgoazadjkjpZL9jykLtlUOVQ2b5+x5",
-	"fMxeqewQe+PgzeCCyulW7wO73gd2vQ/seh/Y9bMP7FqLl9o7mGtbZM6GQN7Nmqe9d4dS6tfFgD+5CK4u",
-	"R8DJDIdwd3TMQLupxGcfvLUVORoLuC8m66WJXWqEccW9M8ZqxkViDKwYI6E+LB275glwmmIwY3eDhoCt",
-	"kO+I6jU7sXflExLTOdSxkys/ySCutbt+LRptOZGNSd5zSEzaHX0sA/yUe3p0KNnWoe2lSz9kKhPkTam2",
-	"ng6WxUBVRk+VyDwJP0Go7Ju3mJpAN5UJcVFwnhUTcrzuotzF7+H24/NDoowmWWLyStCDPW0q8a5kliTY",
-	"XK46de7K1q+vopu1vUvi7gP7F6LzRdZ3he19eW25tt5fWD+fC2vzqnrAEepFtsbxOUiY3SMC7A4TWvfQ",
-	"oLq9w+keEAN2wBC6R0WJ7B02d38Euo5Y1rb0TeS7j4F+DFN8MNZ/jIn+nEObH0IF2inrfZjn+zDP92Ge",
-	"P/Mwz8cd3R+DQH+u0ZsPYGMa090lbO/BAXsH6fOzoof3gaQHDiR92NrU79NNJDrSCrhn+J9DAv90t/3d",
-	"51bzRwnzkwu/byXez55IP7cX4+e46D57DEELTqMS4ecBaAb02V528Xr4qYf4OTCkR2+rz8PsPXtZeu4P",
-	"CXAfvuc+fM8fMnzPQadn84g/IhzhZ5TtYC8z0FSjD5zEoG/6guETFwyYsmD4ZAVDpikYxGO8g5d276QE",
-	"w6QjuKVEBAPsOt+cNc0huoUx7xPA/BMMXT74RBeD9ZC++xQO9ykc/gApHDptqvxq29g391H876P430fx",
-	"v4/i/weJ4t+VgLaJ6HreVbt2pyEW8ygo7sPYHhHGttMq1IWGjUU4Kvbs8VFn+/b8Zyfa7OlIeVgM1G4e",
-	"lIfCHmAmfrLj/vgBdT2WhruUp81d4QxIL1+UlHel4BdTEnM21wytl0X7xCIgHRD76PcT9WhfvKM9I7l1",
-	"W8NxJ42qublFR6nEu0dh2hl/qb/21RNz6VOOttSE8Qujv2VFoCUicum0jdjzOwrb1B6w6eOFavqv//N/",
-	"72M13cdqMihnB+qJdi2Md1RNgGXKfyGNgwN6Bf/mwWukZiFA5iEX2M4EvINV9vsh3mWwqMKRj87qy8QF",
-	"wmxrR0JFzUZIjl3kEBuvB2RhHLYVKOPiLYK4USSyMUfkGBkbfmIRWy3IFpxidE2w1lyQOIKgq0nKhcJM",
-	"We9Q9J5PIVZJxkJz89AIy7bofSaojGhYN1+81ahWuyMs/Z5sGrwhTIaLWDUeGUnwMYxEB266yT42Q0jc",
-	"p0q4T5Xwh0qV0H0T/Ww3/lEJDqo8bq8kBx52+XeX6KBJIvtH2tp9TTpaZAj3tFuVFXpbuB0h4VG5DY6e",
-	"5nYTnf4JCTqnIviYJiUDJB7o2PLRyQY6rXi7gvU+e8B99oD77AHt2QM6bLY3tXtYTTBuKeu+oKc1+QJD",
-	"RUV33j87MPrpYeFu6wKNesjbZ7cV8hYu5oI0oukkeKmr6It+fr++m+i3pam4gwi4ViiYYRFRzI5ZpMLg",
-	"3tVuLlZVytE5Bm8DHStxeJ/dShxePCftDRQoURbxrM3KHx+LtzpNR82F25cRwtJaacNRX3dCqw7Fijrt",
-	"Ktogw4wnlIGIqe7opLjzOvILPhNJYhBiaZ50ThgRrSJSXHSACALCVoj+NSWIM48HJgimzHVF0YScomcG",
-	"jv6nEg+GSmQVLWPjlGxHVZizSaLAQ7kYcX3T85QwJ4osBWlqotKO4MmVy8otBVDeLXEaTmndGpS3n756",
-	"B9h+Q/drqX/fIaH/SpnXeFeRJOUCi+0YGX+Zk0wS9MubvzocX3Cp9/Is5mtjI9iIIneKLhWcMYyjCY0m",
-	"QLwOU6RfvqjFJDfHAWVLBKHMSKv+vIs2lGxSKogMsDqqWkxXJPFKuN6KzOx4bPpsO2U0c/rdipzommhJ",
-	"tmMEsaIRZUgRqVBSlYeVT7Je2o7SlWZ1fhpyQU6du4ruo1ds4g0JqXEAK0/ILEFwuCCyjh3fWQRCmSSV",
-	"W38maIvHdBDi/e4uJQT+RZILXaMe+szO2DhHtAI/KqteWksz6FIv3u3fQdKzKK8YQak95F0wieYGcJrI",
-	"VjOSIqpfamXbx6txfZozRjYq0CD9YT8Nm78yG97uRF0FejFGE5bF8cR0jRhK5LpXDxznCd1JVpRn8sjW",
-	"XTVvDwxlPbALjYSZCo/qE+Lr5l5EMEFGfMS0SLOg7zp2uzwwDH6ZIRnnzOe4dEmBtzl3/3CM1gsuCbKh",
-	"8uC2UEvfUI6CeATV/fTMl8zEfQamS7c1kHuzpd+p2VLOx/U3WaoxmAOZK73OMfauzJWG3SP9TJXyOf04",
-	"GeXaWcsf7T3cWB5N9Ak3cfYg1j4I7Ckk5EbQhygwmnZRbS3gONur7eFD702oDjChKifYujefKvLQ2gWY",
-	"URJHx5pU5ZtysNx7BcSPl3fvj26hVJVoDGudVGb0QUe080bomqhcB3NqdyD/v/86aC3sjrkN2ioDXAbt",
-	"JeX+SniHV8K3fEm898JCsjZGII4ASgvO1yBSy7eGves1UeYOxV2HsY92bWAQLQZoB0jN8jnIOZg7FomZ",
-	"mQ+gH37RmCTRbk2KGcMa24QhD+B/o0yEF5yFxBtRdCfdOkB+JSv2bi2Y+blkXvjoWROavWyqxdcYEsIE",
-	"GGyfg5ngSZc8LTb3Ci0HD6zrmJRRLJuWHDEsrc0p+huwY5aHnmSSiIkGPjHxISblXWEThZgolt5tsDMB",
-	"z0scLigjJ4LgCHIFmXo2Fc/Ubcpy77xZC4TwBpF+UfwHTKgLqFuChxKbEs5mJiERqLCL0Lv2beW2QCX7",
-	"QiGJFZUzCLQIqnAz+QNh8vd6SD50pkmKQ9UP+KWBUUpLEhEcxZSRIeC+IcaSVV7g1IaIe+HAwx6y+bj6",
-	"tfUmB2P3JZEm8iOWNotDOx2CIrDGpQ1T5MzxoNwAK/rG9dFEeG6ubZ2+GKQ+nrwY1PEYN/qO1MYOhNtm",
-	"bf9BV8rbnjIILeIuHEFI1TYAa+mgbNg9bhRc0PlijbeBi1EaTPnGU8yFAEwwjasl8jwwNj+bkXrt+R5E",
-	"hG1NTMBSUWft2V4i4tNAc3J8RURgA7V6PkNKr+Dsm9ZPdpeVvnvSkwUxYXO12FMoE3GQYBWWy9VSazhX",
-	"hqIArAwEIXSguChmKqGyDtFbwTtF3pKNkXhLpYLM6OYIsLaCt7+CkPz+W/pgIr01XgRWxVh6z2Vg4iRj",
-	"TVOKD3rCvV3UHxpg9Ms1mQZmQUKNVwrOj2YZSRUpFqF0vPgGWK5DklRtW75Rpgch4bQ/oEgwJ3wa83DZ",
-	"2sFK6RRLueYCMHPnsCjTmysmiuwtEIR6wmMjzwhSHtNwe0AlmxDQqSzytFB7axrJrrBnFGT82VtHkFnG",
-	"ooM7J4jKxOFjMeoXzDRFYkY6eUCfDGUJOTNCShfQtVkHnPhK30DYlr/NmCCSxytN+wOalrZQ5UuVqpfN",
-	"xIM8d0YZb6slrMYjJ+/HFJRGquYvF3IhslTt+A6kMGBcBXnC39bSR4xE0/f9hTKTU4+YfFptxcw1rb1b",
-	"M0xjCGYLKXF3lpkLspWhUR3sLOiWf2chRaQKEt+S5wUFzqIsNsFw/UVyVdD++aoU3bnuFfrSVgTQvf27",
-	"lHobCDP9WwiKvbfdBDOaZjHehUUWhgm9uK+QCdPXVgo4k73T5krt7HmhpNgeAJFDsC1gCHcWknTOdkyF",
-	"LuJC9bUWShdc8f19UpwHMRbz9g7pTbZ7p5ONEpgRnslir9fLWNzPKZCvU7ZMcXiT0GJuS8kSArWDK6H/",
-	"jlJLsoWyeXK99kK7wBik2VHASyHstxrDaW2AW3tjUiQyRQubj5aSljvb1S9bRK8zbOHGIrut1brCrkAp",
-	"B1NLCZuoqPbVXtJkUDKhaA2gfFBtf0jeWkVJ4hklTRIC+6el8AyH7QTEltlB02yJjJm3bVhh95u969e/",
-	"glRTM/QtmuydAqIfswSz4nLqSdGc302PtWttk4p4gkxZeUYQOoFGq6L3olTCKKvXNI7RFPw7AAqJnFa9",
-	"LIWiEjGuSuImzKLbFTC1ymq8golOU+kD3hRLVL41Z7QctquAY03PmpNbccwLF0FEplQFKd4aOfZ4hENI",
-	"Ilt/O5tRkVTfKCJSvA3CmGD4Uf4YJ7jyf4Jv9O2lVioLpiT0tZYpru96YUCZIVOarI3Goyn2FZ9iFnKm",
-	"cFh/m8eTl6eQAb7xdk0FBEON6bJSlcdE8fKbEOtbXfV/+1cRGegeYKBalTJygdO0/IqklRKzdFP+dz4N",
-	"oHuQA3lGROWbwNPa9NGIaNpYvHgfTiv/pu3glniJeX09ljEWrLJuS86mlNHKKxHUJyOmrDJ9CZ/SmNSA",
-	"Q8ILWKnK2017HxlemRfll3yzqQBIz7+s/Iu3wXRrYFZfV9tN8ZbxdeWN4Emqaq0JsuJxpuqdkDiRmT5a",
-	"aq9JituHA18buGsUBMEUx/qaf5riLc98H+y/DjCUWFO5KMNSa8oqwDPZ3p0bWsLMd96IH2xG51kR/95n",
-	"tlMqYkmOTEkIufG6UCQntgCrAREuMDD/goQ0pfoS5T8f70g0PyCZf1Hqc5XcS4VV1mYlZXRWyJRxRL90",
-	"TH4hkVF/VOfUarqCKNPEjqwIUxmO8xcplgp+vhuASXhT1l5Uh0aZLus5xi5naGI/TpzLm252bE2n4csO",
-	"hbggkmciJH7I7qsHtPu0A3a7B3w5tkauszlFl7O8Ed3gtRv29cgzHKdEnPGMRWA4uCDlKtbKC73SbOWa",
-	"SlKBjRl69voyH8W4pDQ36TH1hvO34OrkTVSUF2adgEoaVpqoBTdu3GD7MgyiVNU9XfUxNZbX8IBgwZ/n",
-	"Cd2tuspj3fBMUUYCzsAN2QgL3MtK4Ieew78qFO7VEQ+mbLQtvDTwOlKwFiAdKRbQelmmXTiOqyYPVtVe",
-	"sngYgoSNR4omZMiQXF2NkVjJv+TeHOmOzZE+XzskQMcLAHZEJv3XWOBEthugg4F7w+8J4Pqm6xmygwZP",
-	"p9Cklbb3+CJ5eNlGZIGlSVftgLZMYK/B+1Lb3+HIG9nk73wCOg02KqFMEFVzTh98HvVCy0pO8FvqwQ7c",
-	"+OA4HTCTyJPzH9zyjvWopvwv2quJjG9pzK3pxIuO9HJ229N81e/NtdkXx/cN6i52ei0sRjXwh+IIh8rF",
-	"//DG/aDChmppj4/Sd5q8ycE7TZFc8DUDhbzLnN2SfNdOl3FfaU5aPdW2iYpraKIFfPsT0Q1JOiR/77E8",
-	"nYZcT1NqFEudhnsfT/Y+nuzvKNzr/s1QxF3ssh2GzlRbHL598tU2oQyTtdYDt1/u2ibAYTLYNuH2zWNb",
-	"Ygf7hh49BiebsUDLHemR3tYDpnOSWw+s4VLdDnjuHZSStSMZuM/aep+19Q+ftXUQynbczuuYoXpYYvHp",
-	"pawuyxpLZW3Rd/0Xsttd6dDQNj2uMx/GI8xYBobreW7LjuKaekMA16bMLJrrFu3meM70w3hEXN7OYM3F",
-	"EozavcGn8vyeyLriuAjdfIZMzbLbI2FzPPeEEn1AWRhn+iKBSJLGfEuIHCPnj8SFDSK6IiziwmRJPiC8",
-	"/b6AN3k4cdmaLvl4m66dE+2i29R3c+FJmJi0qUEx/4MjV0tm1hJvtSOWRymEhyM0Djz6vi5GKmvL9+SE",
-	"fFtGByOVao0pUeHcI3s9HGZu6mlii0npFc1j/xasBfZotHt8eI8DmoNIH6WmXGSdFr0qVmTOxdYp6raO",
-	"VTHLldf25fPMlapcU2kT0FhzVoQEN5wRje54GlO5SIzbQvElhtDqJly39SHQLemf2Fq2Fh9xHGQmbD1l",
-	"IRcpF7CFyrfQ2ifGmfFKbFRKsVDuGjEexTSh+m1MrTVN/Tt0E+zNAhNq3PbceU3a62HljWnL9Mq9rYI1",
-	"ubnKld2LSl3z0njD+b9VwZa2Y7jA1krcaJKrvZc8bi4OvNTnraDEalP0NsWbgGxIkqpg52opkUEa7ozt",
-	"WKPax8oq1b6VR/buNjhJ/9Y8jh85OthyB2bk+NDLRzfSZTa9sfu6qQj3pNsBonNwlpojEuz0TqfTKYdO",
-	"NbbNduQ6bBt6128tegkj++fkKXEbXTLzfIJCsgES9gzVlaMz+Ayzv7ve1D6lzNm/gITmgCC07Sz8p5lF",
-	"u23RqkFpd47qLm7U3WPFHnn0DHmdbiern3AS7E8yd3XbvO6/ON9NHuueAWLvY7B+Rmms7zSLdBPqxwt9",
-	"2rZJywFQPxvBiTc6aqmVQbI4d+G7ehiaWSfoAQ2JignJ/e9d8Jdhl7t0rhp1Vrs6xCXlqhlpF7KUkpgi",
-	"d9wvlsxsHSd28G2gUtnBGIiDOXHDqF6UneEurCPbM+fJemkdWd/iTSdsMeKcNi8L01jJv0DhDTJV9Mlh",
-	"nC6eookmQJMxmphPE1ANTgRZESHJ5BT9fUFY8f8YUbbiNCQg8BckJDRV6PWLHyQyOgKCrkdvTGEULrCY",
-	"k+tRlfJBny3dA29KXVYv4N6ItqVQOx51r+4MU+jytWPS8qSBbirAMN+Ec9wgQfStFo5WFsGbmFtuijLn",
-	"uXVInF0ImaLZYle/JVfJiQ24h2YxnhuGgJaDUzIXWM9qhR3c6hgqHT1BEZnhLFagE57gTPHJYYF5OyPv",
-	"cxrHlM0vDRZ0k04AqAB8zFr4Dhd2MEv1wL50w7TTYNzTnB48ojKN8RZ8Lhx2ulipENTTdLwPw3vATJi3",
-	"P+iOFTSwZR1yFmXGufKxwy/scN1eM+UOwkYIryw1pjGf8+OV/ZIn6uV6Vzg3Kw/RgGDUth+n6EUJ3fx5",
-	"sls6WBLDmYh0ngT08N5sUsVtRkJFUGbdj+xc2KvOKXppg5A+OTk7R1maEhFiSZBhQKWmYq7oIfMm4MKh",
-	"/zleHHEAerxx4Ic4QHaDPpLjSIwrFN4EdiMdEkO32HNgiqr3FUoFbDxNTQ1QWdqQ1SMC/kq6IkDObOli",
-	"Re2VbmKLB3lx3U0TVpdszCf9onq85O+NwqgJ4KCjRpEkjb2WrUUSPTe0HHWQq+W2lSZCswyUbo4w3Q15",
-	"7ia/N5s7qHn4tswARq9NuZdQzF5qzd710RI3J9bjwVF0PUU50YYALtm0CEB80Na11W9n4w6xX8sBbrpt",
-	"Un/skz0DLkILmL4NMZRu3YfkkpEv/4C1qjM4AbbkRarnUvPGvsRJR0xCCY1QEcGhAsWsMSw/0U1tTdrM",
-	"ovYOLCq5mXab5AGYfn0rMzg3MAqXjJ9rQZiGaMSD1frCvaBpOuBQriy8sjOaVEEYc5+hbUGcwbEcSoGc",
-	"LZe4lUnTKbooZTKWRAEfRKSC5E62b9a2CRh0iF7i6Fqlu4g6ka4Fg1nZaf0WKX5tgm7FDq+hBvDLVPKp",
-	"cWKU/TlK/DK6HJCRzZXNzzaKMEk5e3hL0/rShph5/uzi6gWZUmVPua5es8AntSgFXpivJlyXPgif41Da",
-	"DPkIGkcuGs9tj1ZgFnVFIhr67ryOSxjECvspesaQbifPgeFCARVco/wtw8LIJbBCMcFSobPzb9IN2pi/",
-	"B2FkzOf89geDdDONsVSD38FFiDJ0sSDhkmf6FiYVwVHOfoZAZox2x2kBHCh9c9NYBdc3xRFViM5cPvio",
-	"mLQeM+U0+2CF7pN5XFxdoQXZWDN1ow1p2NG7zPdTi4G2dGOZD+lRoeLv16cczgC96rMr+/ONzWB+HXlG",
-	"fwzA7sBqoQN7AGqNONgdZiVQYXcwnviG3YH5wyJ2hucLmtgDWDPWYndglbiL3cHUwjV2BlQNbNgHTEtQ",
-	"yB4ga7EkO0OqhKDsDKUSubIzlPaAl91B1uNkdoZUC6/ZGU4lKmd3KOngU+WJAdodVi10aHdA9Yij3SHV",
-	"A5V2hlSNb9oZjCcsandYnmiq3YFtBsctT+zWzrCqIV87g6lEiu0OxRdgtg+0QVawHs62O6BmFNzOsLzB",
-	"cztD88bc7Q5tR6jefkCHYrRq0X07w6kFBe4Mpz2WcGeQlRDEdyjgLu5cInIinxckjCkjrzoGjVpJyL/g",
-	"tRdzoQStyj+XPeM43qLItCutAYU09psQYyrkAqRDnugsxoJQEgX3WJBqGsG7tS7AnkqIylwoYOwgFmSL",
-	"dK+RXtiKk/JhUvRwFd7eqC/+dnHAMC/+dtEYF1UwKtltWEMhVEe1HMxLcKSzQkcc7zXWnwyj1mu41u19",
-	"qLHWunRloN/CYC3kH3kmug2csChwYWlrRhsGNFpo2IjobUoTgh785eqt+cVnKMLbh1aZiiY//vj05ctJ",
-	"yfZ3v+hMYaEOah5KDt2B4deh2xL4fQHcBFRcAGCstu1jxPTjEczj7eJ3GQvb1SxuXBWv8Y7D6rOCn7FS",
-	"uYOcra+GSrdqxdaDNVVVDw2sUN4h7j5W/tbjUO4gZ+h3LOpLdhj67R9dTXThnPovwJHi5cXFQ58K7OJC",
-	"ojDGUtLZNnfsJ5rbMbGoofyc8wjs4mxoTWm4PcsnHXZMGKN9X6bZoSbLmPFfuRZe5A2UAyF8hOZ/wgyX",
-	"/QoG5VIGZEsOGcCxDGh5kj3u3daUS4GucYGVZsgJFmD/l6+VOTAZZyd6R+dMPs+UpBEQ6L/gFLNT9AMX",
-	"qFxkjOgMXKciDhnkiQIPp9Zcx2Nj9wu9oRLhWHKjS8WlAwESiBVVkal6ii6ZGUGIJYGGQ85CrAjDhXbQ",
-	"V19msxndoBBn0ma5CXkypYxE/vKKI7IJCYnQ+TkMFIeKCDlGa4KUyKDNamtBubbV6kLUCxOOLIvjGvwK",
-	"YDOtCQdLxLr7mK+H0l0HqahkZBgjSUzPChpVMYSxNzOZx7Tad1qWNcp+y+AXRyDYTuQa23U2Vv9bFG0Z",
-	"Tmjoxya7pC53UU5GDfBT9JabmEr0hiCZ4pDkhNmBTTWnbDmPAvAYLQlJS0gqF1woSBJTwnJodWtKgZp6",
-	"7EcFKivI7fD4k1/tWyFxdxP7o//pcXwokL5t9pruHjeqg93SrYlZQzPpv5E9QyZujmbLV5gConmuZ5IY",
-	"6w17WiNIfiqR4n2M07xtV65QiqMQx7ERYFXbPqjhTBw6ZJuvHAa7wCyKm6O9pb3Yw/OHiKGMQ0uctMsM",
-	"N9CmKmssXKK5nqDfOEB99mQOpLdtUDWX4GCDK/fLiHmfmxYGH7UPeqcpKPIn3qG+oY4Nn6PwY0ghwS7E",
-	"P3QBnPdaR9olBGGhN8SVIMQFPoBQB64s6FgKO9H1en1KJYcgB1Tyky/Pz/504sqe6LLydKGS2MTqjfna",
-	"uLSVrDXRr3me9ryRAn7JBDXioXxkS1AiK3EwMCSYwjMGSXljSMULbyAeAeZYP4XJuQvv1/D+hkGq3EQ/",
-	"p/r9NFL6OYf3dKafAGfK4Mmn+ikgwa6EN+tUP28iyIMLz0jXChfwjPXXEDy/Qw6/RaifEIowvFmOxqPo",
-	"vS4ZLeE3lIkAGiH6DZnrN0TpdkkmRuPR7L3+OlumkEgXnkT3Zw4R8ebQ2znTMOfqN/3c6jeLJTyZLrkQ",
-	"GvJC6RlYZDPIsKsh0xiy7TL4LXWZ9wDtfar7v4T06Ms5PBe6zDKZQZ7ctX5CK8sbyOyFdd0Y+hYvdclY",
-	"6K+x1K3HCp6rGIKW6PdJBL/neo0S6GcCMf8SmI1EcIhyCLlSV/BcLyGjrl6jZAtvYB0ZQGOwdoxy8MfW",
-	"JVmqyzCY1RRPIb0jhCmc66/pAoIeQj/TGN5v9cz8hgXkRdRvBKy1yHRdsZ5BZlz9VQLOyBB+w3rJObwB",
-	"mBLwUHLIYQszIBU8VxDm8EZ/VQsNU72HtLYwXgUZKRWUVGt43kCOW7zQz/kGEqbp99k2088bk1pe92oF",
-	"WLrKVqPxaA0RDzdYv9+E+v2Gw+90BuHcdJ9vYBQ3yfog/0FILd0WVeVZ7l2bQpJQQSJkK6AHMWbzDM+J",
-	"fDhGXEREmHi8aZFOdGcUlH0uxxAvIe5y3ufU00Aoc0gy5UzSHqTewX5TA9WVwFe6eGQEfxcgw8uFl+Pg",
-	"6vWzLPlJgyU/iNGPOGXzIG8Ryx3p3E3mVnfdr0VoPlC8wqMsLKQH3lAFNuBSfAKa9VoiVSNhAChI8jgq",
-	"CZMLdXu9a+hSY7rrtVX96wuLoHIJXEjGIiLWgoKIzQbMH/Desge5jgwzT4gMbPJYv4tBI7MVzBoWaovy",
-	"nRKTehJaDRfNBE+MyAc3E54Czxe6CKyl/wJzraq9JJsUbt4ua/iBZEvKo8e3XnCNl/XBGVjOcY5KR/Y0",
-	"0/kFeDaZxBWMzE3WM3sVsdNQ1j36p+DgcR2IJ7edKTPy+pND2miaEJRgsTTTaT0NXcpFVIoKBBlHExyR",
-	"U5Sz+kb6h9GbHy7QkydPvkUQNeQ6e/z4/GsD+pe3F/myoYTGMTUuLvpUCamE64BeMrLBSRqTp+j88fn5",
-	"yeNvT86+eXv25On5+dOzb07Pzp/8oxLyQTdzAiYD+1ZgPNqczPmJJ6BLS+T3IoYL4IKhffvn5CDhiiQi",
-	"wHPCWgLn6O8IvucxawVf65cDd6UHVg6WwvRYlGwkL71HzRwfDpubO0XRobrUA1U/XrLZrkR9kDyznfZu",
-	"3xSzO1bhllPMtrd829ll21vumFj22EnsiNm7s4vbIHhfyFKi7CIRauHGe0WU4a2e27SqiiO9gxH4RSLw",
-	"OgZlZxy3ws2Dw/5qB4ievb7c7dy8On8UckEeWS5VPjLuzQZ5Hx4mHCQbEmYaJw6eiqLGwHNRAvyRJsMQ",
-	"nEMnwpQeeBIs0I86AZri5hEKA0Gw9F1R38B74ArWi215GPoaYurbOwTMC9iJO/hlhXj5avFbhmNQ89tY",
-	"k4Exz5ClXJ5qIYhc8DgajfPi+tIezCjDDDIbUiYVVRl09FbvJcPmtz6WDaylq75nAnOO65CZuVMWcJgO",
-	"9cDU4VKM78HSHDsL8Wp98DaBuDfR+B8UYTtO1p3i8K31cTC0vrOE8d322YfxKBTbVPFAKi462V90aPLu",
-	"2jpyHQ/I5tgliObeKFpJdX5mVIY4DrYEi4CwqCWOc8wlOeGZMkQoF8KTkABjY4CYDEaUocurV+ibrx+f",
-	"Odcb9P3p/FRTnycnZ+cnT85yG8UnZybC7gsSQkKxMRQafs980knWGxE1eqRab4M1TML1Vuj90q63gR0m",
-	"+Xob9L4p2JsO6j1zTB2IsreWg93jcd8zE3srxOHysXeygbpPyP7Z5QbfywfeJ2j/6Itwe7vzLnO1D0ZC",
-	"Pnaa9ltdrY9ip98j0/rRvHnn1HBHcaa/yyTr+7Mv/B6Sru+zYfs8krAfkJKie1L2A4F3TdK+cyfdUpL2",
-	"nW0On2bsgObu87Pf52f/3PKz3ypr0kIZhk0zXqZsYzQlak0IQ2dweD7pmrTokFzkuxo+O+/YcHvS8hnP",
-	"xElE51Tl+cvLPejUXr/lvbtM/C1c6IF+td7aQwwdDoTOcRb2nvdv8gLGJNxzUNzq9m2eenfiaX3UlPfw",
-	"rj6unSOncn+q8iPd0fRp0EycQdV2jCJNBGioxkhm00xMx0jxNQORworGMZ77c07bnL0eanMHeX1TrOHr",
-	"1v7z12cn/8AnN+/+ef7hX3z9jCkjZ96s7aDghIxkZy4VtlSCEDVGr1+h53wDc+CMRfQeenja1sL5nhbO",
-	"XQtYn6D6hNbTTRUZI81DQUvTjMb6QvewJa+w1ByXnspmW54Aj14YRnrlyaZXiLVwIzl/maUsqI43iSp4",
-	"kHpCh+nXY4MO27ExtGEhGRun0bk9f5pp1fjaY9Dz9v9n7+ub27aVfr8Krv6pPJeWZSftaeXpnOvm5WlP",
-	"kyYndp5z+1QeERZhizUJqARkR834uz+D3QUJvkmUbCdO6z8601ggQICL3d++q2tpH3R029yBl+pSRPal",
-	"3bZPt72E9YbzdwtCgC/b2e8Rb9xm/nZY4bDE9rNvzRlv5xx03iW+MDOVxX/egdOEa92lytODd04VjVE+",
-	"51tcxZp/Og9TrWfzxgZRGlo2V9QkQoW1Cs2cKiaiIpqy6EW9nQVtUzDRwYrm7TC3jrTuDkagxGM8ibkW",
-	"eudeNtrWeLt4F4vENtrlrQzb0NlZnU+AHd7JJ6uLnjsyaLcz0vZCOrU2+KUiOp0siRfxlZCTjl32sUde",
-	"ZyvlOms1mdKcf8ZZrgmZHR//8mmJdHNTNtj+JhfQQbbD8eFA1qcsXbqcmbhYJBgm5ap3uR66417KEzHu",
-	"WXg17p0L/FepHAT+ESoMJN2yRFNheMQNb2epHzvkPlf6UoPH7VIsdzGucs7jTGOxt6VaQKGSookjlwxl",
-	"AFUDd2VMtDhfJFj5ySjoyOth33olNEsKOA+LJRQVJBNstL5ycSGD3GeIq/USPdMvaE1UojwTFRqEKoXM",
-	"TTNgn0LdukUBgXbHR4lUfS9It/R0ZY9wypOJ+DBXutWOXl7FPcTcQ+Vu0LE2GC8r7VufdnKM0FXqEA/T",
-	"iRm/8yb8K7hCip01e0EWWUdZkPDuomBr8Ndw+ttlbK1OzsEAFbzJeWIw6YFFM30XQzJgeQoi45YfLOfU",
-	"BAG9B9o9ip4Ay8jOFM+iopITqDqkbZfT7oXUi8y5lpypIxXCaBYb7WSFypZMnSXxBV/XZ7spZavTWcy4",
-	"Zjq+kCCepWGlMiFLKJKnpMlUErCUS36BxgM8PGTN2QWXpMdtkEXU+UNJSopt/0ydFp2LbCr8eNQWrzAO",
-	"gzVz5z+9Te0N0CXY/ha+tWy4+93p/+2PxwP8v51/NhrNTGwS0fpmWsmvNIMxDjw9e/EmYK5C/At5EUsh",
-	"sp37vKp3YUNfB0bzvSIQVRmDJ7oj0pXsLZ8dWJvK2DlP42R570zuMxvm133CO7DJr11iw7Pbzibg5SPc",
-	"VWJ2UbPfVQGKUIzfHSDwA7DbLPw5SF1aKFyk3hBLYjOVWMUjEzqOhAZOXRqXh6HExLySJcv93iJyXXvy",
-	"cEou2d2g2RJEXscq1zgWKMCzPTQQB1hxLcpRGS68wPPc41iIinCkizDUeeK7gFHv2bu4O50vC+W6o557",
-	"awjlLLLrZHNFJZKseNCJyKNGIV0Xyu2o7ScsXIS6WDf8VlgQqnJ5I4y0dmVZZKJvtTYZExY8i2Iut9k6",
-	"ruFm2OolWjBYh82X0dgma24GwfgFHG+REl4BrbFc9wabw69y4uI2n6aS+rjNMa3AgAj90OEI17p0KCqJ",
-	"uhzLpnCGuAxyq8LA+2WlVm62y4fPS9crPJ+It95KH71jXrv+XT4D791aH75DXnzX6vHtefPtVeXPwKvX",
-	"H+N98+6tVdMXV6I5u8vMYsmE/XXErmfcsBmfz4UUEeuHdq5wJ2BGkQ5BZvh+COZXEU3wD3YM9NSJ2Nly",
-	"LHFsJv5YCI2DuVbSDspdO7AgIHSsacPCiBseDsYYJFwKGJhxeSFWMGA8ibUOgKmSRnwwnbwemLm2tqzX",
-	"SZxa6ZPOyQXJb/2ScUN++XsZ/7EonGgiY/1QXJnJYDAI2wKjrkRK8UoN7AZXg16WqBldHQymKhMD+CqN",
-	"8UVFkZ9V5wFEhnV/cht9TiQdH4ZH3uQH4rS81YFGcdTL9xXkFFN88+KL0nfyzijfXO2FafXT1ZfqudAm",
-	"lry5Tu9/wJEE54o2ZMtuBr16ZQL+p5ITGHeWxdGFWF+lwD7xwntgW7JdVWb4P5YhUF8kt8m8uPG5ylhf",
-	"pHOzxKIuUhk00zUTpZCW8iPcJOy63btV9WbBM5M5XyaKR50I6S2NdQ/ryXmm0tKqa+fQL+0jHZxtnW9t",
-	"tPWl9Z25q178tRsHLs9UNB7vGg4w8b52c7Sh5HM9U2bC5/HkSmSaiKdL/1qz0P7CUayBLHo5gbTGNy46",
-	"G92q9/IYniY7m89VNpnkxD5zE/SoC8dGl+xanM2UupwIGc1VvF7j+Q+Of+GGr+Z3DdyjxPA8uqxdw+rd",
-	"Kl+XEpvMSZAoq4UO8q9c+2p07sURNhxMd2b7KtYNgOaNFGxO8BRBhkfMus553Z3aILqkxvUbGJYUH+yZ",
-	"XghXn75LV72rWC30Jk9VqMJ9nNLaTTOvOeSOJ3uHp/lXOcLnIhEFfGkWp5xFMIpxqa9F1nCKTeLkp+dF",
-	"i0JYw4XWNIkS1bI+qCHLueg81Qq203QAVbZVPwAcwNx1L7crOmSh/VrQkJwBXfwA3Kx8hVkI7mp5MdFi",
-	"mgkTjiWUtTeLTEL7x2Tp/LZYR1NJUjxCTN0W31e5zqAyI6Rwj2W4yJJw3aN2zCFTVsG8jrXAZr0W6eFe",
-	"UKOpabvlBlel1TuR+lbEXVkHZ+nwHTtawDb51HWipx2tYhg/GjN/nyW1fTVvAwOqF1lslsd2Aio0I3gm",
-	"sqMFRoniv1660Pmjtz+xS7HsBTUtGY+M0YCAhfpyYoQ2k/FiOHwyBTeXXKQii6ca/iRC1rcDmBWeO1bt",
-	"t49YabrikbHs2xH4DHjvOMsEZluIyK5stWla2SLJgNl/wqwALAPQLxjXYxke+QH2I/YDbJXh4pdiSUse",
-	"YlE+KM5CSctKUjtewy8F49g9Rc+gbYp9UPbDefkd5v47DNgRS2OtoZ5rxhbyUloFH44NdlSbTyRaQMRd",
-	"gA0q7PdzcaBPh/v28l3xJI4mZFKYiCxTGV0tIA4Ay7DBgofNjJn3bm7APXeuMPVAGo58EaFxD1qaaLOI",
-	"lizlsTQ8hgK/tbjHYhzE3lIYJ5ZeuDrIm2DszhNuzlWWWkIZWYqXuBVXc9eeXa0Qb7jj2royTE7eXWjB",
-	"lIRYInuKSSwvKcgSrxIqZWnTbBMYbL/CW25mOmBnKoqFxra0Cw3+Vx2wmeB2R/nCcKJjKeSVSBQ0fkkS",
-	"dU2lSXliN2lp3xKFfY3YaHb8/GcNdTNQ+4M3s1s1rDitwViO5TMlLS8HutIzTp2SxJXIlgXJjezIXdaR",
-	"akeMuyuJl0KXCVL7BAlUN5Zso6sUkMUr5UsWKbSMldZM+XIHSgvZmS+FJQx7bVkkpnEkNAsdcrZXzDIC",
-	"KA1kb7fFGEza/UPbXsGnM5QfAzgB8l/s/jfi6RDvBHI7piQdXGFd+/XXX3/dff169/nzAR5TJhLBtaCj",
-	"ggqn9h2pyCkLD4YH3+wOv949+Mcg4rMk5uEOrPwCJg7fvjk+CalmJxiZw58ikc6VgfZ3P4tlyPrc8jVt",
-	"2MHXX3vdq3dGwK9MtswNfXZhzVO46HACZypasrnI7C3RTCozsxQuxTX8ilKcOnNjKRb71RaJgTf8AWgZ",
-	"pOu/jt/8MmDv6BSQ5zvekYfnQYltF7PPIiVgRRaJ81gKmDHX0nDWvJTs+5NnDKUo1dpurB4LU7yZU+Ry",
-	"saqA4qYiA1u4VFSD1qIau0gOVbgmkBDAa6k0NkZE3reAWxmwouIMz797ziXPlgyYIwGdvLF5+MI+TM2U",
-	"rGhhzN3uw5yG8Ec25RmEPXMW0onu/hSFxCSQzZJh2+eYjn8BZ+hfHTDLh4q/2u/p4lKAKe1AUzcyFvRq",
-	"VAjAdS4kn8e9Ue/JYDh4gj7cGQjuvWzvI013s/cRBNYNhJKJFqCLoWNXsY4NMmq4fPZNLGPWi1RoFuO1",
-	"JCSOBcks+8bm8theSePlB2J2+9EmThL4uka5su7UtTxJnOiCx2LNQP5hVSC7P3vMVEF3LLXQ9jxYn7Op",
-	"Upex2MG18zdJF9q+SUrV6uzEA3YklyzhRmS4vYA2scR/jiVWkQ/Fh3mcCT3hFtECF0G/nohY/8nwYAeq",
-	"zs/wTL7SLMzEeSb0zOo3JFxz9vxTZJHVXEjyRr6K5WUv7ymH0OpgOHRSlnwNRnwwezOTArIj/tMb9ZBN",
-	"/Z9ITUEZsQOQWeEP1X9bluH/G89FmJmKvh9Deu4YpxSDAbHAPTvGf2avOslesYoDEbzJzlyDApa0PNls",
-	"F7JglgSqneIZn87E7jOMmm1wuSTXfGlvvtqF0rvhYOULBL1jYXafAXE0E7qjIVDqYk0k37do+Y1MlgE7",
-	"5qk4jo34/tjlm0/VHPvIep/f3rSd1e9i3+bJ8KD5NeBmXXOLHTPBoyUaiRUyQSTF6JBdKLusxQ9lcisf",
-	"4Ss1bTGon7TRa8/XCVAbWr2Rp8OnbQpHTtZ7PyptRASsFFEh9Kjb8DlPE+mNfjsNenqRpjxb9ka9N3Oq",
-	"hj6DB9i5RV2WW8kS74TCMxfaKjs4M3uZqOveKWS/ZjwVBg7ut3argZvN+F8q5RGwGYiSy68nn07NZP+X",
-	"q+HL//r3d+9+/vHi2X9HP0OEXG8E/NgZAEd5AMeqs/c8uzAzhfcNd787/bj/TfDN06Yov5tgxYdHFBZY",
-	"qGmRjmH7B9+yM0tT6pxlXEYqzSsyFbtKFgj2vtk//q/ZUqXvFn/+44O+/vpg/xv7h9+HR8f/jp69un7d",
-	"vFWQOJ03miwmoP5Ndv7p7/fgoG2/p1hooIFduOLpChL3qfdgUYTd3X5TFXngxA3YmThXlMtEQ8eSBMOI",
-	"OkrrEoX0Mf8AdpnmfqtUmFxZIAwiIua3jh5LIjX6SiV9X7MzAVIshL7VgnQeJ5G0FUhPKgJpLEOESnDB",
-	"UXkkQc0hZSIRoIWBURJ0kNgQ4pLCaqEgKEAUkwI5loDENEZP2KksCrvgsSw80/NMnSUi1dBOw0rKp8Ph",
-	"ziFGCyR8SUlnAVMSipemY8kloPf8i6gMfjRKgZBGyXsO3LD/dPhkp0m06sVZGpuycF15s0uMH/31ZPTy",
-	"iGDgSBmxRUHMBYoDfXFCM5WYf8o/vBLywsx6o/2DbxsplgjhBxUtK5LfawG592H3+vp6157a7iJLhLQq",
-	"aFRCBLlqPqH8197vQsrlIFNayP9HwwZTcEjkwdG998e9oBfF2n4WyiXo/cs+x97Z53qVSOFahO/U/vHJ",
-	"HwfHl++G17+enZx/E+3//3/N/51+e9RranfVc30MMEvLndNKixUw65cqSxFKlJnHzWcCUHP8x69q8ZUF",
-	"7EnCtDAOOc3vDzaBcIu1u7siZyggkEhX8u/8oAeA40kLwK9M58BFGdJ6k20FMUrPb4owhhsjjKe42w2f",
-	"eQBI5hg4mI9lKii5FcPcBL1mKxYI1UahiBHvVg4Ykc5VxrNl4BvP3r97ZdFBkfhQM8XlVKNRs6u/cz/M",
-	"Wxjkf0RjEkpNbwD+IdxBkqTeDWPpycmSLBywcKHFZMq1GECIFdVtMNhthdkf8ruBVgWCcWMJxhQoK4aa",
-	"Ic+yJcBpBWej0Z6LAokehYFngvEzCD4Bk9xMTC91gAFnscYO5iOUf86Eae+ji41lVwesLxIt2NPhcCzd",
-	"xvXk6mBiuaLWk7NETS9FFO4cltAE5PZqOpNYF9Pb/YHBDOYdy6fDp1YnMpNztZAwTcnQVT1EEOGpogTK",
-	"PCXPvpsVPVAg0j/zsHh/FuJPemJPZpJyM51NjJrYb1Kxoh6W1H4ENWiXmi4ZFMtkSuYoKkbzErYks9Ie",
-	"Vzz4rjixScaNmMCTEzcOzG9jmetQhM4sAfsq/IBZZcFSZmyoTxz8ukSrOtmmTJwC5TlcZVRZTzrMkZMr",
-	"wG5Jtjq+YHoNWAUjC1ZilSaWUgzZIxMnWTh7FuyvecIzQf4slr3u4ON3ClvzsEYedd6q6bjb6Y32mACt",
-	"5hEXFuiaxvOY4ue8EydPBGRLFUBmr5hujwaDeHEH3+UpO9Z3nNdf9KYzUHlW/aZkB9wOttz6A+SBbJ6Z",
-	"8GT43Wj/69H+t4PhcPg/oNu5u1Ebd+CPKwKryFHp3ON51JN/68ktiuc/2tvbP/jHYDgYDvZH3w6/He5l",
-	"e43vvNddvfw5evf+5ZM0fvLjNx1JDbvPKzkhHg+1+WORRNreRlexfBItoNrwwiwyMfEVuN6op9LYBcE+",
-	"GLotS8/eSC6S5G6ouZTYARyqBZH6NhawiBDhVbBiYRRvW5kG79HIn6JedwT4A4/y22Yf2V//yHuZ54lE",
-	"nRHgL8q8tLIVH/hu/QPPlDxPYgwJeHrQ4YETpV5zuaTd6I1w5nspPswBonlYM0eXyJ9WmMXoY7NXAByb",
-	"QSWYcFagyhP7e/yn0N46XtoNQBZSVBnFtAGwsdo+muNLopGpbCyRuN1fCsgI7xKiB5Hc77ncB9nOLXpN",
-	"EAe6iFursw4sUrCQzclktP7jypjDBPsIVvnwWcWFP5ZlH77zfkpFUDJfDSbUhxY55qEKGHODDpaxrC6V",
-	"cvvfJe1Ss77vRh1ZQLazFmWckPHtS4IZFcvEy0UGLt+3wkC9hiSGCHVHXBgT65srXLrylkIcjsyT4ttJ",
-	"7S34LX6rFoYLNPDlcdcNmeW9MT1nhHZc7wQ52ip2t/cxjtodpe8Ej3Rthbx/YV1Zc7lUsQF5adlSkBtf",
-	"iYOBF6l8mzNhslhc3e4+w1NvuZlZAgg2vv6njzfgk+GLO7oB74hstr0DupXwX4FZwifyr3QRu0CJeCjc",
-	"KA3Xhf5JcS20QTN7wCTPMnVNiW+ttgd7f0LoERqFA3ai2DVPLnF1fiF04OKtwlLgcQgIIqwFH4cjhuXP",
-	"rsDSRaFhaAoC68+c/7EQLLTjQ7rRZE4ay/M4sbcjcLG2rh9zJtB+wfRiOoPXGrAj9K3gDGciUfJCOwsr",
-	"zcPU+ViixVUbywOmPEXHyAhjEcGxgiDCPRKbik9kaHfpLu6EnDUWHOWxNRo1oLziFjYBKT5YPywdOSAa",
-	"okEdBixs0Irsn530hegv/7edWghvmZ/Z9Z1x7BPgklcx6m9rB77lkAm2dtwREuqzsjrY4cFnQMTbMlMf",
-	"HkGqwG80rnZnaqop3p5chy+NdrrjJl4kHEllEunxNqvD09HwyeDr/YP/gfRBPQOVtDfqiQ9zqFqb8zs4",
-	"ikRNeWJP5bfikGLnJQXdXQg9IbVeZVbZLY5qUsyZKK3bBxbeCKDY0jBsywi8tBsKbTQa4KHE0aqQgBy9",
-	"4uCaqcVLW7tpN7xU9oKzWRKr5IDU+fs/wZT6/T52fbcjv4fhr0+mH375/eL69fOL4es/3394fdGYxYEL",
-	"bWlWcNax9jQZ95Zfmri/I+ltjyg/g7qurjF+ZY2Dp+65cb2xpzxJYnlRoNR2qT0YS4yoJJdI7PwlPEH1",
-	"WSv7N4irUNHykFXEifNCkLPID3vAaJ28m0A4XWijUpFZkZKKbDrj0hAAyPlZWHEIjWXfxR/EGdPCmFhe",
-	"6FwLN1ZE8/mcmoe3oYyB52ZA8wLDkXWA/5XOo1UxXKBfZAH4xoadAIS79MM+KGGfnh/kqTFhHvpMtQJa",
-	"ZPdYFgGw9E5W1s7VfAHZ1/gugBi0J4XXGwm+MPtARYJ99MSd/dUjMVBDgKVPznjCIXAh/4vJuNTnxFly",
-	"ZxlZ6lHv7y4WW4RbN0sGkgFWWvNTfYp9Vdj8aTmtGZyQE5A33/zjydfbGj5ubfPwPRV3gU0qX5bmdCEE",
-	"231ol0jdK3Ia6vm29gpg25oyVJhzbchbkAmtkgUxXQpknkC+zM3pxtTzCKo+OaiqX5oNUBZYHDM4P4vD",
-	"r3ls5c6Eo7MJ6yX0FhqSqsriOa9E5aKxgh7kKtD3idM55Vk58tSTMp3/5nG4ZX64juoHNZKvXaqez1Ui",
-	"waMklqJ0M8qOsZsbCzbSWMbpIp10eSAouOkEK4SUb5RamFiKkoPq9MYPifm40XI3W7q31rm2vmiv1gOx",
-	"uzZj1yZ70zprK6Y3KVl8n6qpdQWIZUfSf4ziTscyf7Yo2EYBQHaSWPtxNU02lTL8UjKBGk5UbjkCyOkw",
-	"XhMIq9h2N4Zh9Nx2Rt0OmI1wye1NFo+Wir+CUP1YDSFucbt9IsF7ej98/9HDsLWHYTNLxXsK/uMYh78V",
-	"X39NurgW0lj1eJ7wKaVsGIVpv0If5ip7Is4NUwvUmy/F3AxY6N+ekMpXlJhM6EoDOMM/pqKm6kpEh4yz",
-	"0BF3CF7765nSghJXY/cMVdqAZ/IAVRQ1l2KJgoRHEaZ90TaiATuqhG7Ci8SarBPRWJJLwctAYb+rWOpW",
-	"U0eRMV8yxcSGIml5Vgq/VRm4IaKMX8vDamIKRE/4s0hl6KzoeCm/ciwbtoHVQeg1RwwYBaVswzEN2BvK",
-	"Te573oayd4KXXwkynMgERLk32YWInO3qzFmx7IP0NySc4tv66x+5ANWxhNgNQB+1VhZ+YKtOlNGBJRXM",
-	"lqUqKphA3V8fz8rOxFLlof1pbCB/BsVi/pHrHiA3JfnJGg0+pXCaB4c07tM65GyJTcahKc+iiStC0WIH",
-	"2gRzbCMsPfNPNyMPCm3sQmsRSir4Biaf9z4h3Guwaivoy79I8Ij//lpGlQpRPixkZ/kyFdB7DFN9YGGq",
-	"yJW2txzsAe9Ykfdkf65hzUErTsLcH0gXwmya0u9jSY+xMgBDvJPHfvZX5MzA+0KxHAsXqYpQksfWlPCF",
-	"92IWEBRQ2WIoC2crwCzlS3YmCDeMJSAtCd0KeSqiwKE6+6JQVYYbxpME4GYNamDBDmepiBj42yxEhpEj",
-	"ZkVFGEAiVSXCN6jF/5YgIJlQXB0XAN5SlfKnd1wMLwWtQLQs4kZc/ntY/RCjZ6TdT6LkhYV6wt30YCzd",
-	"piBdWWWAzfDT4QeqwSdmqQXSfFphH0DaBtzHHWYEzNfoebOr/A1wWCebT3dHlXdqn9FPRZ6nDsCk/Me/",
-	"GQbBfT54N872MSxrkEZAjPQRZjy0bBj7WW6BMrDpxCb5MEXPxFWJL2+pT6ZLkX7r9c2MdVE+qx/6b7BV",
-	"Fgw7AaHG6/kmRimQYfUEEjJg+KkrgZ+7YvezIszES675K0s8vzcn1tPoef00e1hbY8PQDO/oPkdKiv/l",
-	"/tZh+Z/bo+ra3WwUw9/As6gA4KRDaktpyWo1rNums3wylgBLPPC0l8dbdl+uqVtfm055MDiyckWq+S4h",
-	"GPRDULah2MQh5a6MZTV5xcXp2j9jSHSf3BNUrizh2qBy3JDjAvUux7LyCLzFTltGxlva7AOTzhtmb3zi",
-	"C9slkJ1o4/HmbhD4XrlTjWjdEWy7e/koKguxqu1vxLBcn9/JLshbAwalXo4Z41D8zzVUpDZu1OcSK7fX",
-	"cH4qhKnY8krFAc2Mg+vx0t33lPWh0jEj51BQ77SHZjueioCBkUmds7M4MzP0s0aRVemDscw9zNBmMMh3",
-	"gj7bfB+U/5a7Vwd+A/ABfYIJBbdG4VhqvtTsWmTCle6NdgasrJIUkfMl3uvFzcdSG8HBdQ4/gW/c00+O",
-	"1jg8WSd/p695/JWVjvV+sEa1xKdfnDFvNYo2rmqTSGqTQcWsn714A5rMXSg3n0+vaQNbRLiPZU0eflkT",
-	"+laNkmEtttv7SKyLtCHs6tOkEKXqymdpeS1ZmvaQSpabnC9SUpTMG3qA96GuD+GSn4JN4RqfUhPyuBTY",
-	"Z52caCn21FtRX4q+8gbG2nJDqfUXnTo6/fUv+ue9t8+pg9eqext0MkuUta3D0g+usLCHIPxI7jVWib/a",
-	"Pbwn+fio02xpjdhIjXmGLXnzh0c5jtbY46Ux5JX1XWOXpjDIscT/3QnKkzWGuAYromdb4wwf+kX6xAWt",
-	"uBETdT4BVQ3/sOyN9oNeqiRUCQ96S8Gz3mj/u++Gm0byPXAQ/Rhz9eBjrrpi6FqL4w2LBNW7ym5QLoiP",
-	"JdjUcvMp61fMpkGTMdRVAsjEXICpg9KxWi2h1R61X2SRGu/9b5nEtQlbaOwzvMY+2txp+O9a8qN+Gt6l",
-	"hONlJdLsUAZE1ifdIMNmxDijxq1jmTck7YdmORcjVm3pGrp2sY29XqFJCd5GDKmEF8ubn9gpgSGE5Ubb",
-	"kJPh4AlnZhbTlgKm4wvpeoZBfQxvk1/pWrtb1s/rZ0DHj1hDJRQIZMA3H8vOnW6py6hkR9BDvK3r7li6",
-	"w6r3Gi+qhUKcJYC3s4WhDoeRSOIr6LNi1IAdWXZY2iAoNXRUK6qN13puf1m1PipN172G+37p6YH7sL2g",
-	"+vtvLSU1TgdFGv2Eyj+47uqn1d7uo54lu6ILzJui2QHRiS46E9U6szd3sW+v+ZxPuWkdj+q3vvPsjttI",
-	"gzacWGNPxERioxndOSp7+5iFv2kWfu1s14mT1XAvz9FvM5SidadZ6hxS73uKKKeaGeD7ilGlxA6jxPXa",
-	"TKW35mfVCR6iJaaT8bLcgx7KbT+aZDazQm5xQ4L1BSpuA7jabZMPhPC/FOWjs7h5vDOb5/tvcWvWWDcb",
-	"5uxm6QxqGfhjWTFm+jndL1AGuU6rvhQi0bNkl0LM2YWCBCBVUywOoec2yTKv27v9a0114TJi79+9ajeU",
-	"fjG3+pOC+oFLkTnd0Bi6AgE/YMT7aCS9f1BcJJjeByjei2Jtabo9JeQ5DmixyPTDcgXCAc0XDbCA2ogt",
-	"tMjCnRExnrEU2POesjywMLh7KEfTwAiha/QhM5BoWmV8CMZ5JppYFM339+FR3W77i3Rull8GZwlymnhk",
-	"LPfEWOhi3xtnQWHZzlheyHa+kuvcjltA4JJU18wKnUx4DKKueODCj5f/C778BLQe7/493X28e/d29efU",
-	"yLDl4qex1WRY6MBzbZqBnSCkd4Ni7UJGUOwL9BqLGHwQmigpgrG8nnEDHgg7fVWjOWQZWTqMI7km5GAX",
-	"fuQcD4JztMZnWPiHH/CRPdwPe3gLgb93wRy2ibTYvhkTWpQncRRiSwFIFsgtzTsBA5dm3p0JdXUox1cO",
-	"0SjMLZkYy0sxL1pQ4JFkwpI6KEBPhiziS80WMhG6qHojotWRGl9keAba9buxM9jliT3uTk2G8Fu84/Li",
-	"01ldO8d5PMZ21OI5mm9792LYeI+6+xc852oIFtM1DofthPZDjW5eKRD/HrLwvrwBjYRtHxHTRQbFfH77",
-	"2DsTPBPZ0cLMoMrfqf05u3KUVf4kC2nP1SyipVVWLcHSq2M1MOnSHVlfC8FCb/ju7kwk8zBg4e6uHRRC",
-	"HYIVvcmB9Ojtax6KahclXb1tAfNaEDWUyPWTPgdFDEleb8belAo1Wjya8WwZMB3Li0TsLrRrWIj15maK",
-	"CqLlcSh2Jao8dp5YBd9PnK0vS+2eG9ZuS75l/WqubC27NPBSS3e8NV04aX2143x7ARaNQKcLtDsu2oDB",
-	"5iie2BlIi9kpl795K0hfu5mw5CEi7BrJzsQsllG1KfZXmoUYM6rmIo8SE0UjraIOTywZZ2eZutYigxo8",
-	"S8alvhYZ+/Hk9asAjK//On7zCxUEFAKqAuZBdVjf1644ltTSOW8hBStmAlJyeYLgh3b6I371l4m6btju",
-	"f6AVZTMSzG09fQouYi4USe+4ODrvSBtAadPxukg8yiPWfIl5cFPw6kUBWwX5qsvp3s3pzf8GAAD//w==",
+	"7L3rdtw2tiD8Kpia863YZ0qypVw6cdasM46UdNRpxz6W0z2nIx8WikRVwUUCDADWRb38rXmQb17uPMm3",
+	"sAHwCtaFpGTH0R+qRAIbt42NjX395yjkScoZYUqOnv1ztCA4IgJ+via/ZUSqq0j/ExEZCpoqytno2egX",
+	"Rn/LCKIRYYrOKBGIz5BaUImEqYQeTQT5LTg9PZ08HiMcS47WgipFGFIcqQVBkogVESjm89PReEQ2OElj",
+	"Mno20tVW519s1f++/v76zxdJjL//ZjYa6/cZFSQaPVMiI+ORDBckwbprKVaKCN2t/9SVf31+8g98cvv0",
+	"5Ju3/+NfRuOR2qYarlSCsvno/fv341GKBU6IsuN8HoY8Y95xXl2agRGETSH0aILDUJmBVTsO789+Xj39",
+	"4c///s3rn36cX/wt+mk0HlENKMVqMRqPGE50URrtHFCCN38lbK4Wo2fnX345HiWUuf/PmuMZj56naUxJ",
+	"dMHZjM4zgXXnZXMwf6VSScRZvC2PSCK1wAot8IogHMd2vJKgsAIOYdMIeoRZhBK8nZIbxtWCCPn4W8QT",
+	"vbbRuACKBUExlYpEaL3Aiui1VgtCRQ3uKXpNUoJ1Oc5CcsNSItAKxxlBjyb/ZhsNqnX+Z0JEuMBM3WRP",
+	"n55/1VJIkJCmlDA1efytbvqGURaRDYnQjItEL6S33q9P3+bwJ2O0XtBwgfRkp+RkzpEkLJKPEWbRDWuD",
+	"8HYCwxekhPJUoSmZcUH04GgEJccIS90ZNKEsjLOITE5vWBmnfh25noze6tdpzCPi8AXw6reMiG2BWP4O",
+	"jcrIRRVJADn+RZDZ6Nnovz8pCMATU0w+qaDSG41w73PEw0Lgrf5fqi0gvp5O/f9FzCWJduJdCEUKLHk0",
+	"0WOZjN2HNVULNIF/7K6cPEZcmMo8JQxxRuQNezSZ4VjqihqTIzLDWawe12YPivjnyTRXmRcLJK9mRzvl",
+	"PCaYwT67EICorzGbk53DJCs9myg05RFlljbqis/QxL7/da7eTsblf0nl/1h/vmGl/+E7weECYYZe/3CB",
+	"Pv/882+QogmRCiepnqlfGN0gSULOIokeYdlAXTdJe3HJNluZJBxFVA8Xx68ET4lQlMh8xtLSq3+O5gpI",
+	"2S7SNR7NFTmgVKwOKrQfVIHEfPqOhKqMxREh6cv87SWRijJA/yuzN5sL/oIkUyKkppiTNZkuOF8GhEUp",
+	"p0xN9J4XRGWCoUcTlsXxBAG1XFNJHn+LRJnooZzmjW8YFwZfSE4Vfv1ZExQWFS/eToCGyZyAuA3VoB/1",
+	"fp1mIj6QltjGjice32vs90zgASSkUXXnmQzbDEVFcfRoQiLf2UyiQBGpgq/OXr/4OlZ/D9/8/YtkKjff",
+	"n331+i/bn/G9HNMwuENG9GhCVl4WQ7824/jy9Yuv5b//+HT5N/aFuP3ff7n3cehDQR5CBHN+QgOS6FGW",
+	"6q1x/nTHJkD5HrhhE6hWbAHzr9sADXxfnZ+GXJBTuyFOHRE7DOUBuB/hj5qksS5+ZaqeP92P9lcRSVKu",
+	"CAu3P5Gth9LgJZGAIK9eXr/R03P5/V+/f/M9knhGLKUR21P03Pwwxygw2TghaEm2MHdTHm3HaLrNv9yw",
+	"NMYKuCFg6nhExlDXEiBBlObvOUNryiK+Hus1gnlHmvWjbI4YWUNdQ+qkWbMwE0LjsSAyi1XRGy7onDIc",
+	"I6mwyuQpelPuIhTDKKKzGYHqur+IyhsmiCbLmvf84ulTNKHFbAVECC4sg1cCtaAxgVczKqTKLyVUH4c0",
+	"jhFlN2wW0/kC3pXhf1OFvyTbgLIgk2TyWM/vL79cXZoqIU8SwiIS1XBw9OXs8/Ab/OX5yZ/I0+nJF9FX",
+	"05Nv8Bk5OQ+/nj2Nvpj+CX915vapuW0VCFhChBONCX22aeu59TI1R7hmEwxvX7vjKI5SnmYxVuTbohDj",
+	"CuluRpa51Quu/5E3zBxwZj3zu5WeJlM+Z28tqnh3vWbq/s0W/J/mYqm2hsF3by0JSzRd0ctxzROCri9/",
+	"ksDawBDKLH4ZoubqvUB/PXtbg4tKDPmvbyfflm+rhqXXHKhacAnIJvV0FSP0MPmSw8VKLQQhhmzBDOIw",
+	"JKlq4M+vI9fPgmhDz+762HbX4MNP67/ShCoftdrQJEsQyzR/pJHLcFuaH7V8ytieDuPmGS4fI27IT4rn",
+	"pHL+nT31DzmGfniZeV0lMf3R/zyFbWP/ywdImSJzImDXGBbwKtp7fbbH2xrwYCKI3i1RYEY60bgPLL/5",
+	"/whBQW1opn5Ao16k4BWee+kA/i0z04wUX+p7KtbPmeAJmjCyUYH+FmRCM68CTVJBVpRnsvx6pq8iBIuY",
+	"EqEptUw5k8RIBPSlV3OnBSGGJa3RSwD24k24+fndfP3icv70xe0vmxfzlgnRpatzsW/sRMh9jGQKZdCj",
+	"ifnhY73sF8tFXv95seXJ6+z2Txu5/vL87Cs/42UrDcx/XROxoiH5GxESBlIf1/NXV2hlPtpjPD/9nEAC",
+	"zzFlUj3T5y1WmirFMV+TSHMHGAkSEywJUO/TG/ba9lzvS7IiYusgfoswSqiUmhHgAmVMZmnKhabtRoJT",
+	"PlvheP/i6dMbxnCia+iumfMPjgWgstX6dfZudP70/KuTp1+enP/pNMKLmOK2c9RO0YmbowPFhzc30T+/",
+	"eH+i/5y7Pzc3p7/ik1u/LHE8eqM3zkHYZbaYwTHFl21Ipj99dfb6+unF/O/qbPOd+vrF2b+ffQUvnv79",
+	"+t9ffvmP//3L39J/bP7xjXp+Nf0PP+ZBY0MjHoz1FVaLw0SlbsCa3rUM2H3qP+BBh/pegzKUDI7N73Bk",
+	"heH6v5AzzReDPCRNYxrCufXknTSbMR/dP0fAncJU8VDTy9EzzSiNRwmREkjyKJMkCLHMLywBZ1OORUTZ",
+	"/FSQmSByoSs+Q25o+W6eURJHbvuNSmcZsB6BLWYY5NFYNySCvF3dDT3KYoJ2Xug1jNd2Qsz0VNf+TZXK",
+	"2D5o6pKAjATNMI3Nri5En8WQbCEuHD3QTL8d2VifL5MaXzxBa6xJS5bLDBv3hke+a8JY820E5beeiBPD",
+	"14L0+7mTSq7ODdbCf8HqPNCsmpTBNObhkkSTx0bsGFO2/EzesJqgPOIAMsEqXNRUB6akDJJMqgAKBIrr",
+	"y0Xgll/DlNBRbGSiRR81opfhfSbrIvq2BgAQALWHsesRlU7wmo/XFI4mICd8Px5dcH1RCrsifgjc6sh/",
+	"pRqN2zfGmwURcIDYy2Ss77AgQUOUnaSCzwWRhbopk+ZIoRLVcOUUvYY78ZZnIi+OZ/qCgpFccKG5zxhv",
+	"Tz/wHnqed656e2/ifukWi8wlVt90Wm+tZh1/5FKR6PtiXfKlVGSjnixUElfWcKRvSZ+H/y3ioZ4VpAvA",
+	"K2I+1P/Xm67y/cz890YvicZquA5yZWiAKfPEFbL/1mE8KRqpsHwecl2fS8PULrBCEm8lqKDQWhOHteBs",
+	"jh4B8wFTgmYxXyPM5JoIiX588+KvY8RAXfWX65c/Pz7Vk/czVz/wjEX9NgHjKpgBmN14jwSRPBMh0VSO",
+	"faZ56IxFpx8BjXd0I6dJZEOl4/GpRA1xEno0yUc9MXP5hvMXmG3teSr7TakjWgIrEsA1MCCbkJCI7Jxk",
+	"S+lRiJkZha6CcE5PSaR/GsoTbpGGjgC6ZoGzVLPMsrQeRev3uQhuoIgqeVTPNbXYMXE5yfiF4UwtuKC3",
+	"JBqa77kyKIz0XeUnskWp4CsakegZkktzyfrXf/3Xf8XTMPoI0F53ckm2moJVrjtLxtfs1EwV2aRwz/FR",
+	"2N6z9ZyhLG8BQXnEQ1jlMl3AKb2ns4ptjTbL9GXsNFZwYBG2IjFPyemoaLFsZ3GBUzylMVUg6K4qDY1g",
+	"uHm5AEExfHOXjAIK3ChYloye/TrCoaIrfVikhEWGLxZEnxOh0WSWrqijtx6xvWkjiIjCNPb043mu/0S2",
+	"DMJTninoUph36TNZEnFTWdyGSZKqLVovCEMTUwKO84np90QP5RhZXTEJ1wDsEvrUEN2NR5sTnmjAqZ50",
+	"UNd6daG7wTZWyxDhpvgvXFBGTgTBEZ7GBOliiGzSGFPmLv6CYH0ndtKhokWkOJoSjVBA1qwmwc5maaUj",
+	"oohIAGBgsaYqLg1SLFUQZaTx3qBGsCKCzuy2rOBJAKhdxZZgqjlMImXtNcwXyKfKb438NoD59aGZPuDj",
+	"THmlN3unb8HXepISvCT1uTNoVJ4mTYVwqAJjBaCvyzwotQ5Ke014A8pm3NPXHVjSql94zhCvqRisnDCX",
+	"DGh2LMRMr7Sl5rnxR24KUx1Fcc85DTOpeAIrVP2QG8vUP+SmQJopMKJhvZCzTGWCBBUh+3iX+L2xkHYq",
+	"/krZ8oeYr9t0LUC1MMqkJhKSIDDL4Fak5q6S3yJrJ+A2RV5c8yjhgkvC0HRrVKAwPbq4RhEn7qjvzjg2",
+	"sx+Y5TjA6sfVsN3WQwz3WJVVrc6MrFdz1LZ5iTRmicTo52dcHEzjvDZICWVWr3rW1E+UBCbNfv4dLpS1",
+	"26+EK4Emx24VgEpvUiPvFAjHeh9u9VrASWuGMno2ygQdeXe2ygQ7tgecIT0BMdElczyAfum1n9MVYZ7W",
+	"6+vf3LuFQOzXUcMmrDxdlZ6Pfbjztp0SOPR/hQU267rTTqh1h4DRS1MQZjX/7oPhYif59pDoEfAdRook",
+	"QcI4+E6wQ+uwH7jbCfWN8K2x5EoyqTQddPaV1jzWGTDc227ZBfxHpdJfRNxE8IMqHYOHe7DsF0kusCR+",
+	"BjGnlxaV9HYeIxIuuL7lC55UtCFw2rjDAM1oHIOlXhN7mgh5IHeWnwrvx6Mq8nYAYGbl4Gp2ogwi1BYA",
+	"QI1942r087Dl6LTv21bs1B5wIO+UiKpxrh5ycuJZcdkAoeiCx5EuKW+Y3d9GwJMr7Y32GRdrD0pbSzCq",
+	"AlvTuLWSHBgRCiLSCx0KMEMjxWHL/ca2uns9S+weLGvllnYM5pW4rSgSmgVvXkTsZbJRw7HnVTWf9RB4",
+	"+8/z9//iO8RjysiZF57+cu79knKpcBy4K5H3Zun74mWwzTgP3Faf9lQk+JYzsDicChr5zBhMEQRlvoMy",
+	"Vb1Iha+29rDI2cPK/Xw0XstcPUMj74h0EbAHCYzgNsCCHVawEHg0RBgRiYmRWhTCDCtz8l/Uytu51umW",
+	"LrZ36O0ha9GJ7u9bLs8B3FgAj4ju79c5ubm6BBglJH968s3bf561oLgGL8jcexk30vi5vcEq25CxWTIT",
+	"ppsqKZe/+mK/Gn3vOtne+NdAF/VQQCvxrWASIA+ewTrHmq3HCbwx9JZj/RSaA8OZaRre3+ryU5zo51S/",
+	"n0b63jydw3s600+AMwVNxpRP9ROuDVMJb9apft7q3yGGZ6RrhQt4xvpryLZwzYDfItRPQPrwdqlR/50u",
+	"GS3hN5SJABoh+g2Z6zdE6XZJJvS96J3+Olvq9/MpPInuz5zCb+jtnGmYc/Wbfm71m8USnkyXXAgNeaH0",
+	"DCyyGYgBNGQag0iAwW+py7wDaO9S3f8lWAsv5/Bc6DLLRNddirV+QivLWz17MdZ1Y+hbvNQlY6G/xlK3",
+	"Hit4rmJAJv0+ieD3XK9RAv1MQHqRwGwkgusnjD1ZwXOt4ScbvUbJFt7AOjKAxmDtGOUgANIlWQrWMjCr",
+	"KZ4aIqOfc/01XehWUuhnGsP7rZ6Z37B+I4y8DNZaZLquWOtRS/gqp8ZWDX7Desk5vAGYEvBQcrCyhhmQ",
+	"Cp4rjQPyVn9VCw1TvdNlFIzXSNgUlFRreN6CJA4v9HO+AYE3CHi3mX7C1xXRvVoBlq6y1Wg8Wks9hxus",
+	"329AtbDh8DvVzy2IlG5hFLfJ2suCgCRXb7L8Kk6Z+uqLkdeWsGX3djvXHzb4wwZ/2OAf1waviDXcBnUw",
+	"fMd3Iau3+u9OtCAXmXsYFl7YuIBzRkk7AI5i+a1sjFIsJdIcLxjuC+Ik8tgYxDhT9pLQhERleFMScn1F",
+	"L7QOHp/J8hQV/d49N7/AFfDTmpoWWW15qpozUvKDLdkfHsFsf8ejLfgnVlxqPSy232+4MYffg/lvpVSL",
+	"4NJIbRg3euJvUQKzhmIyU4hnys74DXNM+5qqhX5f8w4HMcxQLsveOc4lvT9QEkfSJ7an4QKVVUEloe63",
+	"aJIbqAVRRibokfNGNuoDydEE7gsZjm2RimarXFm/rxT1Uqimlqaly2V5c0MtMz5I9jnL5+Qwabmdw/d+",
+	"3doeMD9AldelGgXgBi2xPfM39HbnQldF+sdtqANm9mOfRc/M1HdOU8ZS2/MV+V4Vn3PdbEkbW+hfvQgN",
+	"PpolOWNfWleHN2kV6h9mxm4d+QsdoVVjHukT6my9j5fYOolvXXhgB1EC7cX88nwMObeTU2QOBCuYpzJX",
+	"/LerUcArwGs00PQbUEvri4MSHBE03aJK++CP8C0YijilPZw61ughF/CDt92OU4rmloBTkGFHxj+mwxJX",
+	"dsm+df7b+QUXbixmkSpbsaJzBCsOklg7nOrcvRI0weZchnFDMYSNFLmGzhU1soFXGeXXT5/WxzUebU7m",
+	"/MQ3WOhVuuCsRSFgz5i8Z1C05BhY61h9thtNRlguQGewb24v84LvSyYfxy/Ipa1arEVEZRrjbWD8TuqD",
+	"/hknBMkFXxe2Tbmyn6G8+9LotHi1gJIknj1Dimxyfgi8C5TgMQoXWOBQaXx+ZILSlG2YuUiQILNMEs2d",
+	"cKu/2o29ZQnpf97cbJ4+Pbm52ZzNbm42f5rpn9/M3v6rV2Sam8gcP6FXtmoxofRwP+WSYzIqfNStH/KR",
+	"CvP97q4JUTjCaq+55AtXzn+6NijWoSS4bsSwkwb4dluVDjh8tF05RblfHxiaONLlLPQcVmIJbjzmLNc8",
+	"bX6Yn478FLAbUah3zwd89957jvL/V1Yz3BgzmGPCpzWNY03vZSZmOHRRegi6Bks5lBMQ2Kn6msO2iLIV",
+	"pyGxVjt2++7qcKeNAkji3y3tCFaPnDLIOV8H6mOkQJ1jdEiFhm7nxmtRI9WtjJuXGqxsuKci4AuV5sBu",
+	"cmRfPm2eZO81o6pv4ZHpcIulsdHvmHgl5ZUuNXwwmcmDpeiTYa9NjlHFpXgbcxwdBPqVLesqy2AmeOKb",
+	"PS5zp3XNEOmBfYsm/0ufOdbWzF3Ojxuc/EE36KGfdPjAScf1rIS5djsNSeyd66mfxOUtf2boTQdmUjKc",
+	"ygVXAU5psGrz9nYOCs7j29Uqr7UgLCLC0LhHeQGLZiamweOD+K9DDE7qU+9kMfWV3gfn76b897Z4yx2o",
+	"tp/rW8gu0rjdvsVghokS0O1kLooG9qwlu10H8lIIS8lDinPr58Jd/GBM38FjXbGIrmiU4bhovGpb4tkI",
+	"pdGABdbOkRgbrUfkdH6KcEyxJPLxBxiUpq0HjUgRkciAzwJpAgT06MdzpYhURkz5RoN9ObNRB0pmXoXB",
+	"0u5WGqsSYUV0P6dU6N04wGxdYkVezr7T8ErN8DA7SKp0WBMOWtFAC7f6vX7t5ZjA1jlop6wGkT6TNqCI",
+	"I60ezisw18yWM96FrjX+H/ZKalF5jK6vf74/PL66/Blab8fgmMxxHMyBiu+ZFlMIPbpi+m6H7T4VZK5v",
+	"TXCJstQTEQoeXDejBMfkZqRZ+5vRjJj/HpeFeuYlnA+xXyZdPj39lNNjDFUdxTVRmiFYku2JcZdKMRU2",
+	"OO2WZ6CBwUphffHlCDMXWsew9FY/k0kyy2Jg+6XicJcpulMR2xZuWwaOPhoxkkpkoQI3SlO0hFvFkeGm",
+	"lbqhNdejUgQ9MsZ3VFNH4yhrQoLQxglQwayW47fACxeUxi9Se1OPPTInjAhoygaBq3zFKfXupB03uYo4",
+	"p/ACzveIxzRQz0iI44BsUi4zsW+X5xWQq1BGTHA/NiIqpjvp97WyiL+g6VHbVRqewOza1yUoxT413a6e",
+	"+h3JwXfWv8z42slrgPzcAW40mR/NvamPaUmfoOVWMnEACY5xOwV+v4fV6iEJ+Yj4LaOpfuC37oTf8shB",
+	"BmW6djdV25ADcmiexu6ETdvdzgOv9sCrPfBq98irPbBRd8JG7SfdnyQvdVnWhPpsVHJdY0Wbs8ASmWhm",
+	"SPEqDqTChDeYZWDC2YoJ7uT4gcbE44s1c69ryjxGNNVKuCDIHWfo6lIWCjwIPfmrro6yNOY4evtooVQq",
+	"nz15EvFQnpoQBqchT57glD4xMyefGH+x/24UFoGu/tiFhEszkXJJbPgNPit8iEsGNZPjtrFqdX4zRMhp",
+	"td0YT9FFHsDMBoiQaAKTNAHBa4V4w9wdFoWhsgydbCUfVupOVqpqpRaDBXmr9Lmyij3sXj+xtWyxlr3n",
+	"td0fX6Gxnt8naW7bfaxjnAlcCbPIeG689IiquvHsYy+nA1GbbAaTxtTYo9DFa9ZFu1sBv4RsPAztDDf5",
+	"zMRE8ieRqllh3bDCosVEvXSW2hAdwcYhHtASeHxM7KIx8GQ2YBfaFRgUsvUcGONzjEqh8XTFXSHZxq1Z",
+	"CeohkstBBptcvAsw1oxtzpZ6Udx+qfPdLsyXxp7t6f7QI6XgZU1MNOHBxMkMh5rpL33+1go4gNWfzYzb",
+	"q410m0eH9XLEfoJwgRWZc7HN06uYYVSW0xtVrj7h9uUNmxSrY2Ki5zHXGivRFq7OZxdaCtXWVJbDByQz",
+	"qgAl4cK04Gsw1DH7iLBIX6eOWSF/TAjXi1qnCsx520Z48nBxfosKCFnnIsPp5TCBxBlnJ+ebDXLRlps0",
+	"KQ+OtzdgnUveVFcQAwBvv3faCJT87BpJlCSdm8BjJBREjcataZYaa92WG8lv7YIhnwslKzKGZHoQdhBO",
+	"XjgSrIGFy1Ch+wIRc/U4jOUBjjmrXPU6d7QcCc7rcbD12eZEVIJ6vhrTyOrs97veu+r69+6SJp5cedEY",
+	"DxrO7XDRlRa793NvFmgTd2rl8m4egmXOwD534mwaUHlsJVqX6FVhK+QgOgMP8LSjrL3u63zS/CYl7hC2",
+	"4drA0CpPfVEJq1DJ9VQOrLt/jUXBLFU/tMRaqJ2DPtTYvargZl+H4ls5VVsp19O3BxLTZvkaVrw2SUPa",
+	"eLY3hcCryA1GbcTJ/RPbMn9uVM1jyDAGB0yeHV/reVAxefNZ+hcGdmMks3CBsESTltRdk9OjDJn/28n/",
+	"603VYLtljNVKiwr2b6Px6H85tk7/5mKOGb2F/RpYRrzt/ZOipm+j7XTH8YWIA0Gv4sZ1zIUOM35AFSe0",
+	"b9GEAxdScTjzhk8sUgLpGt5umvDgP3CR+PHQbukiYo8xOceGV5sKvpZEoJRLJRFVvhBs3T0YTvd6KFTD",
+	"29R6v+YnMdEIgq6uX6LPz7766uQM4Thd4JNzZKsBn+8J5eFxQKhpfRq4TXNp4GfSJFfhMwTFx+g//uM/",
+	"/uPkxYuTy0tIzWmTr1CWZspk50RUPT6oGx2dEA4y8itHL23A1twXZtsxmvMVEUyjog13Oi4NXaMi4yxI",
+	"BZ9RdciIdumS6rMKZVutKpvCBM7CFr6UM3KiaOKEFcoKECC9BEQPKyT9pWbOzr/2SshTQaS5PK1IsGtA",
+	"f84H4I7MamUTLtRONeS/BapQJj8HjbzWpVZJ9LX5cLedaW29vry24GEGqR4Fc3OZwwUJl1O+QdMtKiQN",
+	"uYcDJGIzlAzg6RFbeLWwZZCwbT8DYDDOdza6oIjNSZhCUF6CJgulUnO3BEHcBP3y+q8QYTsVlJkr4PPr",
+	"i6sr9EjfnszPwjkIEmiHhKkTwjRRix4/q/NkltSUCbdJUA1qtclfudGzTux92+bAvmHWRy7EwlLqqlvS",
+	"KXqebyNcyhGQYmFC3mI9EvQIoymObtj/c0JkiDUHgBnKmM1DMvl18tikjZoZdpPz+r3aiSftGxBNFufS",
+	"EyPZbAZLLTEJAOHfnj15soNbeHGAlrTqbTDuqDU9QAFq3YwNGn2LTArVL5/esCXZyrHJQogVSrhU6Iun",
+	"pTUZ20Ra+dcvn5Y/16b2nyMuIiIgyNboqz99/qXNZFoe9ZdPPVjtJuuXPJzhoVO2V45UE+gsMJuDi1st",
+	"E45Taj8zQVWXZGtj+xqZdB6AHUeRCewrSBrjkETjG1atoVlRc7EBNEz4CvLas8hMs8ZoU04QtCSpOkU/",
+	"wfQLUlqCG7Z7Db6tEKAlIWn5M7S0Y21MegAXs2xEEoJHPmH0G5cYvElu8uThv7y5KCUQh+lKaBxTk0Ic",
+	"pYKEVELCporUrMjE9ubpN8/Ovnj29PPTL8/O/zE5bUnYVi1W3p4aZeAQHh3qeGrQbBiH5qwMa4dD87e5",
+	"QD4PYaGXTa8jtRlMd8UMvRuv59+Tg7NZtLt3cM7lEmbvuuvIXp/n3ZTofnygW/peX6P9RPP+3KTNsg7n",
+	"Jj0uR4KpcRgHTk8VhRtCkvv1eq5aiH6CXs/2zPdqQ823gV1TMy/Qo2JR/OH9TPu6Znb2w7wDxLtzP8zh",
+	"HBdbNsgn4nzYwRh+n53H7984/ogR9jKWt2aWljXOgQ7lmVgxTepl/d6GJQMavrc2cbzN+15Wq6MN/F64",
+	"v2ub+H1I/7HZyB9gzbJfGnSkKOPjtaFvGchHYFO/D6/uwh9y77L2MOzfD/vODf33dqGv4b8hxndg+F+l",
+	"8ndu8992qAxl89/B2DQ/ndszotTEp6Cmi6jJdDhGMptmYjpGiq/ZWBPMFY1jPCctkZ32a1jL6lT06Nem",
+	"wrWwLibsdE2XNCURxadczJ/o/55cXb8MTI3A1nj8uJ7N4dCUJQ1GEaRF+jM6cwelVIIQNUavXqLv+Abm",
+	"wGm69MI8Pm1r4XxPC+euBZxioTTXMQYTPjJGGaMKWppmNI4omz9ucfKppFGptvWPq1cagimTa6/bU63U",
+	"zh79emxWazs2yXdZSMZGMD6nLW5HGk18cZXXTFd0aHWgA0s96EW3NDcP+P2A3x8Fflcz3BlMersL7Xs4",
+	"e/RH/r2n/gfdDLtEtve9OfbO1J1slgMYw6M3z16YvTbTXuiHb65OnFCJU2sJX81M9nQnMW+Ii3G8xluJ",
+	"rOnLt40cxpA3v6L/mozRxClN9G9PtG7rSAA8o/5d+fYYYUFumFVqZCzWCNOaD9mnXTzQYedN0xMH7pkL",
+	"vCJoSgi7k+yjDZcbMPHYYfRY81OFjplKvuQSvaItV2oOH2H5APo6dOzk/U0ae9p981QYDdQViR29jJ8h",
+	"3W+X3jfXOE6sWYTeVdb52OyhODa+UYxMHgORKbsOUAW2eYysiECSKLMrDhC9dFBtOqVmX4PLvb3rEOW/",
+	"0tGmjbGRIDY7+gujv2WF8JCIMfizqWCCZjyO+dp6hCoUE305PfvKnOUsS4igoaxad0DNs59XT3/4879/",
+	"8/qnH+cXf4t+Gkxz6q7a5pBdkcR71r0RGamlb9G4piugBBiTiVwG+t9gAnY1j8cImCqzUuBjWOUuSwSm",
+	"S1BQ3mLNfw2zUdhWujjLpvxnEvSAZWFNzR6+JSpDR5SpIovPyN+OY9x2yOT0vE6H68S0TuwKSlSmL5XE",
+	"/JXddkCe/hw9SkvWmr2/hWu4qB8me7Lru0QXnY+dCwfhfSlXRmdoLxyE9+V0G53Bvc5B7Oe3/KNqiKQs",
+	"HnlSbrCIhlgRqUl8zgm4Ca5lHqF5UiX0H1ZKHhF4A6b2miXN/9sBZro1jnRmF1LN9kFft6fo0gFwO7RR",
+	"UxJVVLQmr9xSFQgrnrE801Qco9DlhaJ6iFQtrBFHNe0pulKmMuMKmdyvEHPcHpyVwp9Ja4RdzLCfgOFM",
+	"8QQrGgaURVSQUAUKb/rj7HMH98qCfYM3ur0pjeMD8mLvb+A7C0jzLaXp6w/4ogxNX3oWNE0H6fK1gwRm",
+	"6VIFYczD5a4MM3D6QClQ8eTKnjLenqILzCBEAQSrJwqMgYlUcLg5Ubsx8wMOSVd2XUIX9b1jtJAWDGY7",
+	"gtd32/ZexGiQArIhSdri8ZZv2MK4V+ENMlUgwDV4oj6zLOIYTcynieEVheYMJZmcor/r2cj/H7vg/TBT",
+	"goSEpgq9uvxBOjdadDN6bQqDydmc3IyquhPos9WcaCILZb3HMk2DkoK9fhfVjTOFrl7VLxD50J2pEYxc",
+	"kJQLoDeQMwRvUGwt9BFlMyIIC/3CMVfsbra7cxMot2T9bD1O/1hhmzAZWbt+x4Ruq0OvrroDrKmyzVam",
+	"eHGjdrM8OUW/uCnLSR5yJA8ghTgOrcq44hpXgzSqLN54lOItuDglRC24yXJpdnle5u0d7py/llaw7k/X",
+	"Jp8r2QYQgy5OTlfDsiPFzi3SIU97cq/AyNeVQSbxu+L8qVv8AfoEtfVsIc4YvTLlXkAxS5oL8UgdW/X7",
+	"zDi5qNLNXaNjnjJEb16ZTfPGpD8Uoik+2AF6ZeH1m8+rolc+LjiYtaROfAMJ0yTcyIzTyheFWAOqmuAe",
+	"sKunBFm+HxxNi5nLFefFmQi03TFwNl0nZkhT6C0ys2mMFRO+IigVZEV5JuPtSURmlGlKAc12tIPZP1Pm",
+	"LeTx80nCZpwrn+WLJXL5UWXKeRGFkY0KpOYyvc6N1/aLkxdZBLWORB5qq+G5dqvU9qxiPt+WDVffj8iM",
+	"bnyyM/0+J/vO6AJlVhZhx2otmE7Ri0yCn8LnJ2fnKEtTIkIsCTJKBwmepbboyHsjZhERQ/Kgdklf54AH",
+	"2UtlDGlsq3bbgbKbZnkHWbMgGyjK7rWKq9doV7LjZkN59K5DWjqrNtV/exrR4NDHQmMlm3fUxHjr4E1g",
+	"adEh19WCbIG2R1MUlIqc6hugskTTqnwn/JV0ReD0tKWLfWDt2pwiIMiL624aR1GyMZ/0iyrPmr8f5Ubf",
+	"VQBe/lWRJI29x31xeXFDyTcccrUcsdF02wYucLR8sBW9qF0Ka8vY6drr2svTOHft3HXpTtmw1j7E7NaZ",
+	"9bTatucXvNaYyi2Khbyi0SY8MjihV49sFGGScva49yK9KEmzesmA8rRz/WRALWDuTAYUcSLZZ7kUxye+",
+	"2Se4meJQBhGZ0pxllf1lg989v7i+1DBfOZC6JYEhzNoA4B2kwYQ2DnJdaBNiEQ04LxdYROUpWXI2pYwO",
+	"2MJPBmK5kSQM/Sevq4Py6HUXoMd4cXHxOFcvOZQ+RS8uLiQKYyylvktPrRkkkWiKpWGkdfk55xHwTta3",
+	"AC4qW3M3a7OtMZaScJuDO5PrKhf9J8RYTV472JcFaN0ySfHgyH/9/avnDeS/58H9hBk25qEQgnSAliyg",
+	"jgS6SRCaF+edis9L87VItvkdDiW6NGIXgIzcCvpxzGBjANEGDVvvu8tAIfSLJAIZVwP06PqXnx8f32LH",
+	"aSqRyFqMrdDnQeiECIOE1X2GnjOk2/Htfcsiyt8ycAHXzGauuj3/Ot2gjfnbIh+c87vvPNLNNPpu7E9c",
+	"Dla4G1KGLhYkXPJMX0SlIjjKec0QpNVR7htcBmUd+8wN1gYymTnKFhWTdMTMpMbcIwh5zIVPhHtxfY0W",
+	"ZIOggD3+G5pdCwW5E9aWbiyjf2OEnEX9+5DD6dCLbptlD2ceLo6k7B6ufDzCoZSDwJnNqEj6wlBEpHgb",
+	"hDHB8KMfuDjBPSGYiJL9e5IFUxIOMs8d2NkWOCw3JugFJ6bLnhB4TBTvB+MoNrYNgiIy0NOCqSCyLzS5",
+	"wGnaDwhJe/Zilm76AZhP9YQsAyUwkzMiekITeNp7K9GI4LgfiHfhtCeAdMhpWeIl5v1pzDLGgvWkd8de",
+	"1/xARNB/O8aU9SQrCZ/SmPSe1iSLFQVi2RPOZkicYXhlQPQDwzebnsNKz7/oCQBvg+nWzE1fQH3XKMVb",
+	"xtc9YQiepKr3ygiy4nGm+i+xxInM2HwAQCTFQ6JwB9GEHw5coYIpjjHro+71cd3XAPs7C1o3tqZy0a+/",
+	"ak1ZzyFncsiFuKW9+JT+d5vqLDcuOine8uxeu1aSYXrMH8KYMhL0MQbytXRp4L5kQ3S7ANa8Nq5kMMM0",
+	"9jrAO/8RsyKFARCO4y2yI5fWpkvaiJAMURZyAVIjj7uU0XE6GT9Y3xnVhTRGdthTCRkNAkgdjKnWgmyR",
+	"7jXSeI9WROTxOlr8WVbh3Y3y4m8XBwzr4m8XjXFQBaOQhw2jGx7UBeQNDBhMZFprqacEtQVa0+LR71dk",
+	"y9f8iWZcIAt4t/h0wTMh72pKfgTg7apE1/dGkIsDuj7kZP/oJqE24ywKIKpoa8dh9iB3DoQAf/SX6zfm",
+	"F5+hCG8fW/stNPnxx2cvXkyaWUYrxnFCHdQclOzbYLfpa2pAmvZcgkRUcRNmtqE7th/R1SX0VMO7Y8l7",
+	"u5qo0fUlZvgeVDdLzN7RO29n4Nn6yc6NPwoiF7sdEBUI1iEfUZoSLMCSJdecGXLFODvR9+f8ANLMD40A",
+	"tf+CU8xO0Q9coHIRSFa15RmKOPvM2KRj5FPIBcaybGx07dAbcNeV3MayNVaXeVVUVEWm6im6Yi6LjSTQ",
+	"cMhZiBVhhYrfW19msxndmOQ30mrykynYKHnLK45M0jZ0fl6Jw70mSIkM2qy2FpRrWxUG5Bcz2QiyOK7B",
+	"rwA20wr5HZvRnnw9lI41oaKSTmSMJDE9K/TPFZsHyzXIao64FvWJ3xLw8giE2olMY7uuxih+i6ItwwkN",
+	"/dhjl1CmJDQ2ys4IEoCfojccJXhDE3pLkExxSHLdiAObapLtMkrmgMcuALRDSrngQp2iqwpWQ6vbkpnI",
+	"2L/0LsCoRWaHtx/d6nakTG180bFxCHfE7HuO0mwa01AztStMwXfPw1hJm1XQMpSISpkRlw35UDMqb1sV",
+	"RkhxpFlzw4hX2/I25E3L6G1mTaaSKoOlC8yiuDma3uv2uuxB2MuEK/dF7GnD1Qbnzoy4PhofvmFMqfIV",
+	"rdpSdUSL3UreoYRb3uZq0q0BBnBnkpxczOdEXncjDgJ7i4N9ijpFHGpz2DMs5tSxRrbZFpc9m0hGb/2D",
+	"fPc0RwhW4vD2AAc+k74pjm1uVLJRz9B//Z//r+rV91//5//+nt36+qBDqwdCJ5x4cFLY4aRQyQZlohiY",
+	"cbwdbP26hQ77MA5bPeINd8LkB5+r34HP1aHLm/vr7IqkPwzoI2PvP3gLfXzeQnuXvtNSd/LLPZKS9xpc",
+	"maHthsydfKYKTtWmrxhiLPfY/wE46a5hTw5F1F5XwKMQpnM4lPZWnCtc6Vz+I4RGOXhCjk72coT7YCkf",
+	"w+/EibA5ba2eKp3m7y6dWXqNztrmdzuaHnxQHnxQ/rg+KO27qj9LdLSzSis71MllZRe04xxXdkLq6r6y",
+	"C+gxTiy74BzvyrILWieHlh0AO7i17IR2tHPLLmjHuLjsgnOco8sOSEfZ1++G083pZSfM41xfdoA6xgFm",
+	"B5hj3GB2gOnsDLML5pEuMTtAHecYswPQMe4xu8Ckw0/X8a4yu4Ad5zCzC9KRbjO7QB3pPLMD1FEuNDvg",
+	"HO9IswvY8e40u6Bthsex411rdgA7ysFmB5xj3Gx2gengbLMb3DDreKTjzS5IR7vf7ADWxQlnB7gurji7",
+	"wHV3yNkHdTBG7Dh/mR2AjvOa2QGos+/MDpjHeNAMKubd6fvR7aL24B7y6biHHIYw3eR/Hd2guuFwr7HW",
+	"fB06DbeTz8zBXbI2nXcw2LJjRzdzpT+070fHFTxyij8Wh6Y+WPWhnJva+9xpLXoHCzxe79I5cODBSpCB",
+	"1Z47hML9AgoedVz1Di547IHRO9Cg31/g9xB2sH2qWv2kSleAD9H8T5jhcg7pQU/vAY/rQwZwLGP24Ir2",
+	"4Ir24Ir24Io2qCta9yPgOPJ1vO9x79Ohgx9yzzZ7TXePm8axLoIlTdyDo+BdOAo2l7mHKwIRQ5kaljje",
+	"TtkU917KumdWbILOHdH67C6vN1s3SVEPj70D+1Xxsht81D7onabgYFe9QUXidXQ4cicNeE/ehVOHDs15",
+	"snQkC0IQFnpTmwlCToxPCvr16volcmVBwF4YCK7X61Mq+SkX8ydU8pMvzs/+dOLKnuiy8nShkvjxGFGG",
+	"Yr427i4lMz30q6WTJMobKeCXbA8jHsontgQl8nHZnwJDils8Y/oZx/qZwBs210+O9VNI/czg/Rre3+ry",
+	"U5zo51S/n0ZKP+fwns70E+BMGTz5VD+Fhj+V8Gad6uctpObF8Ix0rXABz1h/DdkWEvPCbxHq5wpS894u",
+	"R+NR9E6XjJbwG8pEAI0Q/YbM9RuidLskE6PxaPZOf50t9fv5FJ5E92dO4Tf0ds40zLn6TT+3+s1iCU+m",
+	"Sy6EhrxQegYW2QzS+2rINIaUfAx+S13mHUB7l+r+L4n+upzDc6HLLBNddynW+gmtLG/17MVY142hb/FS",
+	"l4wh6XAsdeuxgudKPxOYsSSC33O9Rgn0M2EaTgKzkQiunzD2ZAXPtYafbPQaJVt4A+vIABqDtWOUg5+p",
+	"LslSXYbBrKZYz2RKIL//XH9NF7qVFPqZxvB+q2fmN6zfCEiyLGCtRabrirUetYSvEnBGhvAb1kvOTeJC",
+	"DVMCHkquZ0zCDEgFz5XGAXmrv6qFhqne6TIKxquEnm0FJdUanrf6a4YX+jnf6Cf0J9tm+glfV0T3agVY",
+	"uspWo/FoLfUcbrB+vwn1+w2H36l+bonu8y2M4jZZe32NYh7imLR4Lj7PPev0nYUIQSJkK6BHMWbzDM+J",
+	"hKTyEREm1bkp6ZxtcyfFppNTzZ0wFXxG4y5HZU4dDYQycyFTziTtQcod7Nc1UF0JeKWLRwqlrUgw8DKs",
+	"erlcCb1elns9aXCvXh444pTNg7wFLHf4Iec+53CnnZp0o65qi8yAR1lYXImp176eKSIYjk9ATVr65m7n",
+	"FgqSPI5KEtBCd1rvCrrSmOt6afW4mncXVC7hMp2xiIi1oCAnSjORctmHhd+DLMct94wQGYQ8jkmo/Lbi",
+	"xjqcGn/I3D4dC7VFOebHZsQWji6k4aKZ4ImRW+DCKSc/ZtM0tgpnl63eZqM1N4zaS7JJbW5Xc4y3kBkp",
+	"jx7PesE1ntUHY2A5DyQqHZlCIWafgUsJmuJwiRiZY0VXBFku3A67rGjyD7l1HDU/9NoSeUZ5oHP6lU2a",
+	"+1wpIo14Rho3GS7kgqaXJIxxj5thZJ1JdxG/NzTRbSepCczgJwClWAwwl4YWgOzMdhfhYgxojSVKcIte",
+	"AlLU4Lm9+zXb0t8RfHcUYCr4Wr/s2fT77ovycs3I72VFpoSRGQ0pjhHX3f4AK9O1Cz1WqKMbW7HXgqhY",
+	"2g4Mw/Fb+f14xB1a3UHjO1BWH83GzStwh+hAjb4yYF9ZqGWWzPoyAWW+g+G+rjTgHbMiIpEBnwWWgxio",
+	"5Tca7MuZTa51JIN4+CR2xOx2Azer+Eox234mc2Iq0QLro5MQVnK7uybKHLnfGfMz8CAWGUHg9ITASxAU",
+	"N3HcChfksvrjr3aA6Pmrq93OiKvzJyEX5IllVuQT445okPex37iPbEiYaRw4eOhFjYHHXgJ8T4M3BOXQ",
+	"gZvSAw/aAr3XAWsKmgfJCgTB0nfTeA3vgZVcL7blbmtu09S3rCLMA9huOvhlZV2Zg/wtwzGoIAOzkQOj",
+	"KpZB0TO1EEQueKyv6a64vmsFM8ow06dkQJlUVGXQ0bdDHov7yOJHx71UD4oPwLt060CPJaqeH7b4x7o8",
+	"hWSoPk9hSFJFIht0QiQQtc2etHe7YoP1qXbNg+mESXo71Op29J6GNu6EXami27Fo/J0VuVwShWksnzOW",
+	"4fg1WRGWkR6BoPaG5UjKfR6PZlSGOA62BIuAsMiPTmHMJTnhmUIRBEZ1wiUSEqD0BgjSQBBl6Or6Jfr6",
+	"q6dnzn4YfX86P0XnT88/Pzk7P/n8LDco+fzMRHm7JCFJpkSMoVB/ElGb20trwyE7GrayZWDxqHQylX0M",
+	"9k2668APNK4YfJoTNIhpSJgkPaEkJOECsyhLNJ+OpeQhHaJ3CWVUKiL0WRuRUJC+HRVkTqUyR+mQ06jw",
+	"JqDREBBd2ItjQHVBR9PM30qtVNzx+AxW8jDTk9ahWDDlWe8LK4sVTbAiQSGsKHZGJ+BDbfDmjP4gOFPf",
+	"4XDZ1ap96ZO7DhIUBim+JKwZqwQksZbIllEwN0Y7RZoqW+G7K2k6QyIEXZMLnsURmhL0GbWTFrjqn5n6",
+	"1QpMc942oia2sVFogucEPZIJjmO4AWGGvh4/ffo03aDp1v00Guy/vPrzGL36+c8QRffV5Q+W+JvIV7Fm",
+	"h6D62VP04jtdXtJbP28z0wt273MOrf5RJ70uo4cVeHtnW7Kbbkd3KnD78e4pcZ1u5BTKxyCZad+DPhdg",
+	"oaHirbN/k2hSjGoCvo7l63FpxG8PWjJT1hbtt3xXlybHfaelckdNix19/tnN19Wls0N89JLFW7TCMTUx",
+	"qi+/L33Uw5GPvTTDvzIvU8LQ9yxLzNarQjLBvZziE5lZqFrOBKEAbR4JVliBtUzAwPQFiyDMKLxSgTGt",
+	"UYFU9octnAV4yuyP0P6g8Pc2UPBjGgXE/iJBOCXmh6k+nQcZDc0P+0YEIUvfgT1NAAD1X4GFMD/nUgUL",
+	"sG0IccDIb+aHoGB7swjChfuVmR8iCA00ETAKt7VwGyzsXwVth1vbdngb0JCbH+ZNRIIFzE5E7Mgj1/Vo",
+	"GYRgjxIt3RseCOgxIQHY2BBXlsgghCkl0r6Z0eLHFv6KQDBsfkgqwEJlJmyh+dQu0nzq3lD3RgR4lpgf",
+	"c5JQ88sWUnrMYP4TTIX5C8YqCxEkU2l+cDo1P0ydRRaEYI6yyOz6LTL7iTpUoSRQ7of9pAJBsPlh3rxL",
+	"zeotb4MpgImpXZJYBaGBE7vCcWZRLs4CEUrzw35aBZkpvLJvEmW7kSjbw8TBSTaBmIVgFxRMTZltEHJo",
+	"NtkGVNlXEhAouQ2YwW8WB8vV0vwQEmCy2MJkPOBizowNUQC4zm4DCgY9KQlEFoL9UMAAeBoHDCyx0ljz",
+	"oty+M6BS10/B9c4yPziYhAluP0lsRyexHZ0keQekm285DzJAEUmDRKbmhy3uMEsugwjwWy4tWkuHqWph",
+	"G1GLIHU/TPVMBoQyr6b+0OjwOQXafwbD1yPjtbfQ8hecqUW8/V4apj26byFDP97+ns31MchhAmHmaDhW",
+	"wyffASMiy4HcBVNT+CC4pQ/WXCyJCHKhWBVhcxQxHkBZ4g5MPkOmprSWqJqLIWyO500bokoo1iSN+ZYQ",
+	"OUYhZ0pgUGcZ9nRFWMSFOdAPiDJPo8CGf2+Ru7q9JVtP9q7R/w/jkTz2eYnZeUEx/4Pj1e7N3e4TAneZ",
+	"sguIJVEOPPo+nzZPqP05SIRIFLTn38jnPyZzHLeH961Igw6Rwh8+N69LoC+xKk2K9e+1ZIIMiBTGi+m5",
+	"A9xoUs/D4M39rIGW/YZFFipvhBaQ5jpPa3NHnW3dHdisVF47Vx2U7BQdcxxyTW5BVQDsGCHBLWdEYzqe",
+	"xlQuNAWqfIljfeLO+YoIBs5+lOmWwLcOkgyVP+I4yAyDBsFhUi5g95SFmrVPjLMAzGEblVIslBNNaWYr",
+	"ofptTK3jRP07dBNirQUJCKVtz1MBecACK22svDFtmV65t1Wwxra0XNm9qNQ1L2O9uyL/tyrY0k4MF1iY",
+	"aZSUzWNS7b3kcXNx4KU+OAUl1tRG71C8sQrhYOdqKZEBs5ixHWtU+1hZpdq38sjeDqwBaKEEx6oIty2O",
+	"4Riyq5Up2RhNiVoTwtAZHHafH5pMBY4MfzPwaV9DZ+cHNrQlbffzGc/ESUTnVBmNTq3Fg+A31IHbkRub",
+	"bbofT+sns3fhMNvgEA90eq3Vez/AcIHMdw5vsPfUfp0XqCTP2mGmPtig7tPh+agp7uHkfFw7R07lFYvo",
+	"ikYZjp/nE1bFuCMd3jRNb+ZYoGo7RpHe+jRUYySzaSamY6T4moHIeUXjGM/9jB30WvhI5po7BzpbxsSm",
+	"ewTudJ+fffXVyRnCcbrAJ+eFnJ+w0zVd0pREFINTnf7vydX1y8DUCGyNx3ChSLGGr1v7z1+fn/wDn9y+",
+	"/ef5+3/xRv+njJx59A3WiAPyI52hR+R0fjrWzBEhaoxevUTf8Q3MgbOD0nvGL53UIM73tHDuWsD6HNTn",
+	"rJ5uqsgYaU4IWppmNNbXKn8rJsxfoKey2ZYnfqAXhtFueHJ5FWqPAqucoUuZMSyojFdSAkEaPJGu9Oux",
+	"QYft2NiQsZCMTQ7WeVtgDY2HHvzia6YrOrzdL2xxqFpMwNv+21Fv8W6ajiyOd1ysjHLrM2liobTeq+Z0",
+	"RdhBYCDlDBcIauzIw9KGGxW1WCFc12dHCVcc3Fy8HlMswdVRX0P8yJKJA/ofY9P9GU5ovG3rf23Fe6+z",
+	"5iJfzr6jQi3uhJmcasgD8ozHwGtnDR0/eDi0wRnB0hL0MutxViM4Uwsu6G0vwwgs5SFhsj5ic5Miz8qH",
+	"7MWKSnwf9iMFEvVSdLYrhD26RgZueqbVmp6RgB6mpl6Mza+I0Yp+saQ8nIKCpKRFjAIGkKYkYKC8mM6D",
+	"DJRNUxYwYfSJIgjB0znEgVHohIuAY0nBLT8QGej7WJCCVz4PWEZTqy6kTm04Mz8impBNXYNoNYe3AXSu",
+	"0A4ugxDczSMehJRUlIKhAU1IQJdGFWjmYUaDBVGZ0fcxKoyaj1HGK+q9ki4PRl+o7rIAPN+pnpel0cql",
+	"qQTZkQyWVj0XzoxSjrIQvPmDlFr1HHXquZQ4/Zzx4M+VcqsgXda0a3aaSyq0ue6yUZxNoXHG3ZuSusys",
+	"c7oMQkat4kzaX3GQEgmxDFJlWxY8CFlaU4aZjst5MHM/bGdyhZdaBLH9aworUWi3aOVXoM/V4AvzQkqW",
+	"/yh92Npe32I9878DzVix77uqlWzRqui4wdfXGGQikROLkahw76jSg77aif1XQo+GojSiXDLdOhooYe4p",
+	"CNg3Ih9/oIGVmGv/qDqq/yKsSMBnATA4g/S5ySgOpPZrZ4Tao469qSzOZ7IacazTPaICztwlWq8Q+3R4",
+	"ViHhTKecPs/ejK+vf75fdNuv4AONSTCHfMIHTI8piB7ZuA12Wwkyz2LjYOCCFLoMyjejBMfkZqTvNzej",
+	"GTH/VQL8mJdwkYr9cQQSonCEFW4ndp5QI/Ws4mDctiTbE0O2U0yFNDErtzxDIWal/KiYIUONbTB//dUk",
+	"N5xlsQlrpzjkXy7dD5sBHfXSGjiIMoiFahVTUTMweUH93bTSeljXkgIMrvs2o4AgNRyCYKrIgTlF9yGu",
+	"OiLkS7s6t4JqZd1ui7hIT1GI44BsUi5btYVVqK4ScpWqubupVBQCSzHdy7deda9F9QMsxQ/apK9LAD8F",
+	"BW8xMr9ud5dMpLJWIBdpl4Z0Y5s8s93NuXq3n60R7pidmIeqcDKl3GXN2VifojxaAMJ6P29Tm3PE6ECl",
+	"q2r0mZrwTDkWeVZVKwqw0sZq4BTCZCacgtyJehNClERUSUe7udgiPo3p3EzOHu/qg8a+wBJJOmdwHDKF",
+	"KoGZthCxkzMleDxGCWZ4boSlZrIM6RRzzKxcY4cD8MELwWw8ivZl8DaSEhGSsudUqzgvBHfFNStMimzr",
+	"jRaNoULRalna//Tkm7f/49HNzan59fjfvEJ/RVW8T7AIZRzzcfH9yzFyCRm+Z3PKCBGPh9xaQ+j4Bhf6",
+	"DiyC7T0zH0JRuG+JBtAR7m3iyLnrdrsteboOFdOkSNTh4qRF5hgd7kAuOwK2aRxzpm+rWcnC/dmSFLTg",
+	"sWbMBZE0IhIoaaVcbsxGLfGJtyi3piGRS1qVu/9ghobhDiss55GKTeuA1C6kNAVAQlm17XJGSiX7H1MW",
+	"bKscqho2z9nz+Ji9Utkh9sbBm8EFldOtPgR2fQjs+hDY9SGw6ycf2LUWL7V3MNe2yJwNgbybNU97bw+l",
+	"1K+KAX90EVxdjoCTGQ7h7uiYgXZTiU8+eGsrcjQWcF9M1isTu9QI44p7Z4zVjIvEGFgxRkJ9WDp2zRPg",
+	"NMVgxu4GDQFbId8R1Wt2Yu/KJySmc6hjJ1d+lEFca3f9WjTaciIbk7znkJi0O/pYBvgx9/ToULKtQ9tL",
+	"l37IVCbI61JtPR0si4GqjJ4pkXkSfoJQ2TdvMTWBbioT4qLgPC8m5HjdRbmL38Ptx+eHRBlNssTklaAH",
+	"e9pU4l3JLEmwuVx16ty1rV9fRTdre5fE3Qf2L0Tni6zvCtv78tpybX24sH46F9bmVfWAI9SLbI3jc5Aw",
+	"u0cE2B0mtO6hQXV7h9M9IAbsgCF0j4oS2Tts7v4IdB2xrG3pm8j3EAP9GKb4YKz/EBP9KYc2P4QKtFPW",
+	"hzDPD2GeH8I8f+Jhno87uj8Egf5UozcfwMY0prtL2N6DA/YO0ufnRQ8fAkkPHEj6sLWp36ebSHSkFXDP",
+	"8D+HBP7pbvu7z63mjxLmJxd+30m8nz2Rfu4uxs9x0X32GIIWnEYlws8j0Azos73s4vX4Yw/xc2BIj95W",
+	"n4fZe/ay9NwfEuAhfM9D+J4/ZPieg07P5hF/RDjCTyjbwV5moKlGHziJQd/0BcMnLhgwZcHwyQqGTFMw",
+	"iMd4By/t3kkJhklHcEeJCAbYdb45a5pDdAtj3ieA+UcYunzwiS4G6yF9DykcHlI4/AFSOHTaVPnVtrFv",
+	"HqL4P0Txf4ji/xDF/w8Sxb8rAW0T0fW8q3btTkMs5lFQPISxPSKMbadVqAsNG4twVOzZ46PO9u35z060",
+	"2dOR8rAYqN08KA+FPcBM/GTH/eED6nosDXcpT5u7whmQXl2WlHel4BdTEnM21wytl0X7yCIgHRD76PcT",
+	"9WhfvKM9I7lzW8NxJ42qublFR6nEu0dh2hl/qb/21RNz6WOOttSE8Qujv2VFoCUicum0jdjzOwrb1B6w",
+	"6cOFavqv//N/H2I1PcRqMihnB+qJdi2Md1RNgGXKfyaNgwN6Cf/mwWukZiFA5iEX2M4EvINV9vsh3mew",
+	"qMKRj87qy8QFwmxrR0JFzUZIjl3kEBuvB2RhHLYVKOPiLYK4USSyMUfkGBkbfmIRWy3IFpxidE2w1lyQ",
+	"OIKgq0nKhcJMWe9Q9I5PIVZJxkJz89AIy7boXSaojGhYN1+806hWuyMs/Z5sGrwhTIaLWDUeGUnwMYxE",
+	"B266yT42Q0g8pEp4SJXwh0qV0H0T/Ww3/lEJDqo8bq8kBx52+XeX6KBJIvtH2tp9TTpaZAj3tDuVFXpb",
+	"uBsh4VG5DY6e5nYTnf4JCTqnIviQJiUDJB7o2PLRyQY6rXi7gvUhe8BD9oCH7AHt2QM6bLbXtXtYTTBu",
+	"Keu+oKc1+QJDRUV33j8/MPrpYeFu6wKNesjb53cV8hYu5oI0oukkeKmr6It+fr++n+i3pam4hwi4ViiY",
+	"YRFRzI5ZpMLg3tVuLlZVytE5Bm8DHStxeJ/fSRxePCftDRQoURbxrM3KHx+LtzpNR82F25cRwtJaacNR",
+	"X3dCqw7FijrtKtogw4wnlIGIqe7opLjzOvILPhNJYhBiaZ50ThgRrSJSXHSACALCVoj+NSWIM48HJgim",
+	"zHVF0YScoucGjv6nEg+GSmQVLWPjlGxHVZizSaLAQ7kYcX3T85QwJ4osBWlqotKO4MmVy8odBVDeLXEa",
+	"TmndGpS3n756B9h+Q/drqX/fIaH/SpnXeFeRJOUCi+0YGX+Zk0wS9MvrvzocX3Cp9/Is5mtjI9iIIneK",
+	"rhScMYyjCY0mQLwOU6RfXdZikpvjgLIlglBmpFV/3kUbSjYpFUQGWB1VLaYrknglXG9EZnY8Nn22nTKa",
+	"Of1uRU50TbQk2zGCWNGIMqSIVCipysPKJ1kvbUfpSrM6Pw25IKfOXUX30Ss28YaE1DiAlSdkliA4XBBZ",
+	"x45vLQKhTJLKrT8TtMVjOgjxfneXEgL/IsmFrlEPfWZnbJwjWoEflVUvraUZdKkXb/fvIOlZlJeMoNQe",
+	"8i6YRHMDOE1kqxlJEdUvtbLt49W4Ps0ZIxsVaJD+sJ+GzV+ZDW93oq4CvRijCcvieGK6Rgwlct2rB47z",
+	"hO4kK8ozeWTrrpq3B4ayHtiFRsJMhUf1CfF1cy8imCAjPmJapFnQdx27XR4ZBr/MkIxz5nNcuqTA25y7",
+	"fzxG6wWXBNlQeXBbqKVvKEdBPILqfnzmS2biPgHTpbsayIPZ0u/UbCnn4/qbLNUYzIHMlV7lGHtf5krD",
+	"7pF+pkr5nH6YjHLtrOWP9h5uLI8m+oSbOHsQax8E9hQSciPoQxQYTbuothZwnO3V9vChDyZUB5hQlRNs",
+	"PZhPFXlo7QLMKImjY02q8k05WO69AuKHy7v3R7dQqko0hrVOKjP6oCPaeSN0TVSugzm1O5D/338dtBZ2",
+	"x9wGbZUBLoP2kvJwJbzHK+EbviTee2EhWRsjEEcApQXnaxCp5VvD3vWaKHOP4q7D2Ee7NjCIFgO0A6Rm",
+	"+RzkHMw9i8TMzAfQD79oTJJotybFjGGNbcKQR/C/USbCC85C4o0oupNuHSC/khV7txbM/FQyL3zwrAnN",
+	"XjbV4msMCWECDLbPwUzwpEueFpt7hZaDB9Z1TMoolk1LjhiW1uYU/Q3YMctDTzJJxEQDn5j4EJPyrrCJ",
+	"QkwUS+822JmA5wUOF5SRE0FwBLmCTD2bimfqNmW5d96sBUJ4g0hfFv8BE+oC6pbgocSmhLOZSUgEKuwi",
+	"9K59W7ktUMk+U0hiReUMAi2CKtxM/kCY/L0ekg+daZLiUPUDfmVglNKSRARHMWVkCLivibFklRc4tSHi",
+	"Lh142EM2H1e/tl7nYOy+JNJEfsTSZnFop0NQBNa4tGGKnDkelBtgRV+7PpoIz821rdMXg9THkxeDOh7j",
+	"Rt+R2tiBcNus7T/oSnnbUwahRdyFIwip2gZgLR2UDbvHjYILOl+s8TZwMUqDKd94irkQgAmmcbVEngfG",
+	"5mczUq8934OIsK2JCVgq6qw920tEfBpoTo6viAhsoFbPZ0jpFZx93frJ7rLSd096siAmbK4WewplIg4S",
+	"rMJyuVpqDefKUBSAlYEghA4UF8VMJVTWIXoreKfIW7IxEm+pVJAZ3RwB1lbw9lcQkt9/Sx9MpLfGi8Cq",
+	"GEvvuQxMnGSsaUrxQU+4t4v6QwOMfrkm08AsSKjxSsH50SwjqSLFIpSOF98Ay3VIkqptyzfK9CAknPYH",
+	"FAnmhE9jHi5bO1gpnWIp11wAZu4cFmV6c8VEkb0FglBPeGzkGUHKYxpuD6hkEwI6lUWeFmpvTSPZFfaM",
+	"gow/e+sIMstYdHDnBFGZOHwsRv2CmaZIzEgnD+iToSwhZ0ZI6QK6NuuAE1/pGwjb8rcZE0TyeKVpf0DT",
+	"0haqfKlS9bKZeJDnzijjbbWE1Xjk5P2YgtJI1fzlQi5Elqod34EUBoyrIE/421r6iJFo+r6/UGZy6hGT",
+	"T6utmLmmtXdrhmkMwWwhJe7OMnNBtjI0qoOdBd3y7yykiFRB4lvyvKDAWZTFJhiuv0iuCto/X5WiO9e9",
+	"Ql/aigC6t3+XUm8DYaZ/C0Gx97abYEbTLMa7sMjCMKEX9xUyYfraSgFnsnfaXKmdPS+UFNsDIHIItgUM",
+	"4c5Cks7ZjqnQRVyovtZC6YIrvr9PivMgxmLe3iG9yXbvdLJRAjPCM1ns9XoZi/s5BfJ1ypYpDm8SWsxt",
+	"KVlCoHZwJfTfUWpJtlA2T67XXmgXGIM0Owp4KYT9VmM4rQ1wa29MikSmaGHz0VLScme7+mWL6HWGLdxY",
+	"ZLe1WlfYFSjlYGopYRMV1b7aS5oMSiYUrQGUD6rtD8lbqyhJPKOkSUJg/7QUnuGwnYDYMjtomi2RMfO2",
+	"DSvsfrN3/fpXkGpqhr5Fk71TQPRjlmBWXE49KZrzu+mxdq1tUhFPkCkrzwhCJ9BoVfRelEoYZfWaxjGa",
+	"gn8HQCGR06qXpVBUIsZVSdyEWXS3AqZWWY1XMNFpKn3Am2KJyrfmjJbDdhVwrOlZc3IrjnnhIojIlKog",
+	"xVsjxx6PcAhJZOtvZzMqkuobRUSKt0EYEww/yh/jBFf+T/Ctvr3USmXBlIS+1jLF9V0vDCgzZEqTtdF4",
+	"NMW+4lPMQs4UDutv83jy8hQywDferqmAYKgxXVaq8pgoXn4TYn2rq/5v/yoiA90DDFSrUkYucJqWX5G0",
+	"UmKWbsr/zqcBdA9yIM+IqHwTeFqbPhoRTRuLF+/CaeXftB3cEi8xr6/HMsaCVdZtydmUMlp5JYL6ZMSU",
+	"VaYv4VMakxpwSHgBK1V5u2nvI8Mr86L8km82FQDp+ReVf/E2mG4NzOrrarsp3jK+rrwRPElVrTVBVjzO",
+	"VL0TEicy00dL7TVJcftw4GsDd42CIJjiWF/zT1O85Znvg/3XAYYSayoXZVhqTVkFeCbbu3NLS5j51hvx",
+	"g83oPCvi3/vMdkpFLMmRKQkhN14XiuTEFmA1IMIFBuZfkJCmVF+i/OfjPYnmByTzl6U+V8m9VFhlbVZS",
+	"RmeFTBlH9EvH5GcSGfVHdU6tpiuIMk3syIowleE4f5FiqeDn2wGYhNdl7UV1aJTpsp5j7GqGJvbjxLm8",
+	"6WbH1nQavuxQiAsieSZC4ofsvnpAu087YLd7wJdja+Q6m1N0Ncsb0Q3euGHfjDzDcUrEGc9YBIaDC1Ku",
+	"Yq280EvNVq6pJBXYmKHnr67yUYxLSnOTHlNvOH8Lrk7eREV5YdYJqKRhpYlacOPGDbYvwyBKVd3TVR9T",
+	"Y3kNDwgW/Hme0N2qqzzWDc8UZSTgDNyQjbDAvawEfug5/OtC4V4d8WDKRtvCCwOvIwVrAdKRYgGtl2Xa",
+	"heO4avJgVe0li4chSNh4pGhChgzJ1dUYiZX8Sx7Mke7ZHOnTtUMCdLwAYEdk0n+FBU5kuwE6GLg3/J4A",
+	"rm+6niM7aPB0Ck1aaXuPL5KHl21EFliadNUOaMsE9hq8L7X9PY68kU3+3ieg02CjEsoEUTXn9MHnUS+0",
+	"rOQEv6Me7MCN947TATOJPDn/wS3vWI9qyv+ivZrI+I7G3JpOvOhIL2e3Pc1X/d5cm31xfN+g7mOn18Ji",
+	"VAN/KI5wqFz8D2/cDypsqJb2+Ch9p8mbHLzTFMkFXzNQyLvM2S3Jd+10GfeV5qTVU22bqLiGJlrAdz8R",
+	"3ZCkQ/L3HsvTacj1NKVGsdRpuA/xZB/iyf6Owr3u3wxF3MUu22HoTLXF4dsnX20TyjBZaz1w++WubQIc",
+	"JoNtE27fPLYldrBv6NFjcLIZC7TckR7pbT1gOie59cAaLtXtgOfeQSlZO5KBh6ytD1lb//BZWwehbMft",
+	"vI4ZqoclFh9fyuqyrLFU1hZ9238hu92VDg1t0+M68348woxlYLie57bsKK6pNwRwbcrMorlu0W6O50zf",
+	"j0fE5e0M1lwswajdG3wqz++JrCuOi9DNZ8jULLs9EjbHc08o0UeUhXGmLxKIJGnMt4TIMXL+SFzYIKIr",
+	"wiIuTJbkA8Lb7wt4k4cTl63pko+36do50S66TX03F56EiUmbGhTzPzhytWRmLfFWO2J5lEJ4OELjwKPv",
+	"62KksrZ8T07IN2V0MFKp1pgSFc49stfDYeamnia2mJRe0Tz2b8FaYI9Gu8eH9zigOYj0UWrKRdZp0ati",
+	"ReZcbJ2ibutYFbNceW1fPs9cqco1lTYBjTVnRUhwyxnR6I6nMZWLxLgtFF9iCK1uwnVbHwLdkv6JrWVr",
+	"8RHHQWbC1lMWcpFyAVuofAutfWKcGa/ERqUUC+WuEeNRTBOq38bUWtPUv0M3wd4sMKHGbc+d16S9Hlbe",
+	"mLZMr9zbKliTm6tc2b2o1DUvjTec/1sVbGk7hgtsrcSNJrnae8nj5uLAS33eCkqsNkVvU7wJyIYkqQp2",
+	"rpYSGaThztiONap9rKxS7Vt5ZG/vgpP0b83j+JGjgy13YEaOD718dCNdZtMbu6+binBPuh0gOgdnqTki",
+	"wU7vdDqdcuhUY9tsR67DtqG3/dailzCyf06eErfRJTPPRygkGyBhz1BdOTqDzzD7u+tN7WPKnP0LSGgO",
+	"CELbzsJ/nFm02xatGpR256ju40bdPVbskUfPkNfpdrL6ESfB/ihzV7fN6/6L8/3kse4ZIPYhBusnlMb6",
+	"XrNIN6F+uNCnbZu0HAD1kxGceKOjlloZJItzF76rh6GZdYIe0JComJDc/94Ffxl2uUvnqlFntatDXFKu",
+	"mpF2IUspiSlyx/1iyczWcWIH3wYqlR2MgTiYEzeM6kXZGe7COrI9d56sV9aR9Q3edMIWI85p87IwjZX8",
+	"CxTeIFNFnxzG6eIZmmgCNBmjifk0AdXgRJAVEZJMTtHfF4QV/48RZStOQwICf0FCQlOFXl3+IJHRERB0",
+	"M3ptCqNwgcWc3IyqlA/6bOkeeFPqsnoB90a0LYXa8ah7dWeYQlevHJOWJw10UwGG+Sac4wYJom+1cLSy",
+	"CN7E3HJTlDnPrUPi7ELIFM0Wu/otuUpObMA9NIvx3DAEtByckrnAelYr7OBWx1Dp6AmKyAxnsQKd8ARn",
+	"ik8OC8zbGXm/o3FM2fzKYEE36QSACsDHrIXvcGEHs1QP7As3TDsNxj3N6cEjKtMYb8HnwmGni5UKQT1N",
+	"x/swvAfMhHn7g+5YQQNb1iFnUWacKx87fGmH6/aaKXcQNkJ4ZakxjfmcH6/tlzxRL9e7wrlZeYgGBKO2",
+	"/ThFlyV08+fJbulgSQxnItJ5EtDDe7NJFbcZCRVBmXU/snNhrzqn6IUNQvr5ydk5ytKUiBBLggwDKjUV",
+	"c0UPmTcBFw79z/HiiAPQ47UDP8QBshv0kRxHYlyh8CawG+mQGLrFngNTVL2vUCpg42lqaoDK0oasHhHw",
+	"V9IVAXJmSxcraq90E1s8yIvrbpqwumRjPukX1eMlf28URk0ABx01iiRp7LVsLZLouaHlqINcLbetNBGa",
+	"ZaB0c4TpfshzN/m92dxBzcO3ZQYwemXKvYBi9lJr9q6Plrg5sR4PjqLrKcqJNgRwyaZFAOKDtq6tfjcb",
+	"d4j9Wg5w022T+mOf7BlwEVrA9G2IoXTrPiSXjHz5B6xVncEJsCUvUj2Xmjf2JU46YhJKaISKCA4VKGaN",
+	"YfmJbmpr0mYWtXdgUcnNtNskD8D061uZwbmBUbhk/FwLwjREIx6s1hfuBU3TAYdybeGVndGkCsKY+wxt",
+	"C+IMjuVQCuRsucStTJpO0UUpk7EkCvggIhUkd7J9s7ZNwKBD9BJH1yrdRdSJdC0YzMpO63dI8WsTdCd2",
+	"eA01gF+mkk+NE6Psz1Hil9HlgIxsrmx+tlGEScrZ4zua1hc2xMx3zy+uL8mUKnvKdfWaBT6pRSlwab6a",
+	"cF36IPwOh9JmyEfQOHLReO56tAKzqCsS0dB353VcwiBW2M/Qc4Z0O3kODBcKqOAa5W8ZFkYugRWKCZYK",
+	"nZ1/nW7Qxvw9CCNjPud3Pxikm2mMpRr8Di5ClKGLBQmXPNO3MKkIjnL2MwQyY7Q7TgvgQOmbm8YquL4p",
+	"jqhCdObywUfFpPWYKafZByt0n8zj4voaLcjGmqkbbUjDjt5lvp9aDLSlG8t8SI8KFX+/PuVwBuhVn13Z",
+	"n29sBvPryDP6YwB2B1YLHdgDUGvEwe4wK4EKu4PxxDfsDswfFrEzPF/QxB7AmrEWuwOrxF3sDqYWrrEz",
+	"oGpgwz5gWoJC9gBZiyXZGVIlBGVnKJXIlZ2htAe87A6yHiezM6RaeM3OcCpRObtDSQefKk8M0O6waqFD",
+	"uwOqRxztDqkeqLQzpGp8085gPGFRu8PyRFPtDmwzOG55Yrd2hlUN+doZTCVSbHcovgCzfaANsoL1cLbd",
+	"ATWj4HaG5Q2e2xmaN+Zud2g7QvX2AzoUo1WL7tsZTi0ocGc47bGEO4OshCC+RwF3cecSkRP5XJIwpoy8",
+	"7Bg0aiUh/4LXXsyFErQq/1z2jON4iyLTrrQGFNLYb0KMqZALkA55orMYC0JJFNxjQappBO/WugB7KiEq",
+	"c6GAsYNYkC3SvUZ6YStOyodJ0cNVeHejvvjbxQHDvPjbRWNcVMGoZLdhDYVQHdVyMC/Bkc4KHXG811h/",
+	"Moxar+Fat/ehxlrr0rWBfgeDtZB/5JnoNnDCosCFpa0ZbRjQaKFhI6K3KU0IevSX6zfmF5+hCG8fW2Uq",
+	"mvz447MXLyYl29/9ojOFhTqoeSg5dAeGX4duS+D3BXATUHEBgLHato8R049HMI93i99lLGxXs7hxVbzG",
+	"Ow6rzwp+wkrlDnK2vhoq3aoVWw/WVFU9NLBCeYe4+1j5W49DuYOcod+xqC/ZYei3f3Q10YVz6r8AR4oX",
+	"FxePfSqwiwuJwhhLSWfb3LGfaG7HxKKG8nPOI7CLs6E1peH2LJ902DFhjPZ9mWaHmixjxn/tWrjMGygH",
+	"QvgAzf+EGS77FQzKpQzIlhwygGMZ0PIke9y7rSmXAl3jAivNkBMswP4vXytzYDLOTvSOzpl8nilJIyDQ",
+	"f8EpZqfoBy5QucgY0Rm4TkUcMsgTBR5OrbmOx8buF3pDJcKx5EaXiksHAiQQK6oiU/UUXTEzghBLAg2H",
+	"nIVYEYYL7aCvvsxmM7pBIc6kzXIT8mRKGYn85RVHZBMSEqHzcxgoDhURcozWBCmRQZvV1oJybavVhagX",
+	"JhxZFsc1+BXAZloTDpaIdfcxXw+luw5SUcnIMEaSmJ4VNKpiCGNvZjKPabXvtCxrlP2WwZdHINhO5Brb",
+	"dTZW/1sUbRlOaOjHJrukLndRTkYN8FP0hpuYSvSWIJnikOSE2YFNNadsOY8C8BgtCUlLSCoXXChIElPC",
+	"cmh1a0qBmnrsRwUqK8jt8PijX+07IXH3E/uj/+lxfCiQvm32mu4eN6qD3dKtiVlDM+m/kT1HJm6OZstX",
+	"mAKiea5nkhjrDXtaI0h+KpHifYzTvG1XrlCKoxDHsRFgVds+qOFMHDpkm68cBrvALIqbo72jvdjD84eI",
+	"oYxDS5y0yww30KYqayxcormeoF87QH32ZA6kt21QNZfgYIMr98uIeb8zLQw+ah/0TlNQ5E+8R31DHRs+",
+	"ReHHkEKCXYh/6AI477WOtEsIwkJviCtBiAt8AKEOXFnQsRR2ouv1+pRKDkEOqOQnX5yf/enElT3RZeXp",
+	"QiWxidUb87VxaStZa6Jf8zzteSMF/JIJasRD+cSWoERW4mBgSDCFZwyS8saQihfeQDwCzLF+CpNzF96v",
+	"4f0tg1S5iX5O9ftppPRzDu/pTD8BzpTBk0/1U0CCXQlv1ql+3kaQBxeeka4VLuAZ668heH6HHH6LUD8h",
+	"FGF4uxyNR9E7XTJawm8oEwE0QvQbMtdviNLtkkyMxqPZO/11tkwhkS48ie7PHCLizaG3c6ZhztVv+rnV",
+	"bxZLeDJdciE05IXSM7DIZpBhV0OmMWTbZfBb6jLvANq7VPd/CenRl3N4LnSZZTKDPLlr/YRWlreQ2Qvr",
+	"ujH0LV7qkrHQX2OpW48VPFcxBC3R75MIfs/1GiXQzwRi/iUwG4ngEOUQcqWu4LleQkZdvUbJFt7AOjKA",
+	"xmDtGOXgj61LslSXYTCrKZ5CekcIUzjXX9MFBD2EfqYxvN/qmfkNC8iLqN8IWGuR6bpiPYPMuPqrBJyR",
+	"IfyG9ZJzeAMwJeCh5JDDFmZAKniuIMzhrf6qFhqmegdpbWG8CjJSKiip1vC8hRy3eKGf8w0kTNPvs22m",
+	"n7cmtbzu1QqwdJWtRuPRGiIebrB+vwn1+w2H3+kMwrnpPt/CKG6T9UH+g5Baui2qyvPcuzaFJKGCRMhW",
+	"QI9izOYZnhP5eIy4iIgw8XjTIp3ozigo+1yOIV5C3OW8z6mngVDmkGTKmaQ9SL2D/boGqiuBr3TxyAj+",
+	"LkCGlwsvx8HV62dZ8pMGS34Qox9xyuZB3iKWO9K5m8yt7rpfi9B8oHiFR1lYSA+8oQpswKX4BDTrtUSq",
+	"RsIAUJDkcVQSJhfq9nrX0JXGdNdrq/rXFxZB5RK4kIxFRKwFBRGbDZg/4L1lD3IdGWaeEBnY5LF+F4NG",
+	"ZiuYNSzUFuU7JSb1JLQaLpoJnhiRD24mPAWeL3QRWEv/BeZaVXtJNincvF3W8APJlpRHj2+94Bov64Mz",
+	"sJzjHJWO7Gmm8zPwbDKJKxiZm6xn9ipip6Gse/RPwcHjOhBP7jpTZuT1J4e00TQhKMFiaabTehq6lIuo",
+	"FBUIMo4mOCKnKGf1jfQPo9c/XKDPP//8GwRRQ26yp0/PvzKgf3lzkS8bSmgcU+Piok+VkEq4DuglIxuc",
+	"pDF5hs6fnp+fPP3m5OzrN2efPzs/f3b29enZ+ef/qIR80M2cgMnAvhUYjzYnc37iCejSEvm9iOECuGBo",
+	"3/45OUi4IokI8JywlsA5+juC73nMWsHX+uXAXemBlYOlMD0WJRvJSx9QM8eHw+bmXlF0qC71QNUPl2y2",
+	"K1EfJM9sp73bN8XsjlW44xSz7S3fdXbZ9pY7JpY9dhI7Yvbu7OI2CN5nspQou0iEWrjxXhNleKvvbFpV",
+	"xZHewQj8IhF4HYOyM45b4ebBYX+1A0TPX13tdm5enT8JuSBPLJcqnxj3ZoO8jw8TDpINCTONEwdPRVFj",
+	"4LkoAf5Ak2EIzqETYUoPPAkW6AedAE1x8wiFgSBY+q6or+E9cAXrxbY8DH0NMfXtHQLmBezEHfyyQrx8",
+	"tfgtwzGo+W2sycCYZ8hSLk+1EEQueByNxnlxfWkPZpRhBpkNKZOKqgw6eqf3kmHzWx/LBtbSVT8wgTnH",
+	"dcjM3CsLOEyHemDqcCnG92Bpjp2FeLU+eJtA3Jto/A+KsB0n615x+M76OBha31vC+G777P14FIptqngg",
+	"FRed7C86NHl/bR25jgdkc+wSRHNvFK2kOj8zKkMcB1uCRUBY1BLHOeaSnPBMGSKUC+FJSICxMUBMBiPK",
+	"0NX1S/T1V0/PnOsN+v50fqqpz+cnZ+cnn5/lNoqfn5kIu5ckhIRiYyg0/J75qJOsNyJq9Ei13gZrmITr",
+	"rdD7pV1vAztM8vU26H1TsDcd1HvmmDoQZe8sB7vH475nJvZWiMPlY+9kA/WQkP2Tyw2+lw98SND+wRfh",
+	"7nbnfeZqH4yEfOg07Xe6Wh/ETr9HpvWjefPOqeGO4kx/l0nW92df+D0kXd9nw/ZpJGE/ICVF96TsBwLv",
+	"mqR95066oyTtO9scPs3YAc095Gd/yM/+qeVnv1PWpIUyDJtmvEzZxmhK1JoQhs7g8Py8a9KiQ3KR72r4",
+	"7Lxjw+1Jy2c8EycRnVOV5y8v96BTe/2W9/4y8bdwoQf61XprDzF0OBA6x1nYe96/zgsYk3DPQXGn27d5",
+	"6t2Lp/VRU97Du/q4do6cyv2pyo90R9OnQTNxBlXbMYo0EaChGiOZTTMxHSPF1wxECisax3juzzltc/Z6",
+	"qM095PVNsYavW/vPX5+f/AOf3L795/n7f/H1M6aMnHmztoOCEzKSnblU2FIJQtQYvXqJvuMbmANnLKL3",
+	"0OPTthbO97Rw7lrA+gTVJ7SebqrIGGkeClqaZjTWF7rHLXmFpea49FQ22/IEePTCMNIrTza9QqyFG8n5",
+	"yyxlQXW8SVTBg9QTOky/Hht02I6NoQ0Lydg4jf7/7H19c9u20u9XwdU/lefSsuykPa08nXPdvDztadLk",
+	"xM5zbp/KI8IibLEmAZWA7KgZf/dnsLsgwTeJku3Eaf1HZxoLBAhwsfvb9wuSP/W2auq6IaDnRF1L+6Cj",
+	"2+YOvFSXIrIv7bZ9uu0lrDecv1sQAnzZzn6PeOM287fDCocltp99a854O+eg8y7xhZmpLP7zDpwmXOsu",
+	"VZ4evHOqaIzyOd/iKtb803mYaj2bNzaI0tCyuaImESqsVWjmVDERFdGURS/q7Sxom4KJDlY0b4e5daR1",
+	"dzACJR7jScy10Dv3stG2xtvFu1gkttEub2XYhs7O6nwC7PBOPlld9NyRQbudkbYX0qm1wS8V0elkSbyI",
+	"r4ScdOyyjz3yOlsp11mryZTm/DPOck3I7Pj4l09LpJubssH2N7mADrIdjg8Hsj5l6dLlzMTFIsEwKVe9",
+	"y/XQHfdSnohxz8Krce9c4L9K5SDwj1BhIOmWJZoKwyNueDtL/dgh97nSlxo8bpdiuYtxlXMeZxqLvS3V",
+	"AgqVFE0cuWQoA6gauCtjosX5IsHKT0ZBR14P+9YroVlSwHlYLKGoIJlgo/WViwsZ5D5DXK2X6Jl+QWui",
+	"EuWZqNAgVClkbpoB+xTq1i0KCLQ7Pkqk6ntBuqWnK3uEU55MxIe50q129PIq7iHmHip3g461wXhZad/6",
+	"tJNjhK5Sh3iYTsz4nTfhX8EVUuys2QuyyDrKgoR3FwVbg7+G098uY2t1cg4GqOBNzhODSQ8smum7GJIB",
+	"y1MQGbf8YDmnJgjoPdDuUfQEWEZ2pngWFZWcQNUhbbucdi+kXmTOteRMHakQRrPYaCcrVLZk6iyJL/i6",
+	"PttNKVudzmLGNdPxhQTxLA0rlQlZQpE8JU2mkoClXPILNB7g4SFrzi64JD1ugyyizh9KUlJs+2fqtOhc",
+	"ZFPhx6O2eIVxGKyZO//pbWpvgC7B9rfwrWXD3e9O/29/PB7g/+38s9FoZmKTiNY300p+pRmMceDp2Ys3",
+	"AXMV4l/Ii1gKke3c51W9Cxv6OjCa7xWBqMoYPNEdka5kb/nswNpUxs55GifLe2dyn9kwv+4T3oFNfu0S",
+	"G57ddjYBLx/hrhKzi5r9rgpQhGL87gCBH4DdZuHPQerSQuEi9YZYEpupxCoemdBxJDRw6tK4PAwlJuaV",
+	"LFnu9xaR69qTh1Nyye4GzZYg8jpWucaxQAGe7aGBOMCKa1GOynDhBZ7nHsdCVIQjXYShzhPfBYx6z97F",
+	"3el8WSjXHfXcW0MoZ5FdJ5srKpFkxYNORB41Cum6UG5HbT9h4SLUxbrht8KCUJXLG2GktSvLIhN9q7XJ",
+	"mLDgWRRzuc3WcQ03w1Yv0YLBOmy+jMY2WXMzCMYv4HiLlPAKaI3lujfYHH6VExe3+TSV1MdtjmkFBkTo",
+	"hw5HuNalQ1FJ1OVYNoUzxGWQWxUG3i8rtXKzXT58Xrpe4flEvPVW+ugd89r17/IZeO/W+vAd8uK7Vo9v",
+	"z5tvryp/Bl69/hjvm3dvrZq+uBLN2V1mFksm7K8jdj3jhs34fC6kiFg/tHOFOwEzinQIMsP3QzC/imiC",
+	"f7BjoKdOxM6WY4ljM/HHQmgczLWSdlDu2oEFAaFjTRsWRtzwcDDGIOFSwMCMywuxggHjSax1AEyVNOKD",
+	"6eT1wMy1tWW9TuLUSp90Ti5IfuuXjBvyy9/L+I9F4UQTGeuH4spMBoNB2BYYdSVSildqYDe4GvSyRM3o",
+	"6mAwVZkYwFdpjC8qivysOg8gMqz7k9vocyLp+DA88iY/EKflrQ40iqNevq8gp5jimxdflL6Td0b55mov",
+	"TKufrr5Uz4U2seTNdXr/A44kOFe0IVt2M+jVKxPwP5WcwLizLI4uxPoqBfaJF94D25LtqjLD/7EMgfoi",
+	"uU3mxY3PVcb6Ip2bJRZ1kcqgma6ZKIW0lB/hJmHX7d6tqjcLnpnM+TJRPOpESG9prHtYT84zlZZWXTuH",
+	"fmkf6eBs63xro60vre/MXfXir904cHmmovF413CAife1m6MNJZ/rmTITPo8nVyLTRDxd+teahfYXjmIN",
+	"ZNHLCaQ1vnHR2ehWvZfH8DTZ2XyusskkJ/aZm6BHXTg2umTX4mym1OVEyGiu4vUaz39w/As3fDW/a+Ae",
+	"JYbn0WXtGlbvVvm6lNhkToJEWS10kH/l2lejcy+OsOFgujPbV7FuADRvpGBzgqcIMjxi1nXO6+7UBtEl",
+	"Na7fwLCk+GDP9EK4+vRduupdxWqhN3mqQhXu45TWbpp5zSF3PNk7PM2/yhE+F4ko4EuzOOUsglGMS30t",
+	"soZTbBInPz0vWhTCGi60pkmUqJb1QQ1ZzkXnqVawnaYDqLKt+gHgAOaue7ld0SEL7deChuQM6OIH4Gbl",
+	"K8xCcFfLi4kW00yYcCyhrL1ZZBLaPyZL57fFOppKkuIRYuq2+L7KdQaVGSGFeyzDRZaE6x61Yw6Zsgrm",
+	"dawFNuu1SA/3ghpNTdstN7gqrd6J1Lci7so6OEuH79jRArbJp64TPe1oFcP40Zj5+yyp7at5GxhQvchi",
+	"szy2E1ChGcEzkR0tMEoU//XShc4fvf2JXYplL6hpyXhkjAYELNSXEyO0mYwXw+GTKbi55CIVWTzV8CcR",
+	"sr4dwKzw3LFqv33EStMVj4xl347AZ8B7x1kmMNtCRHZlq03TyhZJBsz+E2YFYBmAfsG4HsvwyA+wH7Ef",
+	"YKsMF78US1ryEIvyQXEWSlpWktrxGn4pGMfuKXoGbVPsg7IfzsvvMPffYcCOWBprDfVcM7aQl9Iq+HBs",
+	"sKPafCLRAiLuAmxQYb+fiwN9Oty3l++KJ3E0IZPCRGSZyuhqAXEAWIYNFjxsZsy8d3MD7rlzhakH0nDk",
+	"iwiNe9DSRJtFtGQpj6XhMRT4rcU9FuMg9pbCOLH0wtVB3gRjd55wc66y1BLKyFK8xK24mrv27GqFeMMd",
+	"19aVYXLy7kILpiTEEtlTTGJ5SUGWeJVQKUubZpvAYPsV3nIz0wE7U1EsNLalXWjwv+qAzQS3O8oXhhMd",
+	"SyGvRKKg8UuSqGsqTcoTu0lL+5Yo7GvERrPj5z9rqJuB2h+8md2qYcVpDcZyLJ8paXk50JWeceqUJK5E",
+	"tixIbmRH7rKOVDti3F1JvBS6TJDaJ0igurFkG12lgCxeKV+ySKFlrLRmypc7UFrIznwpLGHYa8siMY0j",
+	"oVnokLO9YpYRQGkge7stxmDS7h/a9go+naH8GMAJkP9i978RT4d4J5DbMSXp4Arr2q+//vrr7uvXu8+f",
+	"D/CYMpEIrgUdFVQ4te9IRU5ZeDA8+GZ3+PXuwT8GEZ8lMQ93YOUXMHH49s3xSQhvGz5/8erFyYuQCniC",
+	"xTn8KRLpXBnohfezWIaszy2T04YdfP2118p6Z+QO3WTLwvCneQq3HhY4U9GSzUVmr4xmUpmZJXcpruFX",
+	"FOnUphvrsthPuEgMvO4PQNggav91/OaXAXtHR4ICwDGSPFYP6m27AH4WKQErskicx1LAjLnKhrPmdWXf",
+	"nzxjKFKp8HZjKVmY4s2cwpiLVQVUOhUZGMalooK0FuLYRXLcwjUhhgBeS6WxMSLyPgxc0YAV5Wd4TgQ5",
+	"yzxbMuCUhHryLufhC/swdVaycoYxd9UPc4LCH9mUZxADzVlIJ7r7UxQSx0CeS1Zun306ZgZson91wCxT",
+	"Kv5qv6cLUgEOtQMd3shy0KuRJKDYuZB8HvdGvSeD4eAJOnRnIMX3sr2PNN3N3keQXjcQVyZaUC/GkV3F",
+	"OjbIteEm2jexXFovUqFZjHeUYDlWJ7O8HDvNY68ljZzA2Gvv9qNNnCTwdY1yNd6phXmSODkGj8WagTDE",
+	"EkF2f/aYqZzuWGqh7XmwPmdTpS5jsYNr52+SLrR9k5RK19mJB+xILlnCjchwewFtYon/HEssKR+KD/M4",
+	"E3rCLbwFloJOPhGx/pPhwQ6UoJ/hmXylWZiJ80zomVV2SNLmvPqnyMKsuZDkmnwVy8te3mAOcdbBcOhE",
+	"LjkejPhg9mYmBZhHzKg36iHP+j+RmoJmYgcg58Ifqv+2LMP/N56LMDMVfT+GXN0xTikGA+KHe3aM/8xe",
+	"dZK9YhWHKHiT0bmGCyxpeYLaLmSRLUlXO8UzPp2J3WcYQtvgf0mu+dLefLULdXjDwcoXCHrHwuw+A+Jo",
+	"JnRHQ6DhxZpIvm+h8xuZLAN2zFNxHBvx/bFLPp+qOTaV9T6/vWk7q9/Fvs2T4UHza8DNuuYWSGaCR0u0",
+	"GCtkgkiK0SG7UHZZCybK5FY+wldq2mJdP2mj156vIKBqtHojT4dP27SPnKz3flTaiAhYKUJEaFi34XOe",
+	"WtIb/XYa9PQiTXm27I16b+ZUGn0GD7BzC8Est5Il3glVaC601XxwZvYyUde9U0iFzXgqDBzcb+0mBDeb",
+	"8b9UyiNgMxAyl19PPp2ayf4vV8OX//Xv7979/OPFs/+OfoZwud4I+LGzBo7yaI5VZ++5eWFmivUb7n53",
+	"+nH/m+Cbp00hfzfBig+PkCywuNPCHsP2D75lZ5am1DnLuIxUmpdnKnaVLBD5fbN//F+zpUrfLf78xwd9",
+	"/fXB/jf2D78Pj47/HT17df26easgcTpvNFlMQBec7PzT3+/BQdt+T7HqQAO7cJXUFWTxUyPCoiK7u/2m",
+	"KvLAoxuwM3GuKLGJho4lCYYRtZfWJQrpYzIC7DLNnVipMLnmQBhERMzvIz2WRGr0lUrKv2ZnAqRYCE2s",
+	"BSlATiJpK5CeVATSWIYIleCCoyZJgppD/kQiQCUDCyUoJLEhxCWFVUlBUIAoJm1yLAGJaQylsFNZFHbB",
+	"Y1mg1XmmzhKRauitYSXl0+Fw5xBDBxK+pAy0gCkJlUzTseQSoHz+RVQGPxqlQEij5D0Hbth/Onyy0yRa",
+	"9eIsjU1ZuK682SXGj857soB5RDBwpIzYoiDmAsWB8jihmUrMP+UfXgl5YWa90f7Bt40US4Twg4qWFcnv",
+	"9YPc+7B7fX29a09td5ElQlp9NCohglxPn1AybO93IeVykCkt5P+jYYMpeCfySOne++Ne0ItibT8LJRb0",
+	"/mWfY+/sc71K2HAt3Hdq//jkj4Pjy3fD61/PTs6/ifb//7/m/06/Peo19b7quaYGmLLlzmml+QqY9UuV",
+	"pQglyszj5jMBqDn+41e1+MoC9iRhWhiHnOb3B5tAuMXa3V2RMxQQSKQr+Xd+0APA8aQF4Femc+CiDGm9",
+	"ybaCGKXnN0UYw40RxlPc7YbPPAAkcwwczMcyFZTcimFugl6zSQuEaqNQxPB3KweMSOcq49ky8C1p79+9",
+	"suigyIKo2eVyqtGo2dXfuR/m/QzyP6JlCaWmNwD/EO4gSVIjh7H05GRJFg5YuNBiMuVaDCDeioo4GGy9",
+	"wuwP+d1AqwLBuLEEYwrUGEPNkGfZEuC0grPRaNxFgUSPwsAzwfgZRKKAfW4mppc6wOizWGM78xHKP2fP",
+	"tPfRBcqyqwPWF4kW7OlwOJZu43pydTCxXFHryVmippciCncOS2gCEn01nUmsi+nt/sB6BvOO5dPhU6sT",
+	"mcm5WkiYpmT1qh4iiPBUUTZlnp9n382KHqgW6Z95WLw/C/EnPbEnM0m5mc4mRk3sN6mYVA9Laj+CGrRL",
+	"TZcMKmcyJXMUFaN5CfuTWWmPKx58V5zYJONGTODJiRsHtrixzHUoQmeWgH0VfsCssmApMzbUNA5+XaKJ",
+	"nWxTJk6B8hyuMqqsJx3myMlVY7ckWx1fML0GrIJhBiuxShNLKYbskb2TzJ09C/bXPOGZIH8Wy1538PE7",
+	"xbB5WCMPQW/VdNzt9EZ7TIBW84gLq3VN43lMwXTeiZNbAlKnCiCzV0y3R4NBvLiD7/KUHet70esvetMZ",
+	"qDyrflOyA24HW279AfKoNs9MeDL8brT/9Wj/28FwOPwf0O3c3aiNO/DHFVFW5LV0vvI8BMq/9eQjxfMf",
+	"7e3tH/xjMBwMB/ujb4ffDveyvcZ33uuuXv4cvXv/8kkaP/nxm46khq3olZwQj4dC/bFIIm1voytfPokW",
+	"UHp4YRaZmPgKXG/UU2nsImIfDN2WpWdvJBdJcjfUXMryAA7Vgkh9GwtYRIjwKlixMIq3rUyD92jkT1Gv",
+	"OwL8gUf5bbOP7K9/5L3Mk0aizgjwF2VeWtmKD3y3/oFnSp4nMcYHPD3o8MCJUq+5XNJu9EY4870UH+YA",
+	"0TysmaNL5E8rzGL0sdkrAI7NoBJMOCtQ5Yn9Pf5TaG8dLwcHIAspqowC3ADYWG0fzfEl0chUNpZI3O4v",
+	"BWSEdwnRnUi++Fzug2znFr0miANd+K3VWQcWKVjI5mQyWv9xZUxogn0Eqxz6rOLPH8uyQ9+5QqUiKJmv",
+	"BhPqQ4sc87gFDMBBB8tYVpdKuf3vknapWd/3qY4sINtZizJOyPj2JcGMimXi5SID/+9bYaB4QxJDuLoj",
+	"LgyQ9c0VLnd5SyEOR+ZJ8e2k9hb8Fr9VC8MFGvjyuOuGzPLemJ4zQjuud4IcbRW72/sYR+2O0neCR7q2",
+	"Qt7MsK6sucSq2IC8tGwpyI2vxMHAi1S+zZkwWSyubnef4am33MwsAQQbX//TxxvwyfDFHd2Ad0Q2294B",
+	"3Ur4r8As4RP5V7qIXaCsPBRulJPr4gCluBbaoJk9YJJnmbqmLLhW2wOE1kDD0CgcsBPFrnlyiavzC6ED",
+	"F3wVlqKQQ0AQYS0SORwxrIV2BZYuihNDUxBYf+b8j4VgoR0f0o0mc9JYnseJvR2BC7x1zZkzgfYLphfT",
+	"GbzWgB2hbwVnOBOJkhfaWVhpHqbOxxItrtpYHjDlKTpGRhiYCI4VBBHukdhUfCJDu0t3cSfkrLHgKI+t",
+	"0agB5eW3sCNI8cH6YenIAdEQDeowYGGDVmT/7KQvhIL5v+3U4nnL/Myu74xjnwCXvIpRf1s78C2HtLC1",
+	"446QUJ+V1cEODz4DIt6WmfrwCPIGfqNxtTtTU03x9uQ6fGm00x038SLhSKqZSI+3WR2ejoZPBl/vH/wP",
+	"5BLqGaikvVFPfJhDCduc38FRJGrKE3sqvxWHFDsvKejuQugJqfUqs8pucVSTYs5Ead0+sPBGAMWWhmGP",
+	"RuCl3VBoo9EADyWOVoUE5OgVB9dMLV4O20274aWyF5zNklglIaTO3/8JptTv97EFvB35PQx/fTL98Mvv",
+	"F9evn18MX//5/sPri8aUDlxoS7OCs46158y4t/zSxP0dSW97RPkZ1HV1jfEraxw8dc+Na5Q95UkSy4sC",
+	"pbZL7cFYYkQluURi5y/hCarPWtm/QVyFipaHrCJOnBeCnEV+2ANG6+StBcLpQhuVisyKlFRk0xmXhgBA",
+	"zs/CikNoLPsu/iDOmBbGxPJC51q4sSKaz+fUSbwNZQw8NwOaFxiOrAP8r3QerYrhAv0iJcA3NuwEINyl",
+	"H/ZB2fv0/CDPkwnzOGgqHNAiu8eyCICld7Kydq7mC0jFxncBxKA9KbzeSPCF2QcqEuyjJ+7srx6JgRoC",
+	"LH1yxhMOgQv5X0zGpT4nzpI7y8hSj3p/d7HYIty6WTKQDLDsmp/3U+yrwuZPyznO4IScgLz55h9Pvt7W",
+	"8HFrm4fvqbgLbFL5sjSnCyHY7kO7rOpekeBQT761VwB72JShwpxrQ96CTGiVLIjpUiDzBJJnbk43pp5H",
+	"UPXJQVX90myAssDimMH5WRx+zWMrdyYcnU1YPKG30JBhVRbPeVkqF40V9CBXgb5PnM4p6cqRp56U6fw3",
+	"j8Mt88N1VD+okXztUvV8rhIJHiWxFKWbUXaM3dxYsJHGMk4X6aTLA0HBTSdYLqR8o9TCxFKUHFSnN35I",
+	"zMeNlrvZ0r21zrX1RXu1HojdtRm7Ntmb1llbMb1JyeL7VE2tK0AsO5L+YxR3Opb5s0X1NgoAspPE2o+r",
+	"abKplOGXkgkUdKLayxFATofxmkBYxba7MQyj57Yz6nbAbIRLbm+yeLRU/BWE6sdqCHGL2+0TCd7T++H7",
+	"jx6GrT0Mm1kq3lPwH8c4/K34+mvSxbWQxqrH84RPKWXDKMwBFvowV9kTcW6YWqDefCnmZsBC//aEVMui",
+	"xGRCVyfAGf4xFTVVVyI6ZJyFjrhD8Npfz5QWlLgau2eo7AY8kweooqi5FEsUJDyKMO2LthEN2FEldBNe",
+	"JNZknYjGklwKXgYK+13FUreaOor0+ZIpJjYUScuzUvitysANEWX8Wh5WE1MgesKfRSpDZ0XHS/mVY9mw",
+	"DSwVQq85YsAoKH8bjmnA3lBuct/zNpS9E7z8SpDhRCYgyr3JLkTkbFdnzoplH6S/IeEU39Zf/8gFqI4l",
+	"xG4A+qj1tfADW3WijA4sqWC2LJVUwQTq/vp4VnYmlioP7U9jA/kzKBbzj1z3ALkpyU/WaPAphdM8OKRx",
+	"n9YhZ0tsMg5NeRZNXEWKFjvQJphjG2HpmX+6GXlQaGNLWotQUsE3MPm89wnhXoNVW0Ff/kWCR/z31zKq",
+	"VIjyYSE7y5epmt5jmOoDC1NFrrS95WAPeMeKvCf7cw1rDlpxEub+QLoQZtOUfh9LeoyVARjinTz2s78i",
+	"ZwbeFyrnWLhIJYWSPLamhC+8F7OAoIDKFkNZOFsBZilfsjNBuGEsAWlJaF3IUxEFDtXZF4WqMtwwniQA",
+	"N2tQAwt2OEtFxMDfZiEyjBwxKyrCABKpKhG+QS3+twQByYTi6rgA8JaqlD+942J4KWgFomURN+Ly38Pq",
+	"hxg9I+1+EiUvLNQT7qYHY+k2BenKKgNshp8OP1ANPjFLLZDm0wr7ANI24D7uMCNgvkbPm13lb4DDOtl8",
+	"ujuqvFP7jH4q8jx1ACblP/7NMAju88G7cbaPYVmDNAJipI8w46Flw9jPcguUgR0oNsmHKRoorkp8eUtN",
+	"M12K9FuviWasi/JZ/dB/g62yYNgJCDVezzcxSoEMqyeQkAHDT10J/NwVu58VYSZecs1fWeL5jTqxnkbP",
+	"a67Zw9oaG4ZmeEf3OVJS/C/3tw7L/9weVdf7ZqMY/gaeRQUAJx1SW0pLVqth3Tad5ZOxBFjigae9PN6y",
+	"+3JN3fradMqDwZGVK1LNdwnBoB+Csg3FJg4pd2Usq8krLk7X/hlDovvknqByZQnXBpXjhhwXqHc5lpVH",
+	"4C122jIy3tJmH5h03jB74xNf2C6B7EQbjzd3g8D3yp1qROuOYNvdy0dRWYhVbX8jhuX6/LZ2Qd4nMCg1",
+	"dswYh+J/rrsi9XSjppdYxr2G81MhTMWWVyoOaGYcXI+X7r6nrA+Vjhk5h4J62z002/FUBAyMTOqcncWZ",
+	"maGfNYqsSh+MZe5hhp6DQb4T9Nnm+6D8t9y9OvC7gQ/oE0wouDUKx1LzpWbXIhOudG+0M2BllaSInC/x",
+	"Xi9uPpbaCA6uc/gJfOOefnK0xuHJOvk7fc3jr6x0rPeDNaolPv3ijHnfUbRxVTtGUs8MKmb97MUb0GTu",
+	"Qrn5fHpNG9giwn0sa/Lwy5rQt2qUDGux3d5HYl2kDWGLnyaFKFVXPkvLa8nStIdUstzkfJGSomTe3QO8",
+	"D5a5QY1/csoUfYW+0g3dAvKirdobyaI4CljGqUsrl+zp8GkTB8Thn4ID4hqflFvexuYPxmIntFoqT/VW",
+	"FLsiktvAclxudbWe61CvqUeu88C4znNqRraK6wSdjCplXfGw9IMri+zhHz8OfY1N5eFe9dOHJN0fNbIt",
+	"bSkbKWHPsLtw/vAo1wI0dqhpDNhlfdeWpimIcyzxf3eC8mSNAbrBitjf1ijJv6jM3LYcFzdios4noGji",
+	"H5a90X7QS5WEGudBbyl41hvtf/fdcNM4xAeuAjxGjD34iLGuGkCtW/OGJY7qDXI3KHbExxIsgrnxl/Ur",
+	"Rt+gyZTr6hhkYi7AUEPJZK123Gq73S+yxI73/rdMQduELTS2TF5j3W1umvx3LVhSPw3vUsLxshJpdihi",
+	"IuuTbpAfNGKcUQ/ascx7q/ZDs5yLEat2pw1d59vGtrXQYgVvIwaEwovlrVvslMAQwnLPcMgocfCEMzOL",
+	"aUsB0/GFdB3PoLqHt8mvdK1zL+vn1T+gX0msoY4LhGHgm49l56a91DBVsiNoh97WQHgs3WHV26YXtU4h",
+	"ShTA29nCULPGSCTxFXSJMWrAjiw7LG0QlBo6qhW10mvtw7+sSiWV/vGj3xoLZw/ch+0F1d9/aykIcjoo",
+	"igBMqHiFaxR/Wm1TP+pZsit62LwpWjUQneiir1KtyXxzQ/72itX5lJtWIal+6zvPTbmNNGjDiTX2REwk",
+	"NprRnaOivY81BDatIVA723XiZDXcyysMtJl50brTLHUOqY0/xcNTxQ/w3MWoUmJ/VOJ6n8HQe2tWWZ3g",
+	"Ydtz79T0Wu7tD5XLH/W9e7rfzoa6xf0O1hcHuQ1cbLesfjF362GoTp2F5aMRdvNaC1vcmjW22YY5u9lp",
+	"g1r1g7GsmGL9fPoXKEFdl1tfhpLgXLJLIebsQkHylaqpRYfQ75wksdd23/61pnhxGbH37161m3m/bIl5",
+	"XyrJwKUnnW5oyl2B3x8wXn808d6/yC+Se+8D0u9FsbY03Z6O8xwHtNiT+mG5+uOA5osGWLxuxBZaZOHO",
+	"iBjPWIo0NhYuYoYNFmV3D+W6ADBC6Nh9yAwk+VYZH6oSPBONoB7n+/vwqG63/UU6N8svg7MEOU08Mpb7",
+	"0iXwgO+Ns6CwbGcsL2Q7X8ktBo5bQNCYVNfMCp1MeAyirnjgwo+X/wu+/AS0Hu/+Pd19vHv3dvXn1ESy",
+	"5eKnsdVkWOjAc22agZ0gpHeDQvlCRlBoDfQaixh8EJooKYKxvJ5xA/4TO31VozlkGVk6jCO5JuRgF37k",
+	"HA+Cc7RGl1j4hx/wkT3cD3t4C0HXd8EctokT2b4RFpqgJ3EUYjsHSNTITdM7AQOHbN4ZC3V1KIVYDjAp",
+	"zC2ZGMtLMS/af+CRZMKSOihAT4Ys4kvNFjIRuqg4JKLVcSZfZHAJOgK6sTPY5Yk97k4NnvBbvOPy4tNZ",
+	"XTtHqTxGptSiUZpve/dC5HiPuvsXPNdwCBbTNQ6H7YT2Q43NXikQ/x6y8L68AY2EbR8R00UGhZR++9g7",
+	"EzwT2dHCzKDC4qn9ObtylFX+JAtpz9UsoqVVVi3B0qtjJTbpUk1ZXwvBQm/47u5MJPMwYOHurh0UQg2I",
+	"FX3hgfTo7WseimoHK129bQHz2j81lCf2E24HRQRMXuvH3pQKNVo8mvFsGTAdy4tE7C60axaJtf5miorR",
+	"5VE0diWq+naeWAXfT1quL0utthvWbkt8Zv1qnnItszfw0np3vDVdMGx9teN8ewEW7ECnC7SaLlqwweYo",
+	"GtoZSIvZqY5C81aQvnYzYclDRNixk52JWSyjakPyrzQLMeJVzUUe4yaKJmZFDaRYMs7OMnWtRQb1j5YU",
+	"P8F+PHn9KgDj67+O3/xCxRiFgIqMeUgg1la2K44ltdPO23fBipmAdGieIPihnf6IX/1loq4btvsfaAPa",
+	"jARzW0+fQqOYC6TSOy4K0DvSBlDadLwujpByuDVfYg7iFLx6UcBWQb7qcrp3c3rzvwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,6 +1,7 @@
 package accounts_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -188,6 +189,97 @@ func TestIdempotency(t *testing.T) {
 			t.Errorf("after the window: %s, want a new account", resp.Body)
 		}
 	})
+}
+
+// TestDeleteIdempotency: the v2 SDKs send an Idempotency-Key with every DELETE, as with
+// every POST (stripe-node "always creates an idempotency key for v2 DELETE requests",
+// stripe-go's isHTTPWriteMethod), so that a DELETE retried after a lost answer is not
+// performed again: with API v2 "retries don't repeat successful operations". A retry with
+// the key answers what the delete did, not 404, and the key is bound to its endpoint.
+func TestDeleteIdempotency(t *testing.T) {
+	e := newAPIEnv(t)
+	c := e.client(apiTestKey)
+	send := func(method, path, key, body string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+apiTestKey)
+		req.Header.Set("Service-Version", apiVersion)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, []byte(readBody(resp))
+	}
+	created := func(path, body string) string {
+		t.Helper()
+		resp, out := send(http.MethodPost, path, "", body)
+		var obj struct{ ID string }
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(out, &obj) != nil {
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, out)
+		}
+		return obj.ID
+	}
+	acct := apiCreateAccount(t, c, recipientAccount())
+	persons := "/v2/core/accounts/" + acct.Id + "/persons"
+	ada := created(persons, `{"given_name":"Ada"}`)
+	bob := created(persons, `{"given_name":"Bob"}`)
+	persons += "/"
+	dest := created("/v2/core/event_destinations", `{"name":"d","type":"webhook_endpoint","event_payload":"thin","enabled_events":["v2.core.account.created"],"webhook_endpoint":{"url":"https://platform.example/hook"}}`)
+
+	for _, tc := range []struct{ path, object string }{
+		{persons + ada, "v2.core.account_person"},
+		{"/v2/core/event_destinations/" + dest, "v2.core.event_destination"},
+	} {
+		key := "delete-" + tc.object
+		want := fmt.Sprintf(`{"id":%q,"object":%q}`, tc.path[strings.LastIndex(tc.path, "/")+1:], tc.object)
+		first, body := send(http.MethodDelete, tc.path, key, "")
+		if first.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != want || first.Header.Get("Idempotency-Key") != key {
+			t.Fatalf("DELETE %s: %d %s (Idempotency-Key %q)", tc.path, first.StatusCode, body, first.Header.Get("Idempotency-Key"))
+		}
+		retry, body := send(http.MethodDelete, tc.path, key, "")
+		if retry.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != want || retry.Header.Get("Idempotency-Key") != key {
+			t.Errorf("DELETE %s retried with its key: %d %s, want 200 %s", tc.path, retry.StatusCode, body, want)
+		}
+		again, body := send(http.MethodDelete, tc.path, "", "")
+		wantAPIError(t, again.StatusCode, body, http.StatusNotFound, "invalid_request_error", "not_found")
+	}
+
+	// The key is bound to the first DELETE: another person's, or an update of that path, is
+	// another endpoint.
+	key := "delete-v2.core.account_person"
+	other, body := send(http.MethodDelete, persons+bob, key, "")
+	wantAPIError(t, other.StatusCode, body, http.StatusBadRequest, "idempotency_error", "")
+	update, body := send(http.MethodPost, persons+ada, key, `{"given_name":"Ada"}`)
+	if got := wantAPIError(t, update.StatusCode, body, http.StatusBadRequest, "idempotency_error", ""); !strings.Contains(got.Message, "same endpoint") {
+		t.Errorf("an update with a delete's key: %q", got.Message)
+	}
+	if resp, body := send(http.MethodGet, persons+bob, "", ""); resp.StatusCode != http.StatusOK {
+		t.Errorf("the other person after a delete refused: %d %s", resp.StatusCode, body)
+	}
+
+	// The deletion's event names the request with its key.
+	events, body := send(http.MethodGet, "/v2/core/events?object_id="+ada+"&types=v2.core.account_person.deleted", "", "")
+	var list struct {
+		Data []struct {
+			Reason struct {
+				Request struct {
+					IdempotencyKey *string `json:"idempotency_key"`
+				}
+			}
+		}
+	}
+	if events.StatusCode != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list.Data) != 1 {
+		t.Fatalf("the deletion's events: %d %s", events.StatusCode, body)
+	}
+	if got := list.Data[0].Reason.Request.IdempotencyKey; got == nil || *got != key {
+		t.Errorf("reason.request.idempotency_key %v, want %q", got, key)
+	}
 }
 
 func TestIdempotencyWhileInFlightAndAfterFailure(t *testing.T) {

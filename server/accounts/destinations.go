@@ -310,21 +310,24 @@ func (s *Server) DeleteEventDestination(ctx context.Context, req gen.DeleteEvent
 		return nil, err
 	}
 	scope := callerFrom(ctx).scope()
-	err := s.db.Update(ctx, func(tx *store.Tx) error {
-		d, found := s.tables.Destinations.Get(tx, req.Id)
-		if !found || d.Scope() != scope {
-			return errNotFound()
-		}
-		s.tables.Destinations.Delete(tx, d.ID())
-		var waiting []string
-		s.tables.Deliveries.Scan(tx, d.ID()+"|", d.ID()+"}", nil, func(_ store.Cursor, dl Delivery) bool {
-			waiting = append(waiting, dl.Key)
-			return true
+	// A retry with the delete's Idempotency-Key answers as the delete did, not 404.
+	_, err := s.idempotent(ctx, "deleteEventDestination", req.Params.IdempotencyKey, onAccount{req.Id, nil}, func() (string, error) {
+		return req.Id, s.db.Update(ctx, func(tx *store.Tx) error {
+			d, found := s.tables.Destinations.Get(tx, req.Id)
+			if !found || d.Scope() != scope {
+				return errNotFound()
+			}
+			s.tables.Destinations.Delete(tx, d.ID())
+			var waiting []string
+			s.tables.Deliveries.Scan(tx, d.ID()+"|", d.ID()+"}", nil, func(_ store.Cursor, dl Delivery) bool {
+				waiting = append(waiting, dl.Key)
+				return true
+			})
+			for _, k := range waiting {
+				s.tables.Deliveries.Delete(tx, k)
+			}
+			return nil
 		})
-		for _, k := range waiting {
-			s.tables.Deliveries.Delete(tx, k)
-		}
-		return nil
 	})
 	if err != nil {
 		return nil, err

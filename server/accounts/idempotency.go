@@ -36,6 +36,11 @@ func (s *Server) idempotent(ctx context.Context, op string, key *string, body an
 	path := op // outside a request (none calls so today), the operation stands for its path
 	if info := infoFrom(ctx); info != nil {
 		path = info.path
+		if info.method != http.MethodPost {
+			// A DELETE shares its path with the POST that updates the object: the method
+			// tells the two endpoints apart.
+			path = info.method + " " + path
+		}
 	}
 	now := s.now()
 

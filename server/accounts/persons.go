@@ -100,7 +100,12 @@ func (s *Server) DeletePerson(ctx context.Context, req gen.DeletePersonRequestOb
 	if err := requireV2(ctx); err != nil {
 		return nil, err
 	}
-	if _, err := s.changePerson(ctx, req.Id, req.PersonId, func(*store.Tx, map[string]any) (bool, error) { return false, nil }); err != nil {
+	// A retry with the delete's Idempotency-Key answers as the delete did, not 404.
+	_, err := s.idempotent(ctx, "deletePerson", req.Params.IdempotencyKey, onAccount{req.Id + "/" + req.PersonId, nil}, func() (string, error) {
+		_, err := s.changePerson(ctx, req.Id, req.PersonId, func(*store.Tx, map[string]any) (bool, error) { return false, nil })
+		return req.PersonId, err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return gen.DeletePerson200JSONResponse{Body: gen.V2DeletedObject{Id: req.PersonId, Object: personObject}, Headers: gen.DeletePerson200ResponseHeaders{RequestId: requestID(ctx)}}, nil

@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -18,8 +19,8 @@ type requestInfo struct {
 	// with its Idempotency-Key; the hosted flow's are not.
 	api            bool
 	idempotencyKey string
-	// path is the request's path, the endpoint an Idempotency-Key is bound to.
-	path string
+	// method and path are the request's: the endpoint an Idempotency-Key is bound to.
+	method, path string
 }
 
 func infoFrom(ctx context.Context) *requestInfo {
@@ -37,19 +38,20 @@ func requestBaseURL(ctx context.Context) string {
 
 // AssignRequestID gives every response of this API a Request-Id header (req_...), errors
 // included (not found among them, so it runs before routing on the API's own Echo
-// instance), echoes the Idempotency-Key as the real API does, and remembers the request's
-// own base URL for links.
+// instance), echoes the Idempotency-Key of a POST or DELETE as the real API does, and
+// remembers the request's own base URL for links.
 func (s *Server) AssignRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		path := c.Request().URL.Path
 		id := s.requestIDValue()
 		c.Response().Header().Set("Request-Id", id)
-		if k := c.Request().Header.Get("Idempotency-Key"); k != "" && c.Request().Method == "POST" {
+		req := c.Request()
+		idempotent := req.Method == http.MethodPost || req.Method == http.MethodDelete
+		if k := req.Header.Get("Idempotency-Key"); k != "" && idempotent {
 			c.Response().Header().Set("Idempotency-Key", k)
 		}
-		req := c.Request()
-		info := &requestInfo{id: id, host: req.Host, api: strings.HasPrefix(path, "/v2/"), path: path}
-		if req.Method == "POST" {
+		info := &requestInfo{id: id, host: req.Host, api: strings.HasPrefix(path, "/v2/"), method: req.Method, path: path}
+		if idempotent {
 			info.idempotencyKey = req.Header.Get("Idempotency-Key")
 		}
 		if s.cfg.PublicURL == "" {
