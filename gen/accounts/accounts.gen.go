@@ -1035,6 +1035,30 @@ func (e AmountParamsCurrency) Valid() bool {
 	}
 }
 
+// Defines values for AzureEventGridAzurePartnerTopicStatus.
+const (
+	AzureEventGridAzurePartnerTopicStatusActivated      AzureEventGridAzurePartnerTopicStatus = "activated"
+	AzureEventGridAzurePartnerTopicStatusDeleted        AzureEventGridAzurePartnerTopicStatus = "deleted"
+	AzureEventGridAzurePartnerTopicStatusNeverActivated AzureEventGridAzurePartnerTopicStatus = "never_activated"
+	AzureEventGridAzurePartnerTopicStatusUnknown        AzureEventGridAzurePartnerTopicStatus = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the AzureEventGridAzurePartnerTopicStatus enum.
+func (e AzureEventGridAzurePartnerTopicStatus) Valid() bool {
+	switch e {
+	case AzureEventGridAzurePartnerTopicStatusActivated:
+		return true
+	case AzureEventGridAzurePartnerTopicStatusDeleted:
+		return true
+	case AzureEventGridAzurePartnerTopicStatusNeverActivated:
+		return true
+	case AzureEventGridAzurePartnerTopicStatusUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CollectionFields.
 const (
 	CollectionFieldsCurrentlyDue  CollectionFields = "currently_due"
@@ -1247,14 +1271,17 @@ func (e EventDestinationInclude) Valid() bool {
 
 // Defines values for EventDestinationStatusDetailsDisabledReason.
 const (
-	EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists EventDestinationStatusDetailsDisabledReason = "no_aws_event_source_exists"
-	EventDestinationStatusDetailsDisabledReasonUser                   EventDestinationStatusDetailsDisabledReason = "user"
+	EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists    EventDestinationStatusDetailsDisabledReason = "no_aws_event_source_exists"
+	EventDestinationStatusDetailsDisabledReasonNoAzurePartnerTopicExists EventDestinationStatusDetailsDisabledReason = "no_azure_partner_topic_exists"
+	EventDestinationStatusDetailsDisabledReasonUser                      EventDestinationStatusDetailsDisabledReason = "user"
 )
 
 // Valid indicates whether the value is a known member of the EventDestinationStatusDetailsDisabledReason enum.
 func (e EventDestinationStatusDetailsDisabledReason) Valid() bool {
 	switch e {
 	case EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists:
+		return true
+	case EventDestinationStatusDetailsDisabledReasonNoAzurePartnerTopicExists:
 		return true
 	case EventDestinationStatusDetailsDisabledReasonUser:
 		return true
@@ -1266,6 +1293,7 @@ func (e EventDestinationStatusDetailsDisabledReason) Valid() bool {
 // Defines values for EventDestinationType.
 const (
 	EventDestinationTypeAmazonEventbridge EventDestinationType = "amazon_eventbridge"
+	EventDestinationTypeAzureEventGrid    EventDestinationType = "azure_event_grid"
 	EventDestinationTypeWebhookEndpoint   EventDestinationType = "webhook_endpoint"
 )
 
@@ -1273,6 +1301,8 @@ const (
 func (e EventDestinationType) Valid() bool {
 	switch e {
 	case EventDestinationTypeAmazonEventbridge:
+		return true
+	case EventDestinationTypeAzureEventGrid:
 		return true
 	case EventDestinationTypeWebhookEndpoint:
 		return true
@@ -5832,7 +5862,7 @@ type AddressParams struct {
 	State      *string `json:"state,omitempty"`
 }
 
-// AmazonEventbridge Amazon EventBridge configuration; `null` for webhook endpoints.
+// AmazonEventbridge Amazon EventBridge configuration; `null` for the other types.
 type AmazonEventbridge struct {
 	AwsAccountId         string                                `json:"aws_account_id"`
 	AwsEventSourceArn    string                                `json:"aws_event_source_arn"`
@@ -5868,6 +5898,34 @@ type AmountParams struct {
 
 // AmountParamsCurrency defines model for AmountParams.Currency.
 type AmountParamsCurrency string
+
+// AzureEventGrid Azure Event Grid configuration; `null` for the other types. Always returned, though not
+// listed as required, so that state exports written before it still load.
+type AzureEventGrid struct {
+	// AzurePartnerTopicName The name of the partner topic made for the destination.
+	AzurePartnerTopicName string `json:"azure_partner_topic_name"`
+
+	// AzurePartnerTopicStatus The partner topic's state.
+	AzurePartnerTopicStatus AzureEventGridAzurePartnerTopicStatus `json:"azure_partner_topic_status"`
+	AzureRegion             string                                `json:"azure_region"`
+	AzureResourceGroupName  string                                `json:"azure_resource_group_name"`
+	AzureSubscriptionId     string                                `json:"azure_subscription_id"`
+}
+
+// AzureEventGridAzurePartnerTopicStatus The partner topic's state.
+type AzureEventGridAzurePartnerTopicStatus string
+
+// AzureEventGridParams Azure Event Grid configuration.
+type AzureEventGridParams struct {
+	// AzureRegion The Azure region of the partner topic.
+	AzureRegion string `json:"azure_region"`
+
+	// AzureResourceGroupName The Azure resource group the partner topic is created in.
+	AzureResourceGroupName string `json:"azure_resource_group_name"`
+
+	// AzureSubscriptionId The Azure subscription the partner topic is created in.
+	AzureSubscriptionId string `json:"azure_subscription_id"`
+}
 
 // CapabilityRequestParams defines model for CapabilityRequestParams.
 type CapabilityRequestParams struct {
@@ -5971,6 +6029,9 @@ type CreateAccountTokenRequest struct {
 type CreateEventDestinationRequest struct {
 	// AmazonEventbridge Amazon EventBridge configuration.
 	AmazonEventbridge *AmazonEventbridgeParams `json:"amazon_eventbridge,omitempty"`
+
+	// AzureEventGrid Azure Event Grid configuration.
+	AzureEventGrid *AzureEventGridParams `json:"azure_event_grid,omitempty"`
 
 	// Description What the destination is used for.
 	Description *string `json:"description,omitempty"`
@@ -9207,8 +9268,12 @@ type V2CoreEventObject string
 
 // V2CoreEventDestination Where events are sent.
 type V2CoreEventDestination struct {
-	// AmazonEventbridge Amazon EventBridge configuration; `null` for webhook endpoints.
+	// AmazonEventbridge Amazon EventBridge configuration; `null` for the other types.
 	AmazonEventbridge nullable.Nullable[AmazonEventbridge] `json:"amazon_eventbridge"`
+
+	// AzureEventGrid Azure Event Grid configuration; `null` for the other types. Always returned, though not
+	// listed as required, so that state exports written before it still load.
+	AzureEventGrid nullable.Nullable[AzureEventGrid] `json:"azure_event_grid,omitempty"`
 
 	// Created RFC 3339 UTC timestamp with millisecond precision, for example `2026-05-27T09:14:03.512Z`.
 	//
@@ -9245,7 +9310,7 @@ type V2CoreEventDestination struct {
 	// Example: 2026-05-27T09:14:03.512Z
 	Updated Timestamp `json:"updated"`
 
-	// WebhookEndpoint Webhook endpoint configuration; `null` for EventBridge destinations. `signing_secret`
+	// WebhookEndpoint Webhook endpoint configuration; `null` for the other types. `signing_secret`
 	// is returned only by the creation, with `include=webhook_endpoint.signing_secret`, and
 	// `url` with `include=webhook_endpoint.url`; otherwise they are `null`.
 	WebhookEndpoint nullable.Nullable[WebhookEndpoint] `json:"webhook_endpoint"`
@@ -9280,7 +9345,7 @@ type V2DeletedObject struct {
 	Object string `json:"object"`
 }
 
-// WebhookEndpoint Webhook endpoint configuration; `null` for EventBridge destinations. `signing_secret`
+// WebhookEndpoint Webhook endpoint configuration; `null` for the other types. `signing_secret`
 // is returned only by the creation, with `include=webhook_endpoint.signing_secret`, and
 // `url` with `include=webhook_endpoint.url`; otherwise they are `null`.
 type WebhookEndpoint struct {
@@ -10220,9 +10285,11 @@ type ClientInterface interface {
 	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 	// of the types in `enabled_events` is sent as a thin event, signed with the
 	// destination's `signing_secret` (returned by this call only, with
-	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-	// destination is `enabled`.
+	// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+	// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+	// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+	// endpoint is `enabled`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -10235,9 +10302,11 @@ type ClientInterface interface {
 	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 	// of the types in `enabled_events` is sent as a thin event, signed with the
 	// destination's `signing_secret` (returned by this call only, with
-	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-	// destination is `enabled`.
+	// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+	// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+	// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+	// endpoint is `enabled`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -10980,9 +11049,11 @@ func (c *Client) ListEventDestinations(ctx context.Context, params *ListEventDes
 // endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 // of the types in `enabled_events` is sent as a thin event, signed with the
 // destination's `signing_secret` (returned by this call only, with
-// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-// destination is `enabled`.
+// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+// endpoint is `enabled`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -11005,9 +11076,11 @@ func (c *Client) CreateEventDestinationWithBody(ctx context.Context, params *Cre
 // endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 // of the types in `enabled_events` is sent as a thin event, signed with the
 // destination's `signing_secret` (returned by this call only, with
-// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-// destination is `enabled`.
+// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+// endpoint is `enabled`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -13553,9 +13626,11 @@ type ClientWithResponsesInterface interface {
 	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 	// of the types in `enabled_events` is sent as a thin event, signed with the
 	// destination's `signing_secret` (returned by this call only, with
-	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-	// destination is `enabled`.
+	// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+	// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+	// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+	// endpoint is `enabled`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13568,9 +13643,11 @@ type ClientWithResponsesInterface interface {
 	// endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 	// of the types in `enabled_events` is sent as a thin event, signed with the
 	// destination's `signing_secret` (returned by this call only, with
-	// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-	// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-	// destination is `enabled`.
+	// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+	// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+	// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+	// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+	// endpoint is `enabled`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16326,9 +16403,11 @@ func (c *ClientWithResponses) ListEventDestinationsWithResponse(ctx context.Cont
 // endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 // of the types in `enabled_events` is sent as a thin event, signed with the
 // destination's `signing_secret` (returned by this call only, with
-// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-// destination is `enabled`.
+// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+// endpoint is `enabled`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16347,9 +16426,11 @@ func (c *ClientWithResponses) CreateEventDestinationWithBodyWithResponse(ctx con
 // endpoint (`type: webhook_endpoint`, with `webhook_endpoint.url`) to which every event
 // of the types in `enabled_events` is sent as a thin event, signed with the
 // destination's `signing_secret` (returned by this call only, with
-// `include=webhook_endpoint.signing_secret`), or an Amazon EventBridge destination
-// (`type: amazon_eventbridge`), which is stored but never delivered to. A new
-// destination is `enabled`.
+// `include=webhook_endpoint.signing_secret`), an Amazon EventBridge destination
+// (`type: amazon_eventbridge`) or an Azure Event Grid destination
+// (`type: azure_event_grid`), which are stored but never delivered to (disabled, with
+// `no_aws_event_source_exists` and `no_azure_partner_topic_exists`). A new webhook
+// endpoint is `enabled`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23746,561 +23827,567 @@ func (sh *strictHandler) RetrieveEvent(ctx echo.Context, id EventId, params Retr
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rdtw2tiD8Kpia863YZ0qypVw6cdasM46UdNRpxz6W0z2nIx8WikRVwUUCDADWRb38rXmQb17uPMm3",
-	"sAHwCtaFpGTH0R+qRAIbt42NjX395yjkScoZYUqOnv1ztCA4IgJ+via/ZUSqq0j/ExEZCpoqytno2egX",
-	"Rn/LCKIRYYrOKBGIz5BaUImEqYQeTQT5LTg9PZ08HiMcS47WgipFGFIcqQVBkogVESjm89PReEQ2OElj",
-	"Mno20tVW519s1f++/v76zxdJjL//ZjYa6/cZFSQaPVMiI+ORDBckwbprKVaKCN2t/9SVf31+8g98cvv0",
-	"5Ju3/+NfRuOR2qYarlSCsvno/fv341GKBU6IsuN8HoY8Y95xXl2agRGETSH0aILDUJmBVTsO789+Xj39",
-	"4c///s3rn36cX/wt+mk0HlENKMVqMRqPGE50URrtHFCCN38lbK4Wo2fnX345HiWUuf/PmuMZj56naUxJ",
-	"dMHZjM4zgXXnZXMwf6VSScRZvC2PSCK1wAot8IogHMd2vJKgsAIOYdMIeoRZhBK8nZIbxtWCCPn4W8QT",
-	"vbbRuACKBUExlYpEaL3Aiui1VgtCRQ3uKXpNUoJ1Oc5CcsNSItAKxxlBjyb/ZhsNqnX+Z0JEuMBM3WRP",
-	"n55/1VJIkJCmlDA1efytbvqGURaRDYnQjItEL6S33q9P3+bwJ2O0XtBwgfRkp+RkzpEkLJKPEWbRDWuD",
-	"8HYCwxekhPJUoSmZcUH04GgEJccIS90ZNKEsjLOITE5vWBmnfh25noze6tdpzCPi8AXw6reMiG2BWP4O",
-	"jcrIRRVJADn+RZDZ6Nnovz8pCMATU0w+qaDSG41w73PEw0Lgrf5fqi0gvp5O/f9FzCWJduJdCEUKLHk0",
-	"0WOZjN2HNVULNIF/7K6cPEZcmMo8JQxxRuQNezSZ4VjqihqTIzLDWawe12YPivjnyTRXmRcLJK9mRzvl",
-	"PCaYwT67EICorzGbk53DJCs9myg05RFlljbqis/QxL7/da7eTsblf0nl/1h/vmGl/+E7weECYYZe/3CB",
-	"Pv/882+QogmRCiepnqlfGN0gSULOIokeYdlAXTdJe3HJNluZJBxFVA8Xx68ET4lQlMh8xtLSq3+O5gpI",
-	"2S7SNR7NFTmgVKwOKrQfVIHEfPqOhKqMxREh6cv87SWRijJA/yuzN5sL/oIkUyKkppiTNZkuOF8GhEUp",
-	"p0xN9J4XRGWCoUcTlsXxBAG1XFNJHn+LRJnooZzmjW8YFwZfSE4Vfv1ZExQWFS/eToCGyZyAuA3VoB/1",
-	"fp1mIj6QltjGjice32vs90zgASSkUXXnmQzbDEVFcfRoQiLf2UyiQBGpgq/OXr/4OlZ/D9/8/YtkKjff",
-	"n331+i/bn/G9HNMwuENG9GhCVl4WQ7824/jy9Yuv5b//+HT5N/aFuP3ff7n3cehDQR5CBHN+QgOS6FGW",
-	"6q1x/nTHJkD5HrhhE6hWbAHzr9sADXxfnZ+GXJBTuyFOHRE7DOUBuB/hj5qksS5+ZaqeP92P9lcRSVKu",
-	"CAu3P5Gth9LgJZGAIK9eXr/R03P5/V+/f/M9knhGLKUR21P03Pwwxygw2TghaEm2MHdTHm3HaLrNv9yw",
-	"NMYKuCFg6nhExlDXEiBBlObvOUNryiK+Hus1gnlHmvWjbI4YWUNdQ+qkWbMwE0LjsSAyi1XRGy7onDIc",
-	"I6mwyuQpelPuIhTDKKKzGYHqur+IyhsmiCbLmvf84ulTNKHFbAVECC4sg1cCtaAxgVczKqTKLyVUH4c0",
-	"jhFlN2wW0/kC3pXhf1OFvyTbgLIgk2TyWM/vL79cXZoqIU8SwiIS1XBw9OXs8/Ab/OX5yZ/I0+nJF9FX",
-	"05Nv8Bk5OQ+/nj2Nvpj+CX915vapuW0VCFhChBONCX22aeu59TI1R7hmEwxvX7vjKI5SnmYxVuTbohDj",
-	"CuluRpa51Quu/5E3zBxwZj3zu5WeJlM+Z28tqnh3vWbq/s0W/J/mYqm2hsF3by0JSzRd0ctxzROCri9/",
-	"ksDawBDKLH4ZoubqvUB/PXtbg4tKDPmvbyfflm+rhqXXHKhacAnIJvV0FSP0MPmSw8VKLQQhhmzBDOIw",
-	"JKlq4M+vI9fPgmhDz+762HbX4MNP67/ShCoftdrQJEsQyzR/pJHLcFuaH7V8ytieDuPmGS4fI27IT4rn",
-	"pHL+nT31DzmGfniZeV0lMf3R/zyFbWP/ywdImSJzImDXGBbwKtp7fbbH2xrwYCKI3i1RYEY60bgPLL/5",
-	"/whBQW1opn5Ao16k4BWee+kA/i0z04wUX+p7KtbPmeAJmjCyUYH+FmRCM68CTVJBVpRnsvx6pq8iBIuY",
-	"EqEptUw5k8RIBPSlV3OnBSGGJa3RSwD24k24+fndfP3icv70xe0vmxfzlgnRpatzsW/sRMh9jGQKZdCj",
-	"ifnhY73sF8tFXv95seXJ6+z2Txu5/vL87Cs/42UrDcx/XROxoiH5GxESBlIf1/NXV2hlPtpjPD/9nEAC",
-	"zzFlUj3T5y1WmirFMV+TSHMHGAkSEywJUO/TG/ba9lzvS7IiYusgfoswSqiUmhHgAmVMZmnKhabtRoJT",
-	"PlvheP/i6dMbxnCia+iumfMPjgWgstX6dfZudP70/KuTp1+enP/pNMKLmOK2c9RO0YmbowPFhzc30T+/",
-	"eH+i/5y7Pzc3p7/ik1u/LHE8eqM3zkHYZbaYwTHFl21Ipj99dfb6+unF/O/qbPOd+vrF2b+ffQUvnv79",
-	"+t9ffvmP//3L39J/bP7xjXp+Nf0PP+ZBY0MjHoz1FVaLw0SlbsCa3rUM2H3qP+BBh/pegzKUDI7N73Bk",
-	"heH6v5AzzReDPCRNYxrCufXknTSbMR/dP0fAncJU8VDTy9EzzSiNRwmREkjyKJMkCLHMLywBZ1OORUTZ",
-	"/FSQmSByoSs+Q25o+W6eURJHbvuNSmcZsB6BLWYY5NFYNySCvF3dDT3KYoJ2Xug1jNd2Qsz0VNf+TZXK",
-	"2D5o6pKAjATNMI3Nri5En8WQbCEuHD3QTL8d2VifL5MaXzxBa6xJS5bLDBv3hke+a8JY820E5beeiBPD",
-	"14L0+7mTSq7ODdbCf8HqPNCsmpTBNObhkkSTx0bsGFO2/EzesJqgPOIAMsEqXNRUB6akDJJMqgAKBIrr",
-	"y0Xgll/DlNBRbGSiRR81opfhfSbrIvq2BgAQALWHsesRlU7wmo/XFI4mICd8Px5dcH1RCrsifgjc6sh/",
-	"pRqN2zfGmwURcIDYy2Ss77AgQUOUnaSCzwWRhbopk+ZIoRLVcOUUvYY78ZZnIi+OZ/qCgpFccKG5zxhv",
-	"Tz/wHnqed656e2/ifukWi8wlVt90Wm+tZh1/5FKR6PtiXfKlVGSjnixUElfWcKRvSZ+H/y3ioZ4VpAvA",
-	"K2I+1P/Xm67y/cz890YvicZquA5yZWiAKfPEFbL/1mE8KRqpsHwecl2fS8PULrBCEm8lqKDQWhOHteBs",
-	"jh4B8wFTgmYxXyPM5JoIiX588+KvY8RAXfWX65c/Pz7Vk/czVz/wjEX9NgHjKpgBmN14jwSRPBMh0VSO",
-	"faZ56IxFpx8BjXd0I6dJZEOl4/GpRA1xEno0yUc9MXP5hvMXmG3teSr7TakjWgIrEsA1MCCbkJCI7Jxk",
-	"S+lRiJkZha6CcE5PSaR/GsoTbpGGjgC6ZoGzVLPMsrQeRev3uQhuoIgqeVTPNbXYMXE5yfiF4UwtuKC3",
-	"JBqa77kyKIz0XeUnskWp4CsakegZkktzyfrXf/3Xf8XTMPoI0F53ckm2moJVrjtLxtfs1EwV2aRwz/FR",
-	"2N6z9ZyhLG8BQXnEQ1jlMl3AKb2ns4ptjTbL9GXsNFZwYBG2IjFPyemoaLFsZ3GBUzylMVUg6K4qDY1g",
-	"uHm5AEExfHOXjAIK3ChYloye/TrCoaIrfVikhEWGLxZEnxOh0WSWrqijtx6xvWkjiIjCNPb043mu/0S2",
-	"DMJTninoUph36TNZEnFTWdyGSZKqLVovCEMTUwKO84np90QP5RhZXTEJ1wDsEvrUEN2NR5sTnmjAqZ50",
-	"UNd6daG7wTZWyxDhpvgvXFBGTgTBEZ7GBOliiGzSGFPmLv6CYH0ndtKhokWkOJoSjVBA1qwmwc5maaUj",
-	"oohIAGBgsaYqLg1SLFUQZaTx3qBGsCKCzuy2rOBJAKhdxZZgqjlMImXtNcwXyKfKb438NoD59aGZPuDj",
-	"THmlN3unb8HXepISvCT1uTNoVJ4mTYVwqAJjBaCvyzwotQ5Ke014A8pm3NPXHVjSql94zhCvqRisnDCX",
-	"DGh2LMRMr7Sl5rnxR24KUx1Fcc85DTOpeAIrVP2QG8vUP+SmQJopMKJhvZCzTGWCBBUh+3iX+L2xkHYq",
-	"/krZ8oeYr9t0LUC1MMqkJhKSIDDL4Fak5q6S3yJrJ+A2RV5c8yjhgkvC0HRrVKAwPbq4RhEn7qjvzjg2",
-	"sx+Y5TjA6sfVsN3WQwz3WJVVrc6MrFdz1LZ5iTRmicTo52dcHEzjvDZICWVWr3rW1E+UBCbNfv4dLpS1",
-	"26+EK4Emx24VgEpvUiPvFAjHeh9u9VrASWuGMno2ygQdeXe2ygQ7tgecIT0BMdElczyAfum1n9MVYZ7W",
-	"6+vf3LuFQOzXUcMmrDxdlZ6Pfbjztp0SOPR/hQU267rTTqh1h4DRS1MQZjX/7oPhYif59pDoEfAdRook",
-	"QcI4+E6wQ+uwH7jbCfWN8K2x5EoyqTQddPaV1jzWGTDc227ZBfxHpdJfRNxE8IMqHYOHe7DsF0kusCR+",
-	"BjGnlxaV9HYeIxIuuL7lC55UtCFw2rjDAM1oHIOlXhN7mgh5IHeWnwrvx6Mq8nYAYGbl4Gp2ogwi1BYA",
-	"QI1942r087Dl6LTv21bs1B5wIO+UiKpxrh5ycuJZcdkAoeiCx5EuKW+Y3d9GwJMr7Y32GRdrD0pbSzCq",
-	"AlvTuLWSHBgRCiLSCx0KMEMjxWHL/ca2uns9S+weLGvllnYM5pW4rSgSmgVvXkTsZbJRw7HnVTWf9RB4",
-	"+8/z9//iO8RjysiZF57+cu79knKpcBy4K5H3Zun74mWwzTgP3Faf9lQk+JYzsDicChr5zBhMEQRlvoMy",
-	"Vb1Iha+29rDI2cPK/Xw0XstcPUMj74h0EbAHCYzgNsCCHVawEHg0RBgRiYmRWhTCDCtz8l/Uytu51umW",
-	"LrZ36O0ha9GJ7u9bLs8B3FgAj4ju79c5ubm6BBglJH968s3bf561oLgGL8jcexk30vi5vcEq25CxWTIT",
-	"ppsqKZe/+mK/Gn3vOtne+NdAF/VQQCvxrWASIA+ewTrHmq3HCbwx9JZj/RSaA8OZaRre3+ryU5zo51S/",
-	"n0b63jydw3s600+AMwVNxpRP9ROuDVMJb9apft7q3yGGZ6RrhQt4xvpryLZwzYDfItRPQPrwdqlR/50u",
-	"GS3hN5SJABoh+g2Z6zdE6XZJJvS96J3+Olvq9/MpPInuz5zCb+jtnGmYc/Wbfm71m8USnkyXXAgNeaH0",
-	"DCyyGYgBNGQag0iAwW+py7wDaO9S3f8lWAsv5/Bc6DLLRNddirV+QivLWz17MdZ1Y+hbvNQlY6G/xlK3",
-	"Hit4rmJAJv0+ieD3XK9RAv1MQHqRwGwkgusnjD1ZwXOt4ScbvUbJFt7AOjKAxmDtGOUgANIlWQrWMjCr",
-	"KZ4aIqOfc/01XehWUuhnGsP7rZ6Z37B+I4y8DNZaZLquWOtRS/gqp8ZWDX7Desk5vAGYEvBQcrCyhhmQ",
-	"Cp4rjQPyVn9VCw1TvdNlFIzXSNgUlFRreN6CJA4v9HO+AYE3CHi3mX7C1xXRvVoBlq6y1Wg8Wks9hxus",
-	"329AtbDh8DvVzy2IlG5hFLfJ2suCgCRXb7L8Kk6Z+uqLkdeWsGX3djvXHzb4wwZ/2OAf1waviDXcBnUw",
-	"fMd3Iau3+u9OtCAXmXsYFl7YuIBzRkk7AI5i+a1sjFIsJdIcLxjuC+Ik8tgYxDhT9pLQhERleFMScn1F",
-	"L7QOHp/J8hQV/d49N7/AFfDTmpoWWW15qpozUvKDLdkfHsFsf8ejLfgnVlxqPSy232+4MYffg/lvpVSL",
-	"4NJIbRg3euJvUQKzhmIyU4hnys74DXNM+5qqhX5f8w4HMcxQLsveOc4lvT9QEkfSJ7an4QKVVUEloe63",
-	"aJIbqAVRRibokfNGNuoDydEE7gsZjm2RimarXFm/rxT1Uqimlqaly2V5c0MtMz5I9jnL5+Qwabmdw/d+",
-	"3doeMD9AldelGgXgBi2xPfM39HbnQldF+sdtqANm9mOfRc/M1HdOU8ZS2/MV+V4Vn3PdbEkbW+hfvQgN",
-	"PpolOWNfWleHN2kV6h9mxm4d+QsdoVVjHukT6my9j5fYOolvXXhgB1EC7cX88nwMObeTU2QOBCuYpzJX",
-	"/LerUcArwGs00PQbUEvri4MSHBE03aJK++CP8C0YijilPZw61ughF/CDt92OU4rmloBTkGFHxj+mwxJX",
-	"dsm+df7b+QUXbixmkSpbsaJzBCsOklg7nOrcvRI0weZchnFDMYSNFLmGzhU1soFXGeXXT5/WxzUebU7m",
-	"/MQ3WOhVuuCsRSFgz5i8Z1C05BhY61h9thtNRlguQGewb24v84LvSyYfxy/Ipa1arEVEZRrjbWD8TuqD",
-	"/hknBMkFXxe2Tbmyn6G8+9LotHi1gJIknj1Dimxyfgi8C5TgMQoXWOBQaXx+ZILSlG2YuUiQILNMEs2d",
-	"cKu/2o29ZQnpf97cbJ4+Pbm52ZzNbm42f5rpn9/M3v6rV2Sam8gcP6FXtmoxofRwP+WSYzIqfNStH/KR",
-	"CvP97q4JUTjCaq+55AtXzn+6NijWoSS4bsSwkwb4dluVDjh8tF05RblfHxiaONLlLPQcVmIJbjzmLNc8",
-	"bX6Yn478FLAbUah3zwd89957jvL/V1Yz3BgzmGPCpzWNY03vZSZmOHRRegi6Bks5lBMQ2Kn6msO2iLIV",
-	"pyGxVjt2++7qcKeNAkji3y3tCFaPnDLIOV8H6mOkQJ1jdEiFhm7nxmtRI9WtjJuXGqxsuKci4AuV5sBu",
-	"cmRfPm2eZO81o6pv4ZHpcIulsdHvmHgl5ZUuNXwwmcmDpeiTYa9NjlHFpXgbcxwdBPqVLesqy2AmeOKb",
-	"PS5zp3XNEOmBfYsm/0ufOdbWzF3Ojxuc/EE36KGfdPjAScf1rIS5djsNSeyd66mfxOUtf2boTQdmUjKc",
-	"ygVXAU5psGrz9nYOCs7j29Uqr7UgLCLC0LhHeQGLZiamweOD+K9DDE7qU+9kMfWV3gfn76b897Z4yx2o",
-	"tp/rW8gu0rjdvsVghokS0O1kLooG9qwlu10H8lIIS8lDinPr58Jd/GBM38FjXbGIrmiU4bhovGpb4tkI",
-	"pdGABdbOkRgbrUfkdH6KcEyxJPLxBxiUpq0HjUgRkciAzwJpAgT06MdzpYhURkz5RoN9ObNRB0pmXoXB",
-	"0u5WGqsSYUV0P6dU6N04wGxdYkVezr7T8ErN8DA7SKp0WBMOWtFAC7f6vX7t5ZjA1jlop6wGkT6TNqCI",
-	"I60ezisw18yWM96FrjX+H/ZKalF5jK6vf74/PL66/Blab8fgmMxxHMyBiu+ZFlMIPbpi+m6H7T4VZK5v",
-	"TXCJstQTEQoeXDejBMfkZqRZ+5vRjJj/HpeFeuYlnA+xXyZdPj39lNNjDFUdxTVRmiFYku2JcZdKMRU2",
-	"OO2WZ6CBwUphffHlCDMXWsew9FY/k0kyy2Jg+6XicJcpulMR2xZuWwaOPhoxkkpkoQI3SlO0hFvFkeGm",
-	"lbqhNdejUgQ9MsZ3VFNH4yhrQoLQxglQwayW47fACxeUxi9Se1OPPTInjAhoygaBq3zFKfXupB03uYo4",
-	"p/ACzveIxzRQz0iI44BsUi4zsW+X5xWQq1BGTHA/NiIqpjvp97WyiL+g6VHbVRqewOza1yUoxT413a6e",
-	"+h3JwXfWv8z42slrgPzcAW40mR/NvamPaUmfoOVWMnEACY5xOwV+v4fV6iEJ+Yj4LaOpfuC37oTf8shB",
-	"BmW6djdV25ADcmiexu6ETdvdzgOv9sCrPfBq98irPbBRd8JG7SfdnyQvdVnWhPpsVHJdY0Wbs8ASmWhm",
-	"SPEqDqTChDeYZWDC2YoJ7uT4gcbE44s1c69ryjxGNNVKuCDIHWfo6lIWCjwIPfmrro6yNOY4evtooVQq",
-	"nz15EvFQnpoQBqchT57glD4xMyefGH+x/24UFoGu/tiFhEszkXJJbPgNPit8iEsGNZPjtrFqdX4zRMhp",
-	"td0YT9FFHsDMBoiQaAKTNAHBa4V4w9wdFoWhsgydbCUfVupOVqpqpRaDBXmr9Lmyij3sXj+xtWyxlr3n",
-	"td0fX6Gxnt8naW7bfaxjnAlcCbPIeG689IiquvHsYy+nA1GbbAaTxtTYo9DFa9ZFu1sBv4RsPAztDDf5",
-	"zMRE8ieRqllh3bDCosVEvXSW2hAdwcYhHtASeHxM7KIx8GQ2YBfaFRgUsvUcGONzjEqh8XTFXSHZxq1Z",
-	"CeohkstBBptcvAsw1oxtzpZ6Udx+qfPdLsyXxp7t6f7QI6XgZU1MNOHBxMkMh5rpL33+1go4gNWfzYzb",
-	"q410m0eH9XLEfoJwgRWZc7HN06uYYVSW0xtVrj7h9uUNmxSrY2Ki5zHXGivRFq7OZxdaCtXWVJbDByQz",
-	"qgAl4cK04Gsw1DH7iLBIX6eOWSF/TAjXi1qnCsx520Z48nBxfosKCFnnIsPp5TCBxBlnJ+ebDXLRlps0",
-	"KQ+OtzdgnUveVFcQAwBvv3faCJT87BpJlCSdm8BjJBREjcataZYaa92WG8lv7YIhnwslKzKGZHoQdhBO",
-	"XjgSrIGFy1Ch+wIRc/U4jOUBjjmrXPU6d7QcCc7rcbD12eZEVIJ6vhrTyOrs97veu+r69+6SJp5cedEY",
-	"DxrO7XDRlRa793NvFmgTd2rl8m4egmXOwD534mwaUHlsJVqX6FVhK+QgOgMP8LSjrL3u63zS/CYl7hC2",
-	"4drA0CpPfVEJq1DJ9VQOrLt/jUXBLFU/tMRaqJ2DPtTYvargZl+H4ls5VVsp19O3BxLTZvkaVrw2SUPa",
-	"eLY3hcCryA1GbcTJ/RPbMn9uVM1jyDAGB0yeHV/reVAxefNZ+hcGdmMks3CBsESTltRdk9OjDJn/28n/",
-	"603VYLtljNVKiwr2b6Px6H85tk7/5mKOGb2F/RpYRrzt/ZOipm+j7XTH8YWIA0Gv4sZ1zIUOM35AFSe0",
-	"b9GEAxdScTjzhk8sUgLpGt5umvDgP3CR+PHQbukiYo8xOceGV5sKvpZEoJRLJRFVvhBs3T0YTvd6KFTD",
-	"29R6v+YnMdEIgq6uX6LPz7766uQM4Thd4JNzZKsBn+8J5eFxQKhpfRq4TXNp4GfSJFfhMwTFx+g//uM/",
-	"/uPkxYuTy0tIzWmTr1CWZspk50RUPT6oGx2dEA4y8itHL23A1twXZtsxmvMVEUyjog13Oi4NXaMi4yxI",
-	"BZ9RdciIdumS6rMKZVutKpvCBM7CFr6UM3KiaOKEFcoKECC9BEQPKyT9pWbOzr/2SshTQaS5PK1IsGtA",
-	"f84H4I7MamUTLtRONeS/BapQJj8HjbzWpVZJ9LX5cLedaW29vry24GEGqR4Fc3OZwwUJl1O+QdMtKiQN",
-	"uYcDJGIzlAzg6RFbeLWwZZCwbT8DYDDOdza6oIjNSZhCUF6CJgulUnO3BEHcBP3y+q8QYTsVlJkr4PPr",
-	"i6sr9EjfnszPwjkIEmiHhKkTwjRRix4/q/NkltSUCbdJUA1qtclfudGzTux92+bAvmHWRy7EwlLqqlvS",
-	"KXqebyNcyhGQYmFC3mI9EvQIoymObtj/c0JkiDUHgBnKmM1DMvl18tikjZoZdpPz+r3aiSftGxBNFufS",
-	"EyPZbAZLLTEJAOHfnj15soNbeHGAlrTqbTDuqDU9QAFq3YwNGn2LTArVL5/esCXZyrHJQogVSrhU6Iun",
-	"pTUZ20Ra+dcvn5Y/16b2nyMuIiIgyNboqz99/qXNZFoe9ZdPPVjtJuuXPJzhoVO2V45UE+gsMJuDi1st",
-	"E45Taj8zQVWXZGtj+xqZdB6AHUeRCewrSBrjkETjG1atoVlRc7EBNEz4CvLas8hMs8ZoU04QtCSpOkU/",
-	"wfQLUlqCG7Z7Db6tEKAlIWn5M7S0Y21MegAXs2xEEoJHPmH0G5cYvElu8uThv7y5KCUQh+lKaBxTk0Ic",
-	"pYKEVELCporUrMjE9ubpN8/Ovnj29PPTL8/O/zE5bUnYVi1W3p4aZeAQHh3qeGrQbBiH5qwMa4dD87e5",
-	"QD4PYaGXTa8jtRlMd8UMvRuv59+Tg7NZtLt3cM7lEmbvuuvIXp/n3ZTofnygW/peX6P9RPP+3KTNsg7n",
-	"Jj0uR4KpcRgHTk8VhRtCkvv1eq5aiH6CXs/2zPdqQ823gV1TMy/Qo2JR/OH9TPu6Znb2w7wDxLtzP8zh",
-	"HBdbNsgn4nzYwRh+n53H7984/ogR9jKWt2aWljXOgQ7lmVgxTepl/d6GJQMavrc2cbzN+15Wq6MN/F64",
-	"v2ub+H1I/7HZyB9gzbJfGnSkKOPjtaFvGchHYFO/D6/uwh9y77L2MOzfD/vODf33dqGv4b8hxndg+F+l",
-	"8ndu8992qAxl89/B2DQ/ndszotTEp6Cmi6jJdDhGMptmYjpGiq/ZWBPMFY1jPCctkZ32a1jL6lT06Nem",
-	"wrWwLibsdE2XNCURxadczJ/o/55cXb8MTI3A1nj8uJ7N4dCUJQ1GEaRF+jM6cwelVIIQNUavXqLv+Abm",
-	"wGm69MI8Pm1r4XxPC+euBZxioTTXMQYTPjJGGaMKWppmNI4omz9ucfKppFGptvWPq1cagimTa6/bU63U",
-	"zh79emxWazs2yXdZSMZGMD6nLW5HGk18cZXXTFd0aHWgA0s96EW3NDcP+P2A3x8Fflcz3BlMersL7Xs4",
-	"e/RH/r2n/gfdDLtEtve9OfbO1J1slgMYw6M3z16YvTbTXuiHb65OnFCJU2sJX81M9nQnMW+Ii3G8xluJ",
-	"rOnLt40cxpA3v6L/mozRxClN9G9PtG7rSAA8o/5d+fYYYUFumFVqZCzWCNOaD9mnXTzQYedN0xMH7pkL",
-	"vCJoSgi7k+yjDZcbMPHYYfRY81OFjplKvuQSvaItV2oOH2H5APo6dOzk/U0ae9p981QYDdQViR29jJ8h",
-	"3W+X3jfXOE6sWYTeVdb52OyhODa+UYxMHgORKbsOUAW2eYysiECSKLMrDhC9dFBtOqVmX4PLvb3rEOW/",
-	"0tGmjbGRIDY7+gujv2WF8JCIMfizqWCCZjyO+dp6hCoUE305PfvKnOUsS4igoaxad0DNs59XT3/4879/",
-	"8/qnH+cXf4t+Gkxz6q7a5pBdkcR71r0RGamlb9G4piugBBiTiVwG+t9gAnY1j8cImCqzUuBjWOUuSwSm",
-	"S1BQ3mLNfw2zUdhWujjLpvxnEvSAZWFNzR6+JSpDR5SpIovPyN+OY9x2yOT0vE6H68S0TuwKSlSmL5XE",
-	"/JXddkCe/hw9SkvWmr2/hWu4qB8me7Lru0QXnY+dCwfhfSlXRmdoLxyE9+V0G53Bvc5B7Oe3/KNqiKQs",
-	"HnlSbrCIhlgRqUl8zgm4Ca5lHqF5UiX0H1ZKHhF4A6b2miXN/9sBZro1jnRmF1LN9kFft6fo0gFwO7RR",
-	"UxJVVLQmr9xSFQgrnrE801Qco9DlhaJ6iFQtrBFHNe0pulKmMuMKmdyvEHPcHpyVwp9Ja4RdzLCfgOFM",
-	"8QQrGgaURVSQUAUKb/rj7HMH98qCfYM3ur0pjeMD8mLvb+A7C0jzLaXp6w/4ogxNX3oWNE0H6fK1gwRm",
-	"6VIFYczD5a4MM3D6QClQ8eTKnjLenqILzCBEAQSrJwqMgYlUcLg5Ubsx8wMOSVd2XUIX9b1jtJAWDGY7",
-	"gtd32/ZexGiQArIhSdri8ZZv2MK4V+ENMlUgwDV4oj6zLOIYTcynieEVheYMJZmcor/r2cj/H7vg/TBT",
-	"goSEpgq9uvxBOjdadDN6bQqDydmc3IyquhPos9WcaCILZb3HMk2DkoK9fhfVjTOFrl7VLxD50J2pEYxc",
-	"kJQLoDeQMwRvUGwt9BFlMyIIC/3CMVfsbra7cxMot2T9bD1O/1hhmzAZWbt+x4Ruq0OvrroDrKmyzVam",
-	"eHGjdrM8OUW/uCnLSR5yJA8ghTgOrcq44hpXgzSqLN54lOItuDglRC24yXJpdnle5u0d7py/llaw7k/X",
-	"Jp8r2QYQgy5OTlfDsiPFzi3SIU97cq/AyNeVQSbxu+L8qVv8AfoEtfVsIc4YvTLlXkAxS5oL8UgdW/X7",
-	"zDi5qNLNXaNjnjJEb16ZTfPGpD8Uoik+2AF6ZeH1m8+rolc+LjiYtaROfAMJ0yTcyIzTyheFWAOqmuAe",
-	"sKunBFm+HxxNi5nLFefFmQi03TFwNl0nZkhT6C0ys2mMFRO+IigVZEV5JuPtSURmlGlKAc12tIPZP1Pm",
-	"LeTx80nCZpwrn+WLJXL5UWXKeRGFkY0KpOYyvc6N1/aLkxdZBLWORB5qq+G5dqvU9qxiPt+WDVffj8iM",
-	"bnyyM/0+J/vO6AJlVhZhx2otmE7Ri0yCn8LnJ2fnKEtTIkIsCTJKBwmepbboyHsjZhERQ/Kgdklf54AH",
-	"2UtlDGlsq3bbgbKbZnkHWbMgGyjK7rWKq9doV7LjZkN59K5DWjqrNtV/exrR4NDHQmMlm3fUxHjr4E1g",
-	"adEh19WCbIG2R1MUlIqc6hugskTTqnwn/JV0ReD0tKWLfWDt2pwiIMiL624aR1GyMZ/0iyrPmr8f5Ubf",
-	"VQBe/lWRJI29x31xeXFDyTcccrUcsdF02wYucLR8sBW9qF0Ka8vY6drr2svTOHft3HXpTtmw1j7E7NaZ",
-	"9bTatucXvNaYyi2Khbyi0SY8MjihV49sFGGScva49yK9KEmzesmA8rRz/WRALWDuTAYUcSLZZ7kUxye+",
-	"2Se4meJQBhGZ0pxllf1lg989v7i+1DBfOZC6JYEhzNoA4B2kwYQ2DnJdaBNiEQ04LxdYROUpWXI2pYwO",
-	"2MJPBmK5kSQM/Sevq4Py6HUXoMd4cXHxOFcvOZQ+RS8uLiQKYyylvktPrRkkkWiKpWGkdfk55xHwTta3",
-	"AC4qW3M3a7OtMZaScJuDO5PrKhf9J8RYTV472JcFaN0ySfHgyH/9/avnDeS/58H9hBk25qEQgnSAliyg",
-	"jgS6SRCaF+edis9L87VItvkdDiW6NGIXgIzcCvpxzGBjANEGDVvvu8tAIfSLJAIZVwP06PqXnx8f32LH",
-	"aSqRyFqMrdDnQeiECIOE1X2GnjOk2/Htfcsiyt8ycAHXzGauuj3/Ot2gjfnbIh+c87vvPNLNNPpu7E9c",
-	"Dla4G1KGLhYkXPJMX0SlIjjKec0QpNVR7htcBmUd+8wN1gYymTnKFhWTdMTMpMbcIwh5zIVPhHtxfY0W",
-	"ZIOggD3+G5pdCwW5E9aWbiyjf2OEnEX9+5DD6dCLbptlD2ceLo6k7B6ufDzCoZSDwJnNqEj6wlBEpHgb",
-	"hDHB8KMfuDjBPSGYiJL9e5IFUxIOMs8d2NkWOCw3JugFJ6bLnhB4TBTvB+MoNrYNgiIy0NOCqSCyLzS5",
-	"wGnaDwhJe/Zilm76AZhP9YQsAyUwkzMiekITeNp7K9GI4LgfiHfhtCeAdMhpWeIl5v1pzDLGgvWkd8de",
-	"1/xARNB/O8aU9SQrCZ/SmPSe1iSLFQVi2RPOZkicYXhlQPQDwzebnsNKz7/oCQBvg+nWzE1fQH3XKMVb",
-	"xtc9YQiepKr3ygiy4nGm+i+xxInM2HwAQCTFQ6JwB9GEHw5coYIpjjHro+71cd3XAPs7C1o3tqZy0a+/",
-	"ak1ZzyFncsiFuKW9+JT+d5vqLDcuOine8uxeu1aSYXrMH8KYMhL0MQbytXRp4L5kQ3S7ANa8Nq5kMMM0",
-	"9jrAO/8RsyKFARCO4y2yI5fWpkvaiJAMURZyAVIjj7uU0XE6GT9Y3xnVhTRGdthTCRkNAkgdjKnWgmyR",
-	"7jXSeI9WROTxOlr8WVbh3Y3y4m8XBwzr4m8XjXFQBaOQhw2jGx7UBeQNDBhMZFprqacEtQVa0+LR71dk",
-	"y9f8iWZcIAt4t/h0wTMh72pKfgTg7apE1/dGkIsDuj7kZP/oJqE24ywKIKpoa8dh9iB3DoQAf/SX6zfm",
-	"F5+hCG8fW/stNPnxx2cvXkyaWUYrxnFCHdQclOzbYLfpa2pAmvZcgkRUcRNmtqE7th/R1SX0VMO7Y8l7",
-	"u5qo0fUlZvgeVDdLzN7RO29n4Nn6yc6NPwoiF7sdEBUI1iEfUZoSLMCSJdecGXLFODvR9+f8ANLMD40A",
-	"tf+CU8xO0Q9coHIRSFa15RmKOPvM2KRj5FPIBcaybGx07dAbcNeV3MayNVaXeVVUVEWm6im6Yi6LjSTQ",
-	"cMhZiBVhhYrfW19msxndmOQ30mrykynYKHnLK45M0jZ0fl6Jw70mSIkM2qy2FpRrWxUG5Bcz2QiyOK7B",
-	"rwA20wr5HZvRnnw9lI41oaKSTmSMJDE9K/TPFZsHyzXIao64FvWJ3xLw8giE2olMY7uuxih+i6ItwwkN",
-	"/dhjl1CmJDQ2ys4IEoCfojccJXhDE3pLkExxSHLdiAObapLtMkrmgMcuALRDSrngQp2iqwpWQ6vbkpnI",
-	"2L/0LsCoRWaHtx/d6nakTG180bFxCHfE7HuO0mwa01AztStMwXfPw1hJm1XQMpSISpkRlw35UDMqb1sV",
-	"RkhxpFlzw4hX2/I25E3L6G1mTaaSKoOlC8yiuDma3uv2uuxB2MuEK/dF7GnD1Qbnzoy4PhofvmFMqfIV",
-	"rdpSdUSL3UreoYRb3uZq0q0BBnBnkpxczOdEXncjDgJ7i4N9ijpFHGpz2DMs5tSxRrbZFpc9m0hGb/2D",
-	"fPc0RwhW4vD2AAc+k74pjm1uVLJRz9B//Z//r+rV91//5//+nt36+qBDqwdCJ5x4cFLY4aRQyQZlohiY",
-	"cbwdbP26hQ77MA5bPeINd8LkB5+r34HP1aHLm/vr7IqkPwzoI2PvP3gLfXzeQnuXvtNSd/LLPZKS9xpc",
-	"maHthsydfKYKTtWmrxhiLPfY/wE46a5hTw5F1F5XwKMQpnM4lPZWnCtc6Vz+I4RGOXhCjk72coT7YCkf",
-	"w+/EibA5ba2eKp3m7y6dWXqNztrmdzuaHnxQHnxQ/rg+KO27qj9LdLSzSis71MllZRe04xxXdkLq6r6y",
-	"C+gxTiy74BzvyrILWieHlh0AO7i17IR2tHPLLmjHuLjsgnOco8sOSEfZ1++G083pZSfM41xfdoA6xgFm",
-	"B5hj3GB2gOnsDLML5pEuMTtAHecYswPQMe4xu8Ckw0/X8a4yu4Ad5zCzC9KRbjO7QB3pPLMD1FEuNDvg",
-	"HO9IswvY8e40u6Bthsex411rdgA7ysFmB5xj3Gx2gengbLMb3DDreKTjzS5IR7vf7ADWxQlnB7gurji7",
-	"wHV3yNkHdTBG7Dh/mR2AjvOa2QGos+/MDpjHeNAMKubd6fvR7aL24B7y6biHHIYw3eR/Hd2guuFwr7HW",
-	"fB06DbeTz8zBXbI2nXcw2LJjRzdzpT+070fHFTxyij8Wh6Y+WPWhnJva+9xpLXoHCzxe79I5cODBSpCB",
-	"1Z47hML9AgoedVz1Di547IHRO9Cg31/g9xB2sH2qWv2kSleAD9H8T5jhcg7pQU/vAY/rQwZwLGP24Ir2",
-	"4Ir24Ir24Io2qCta9yPgOPJ1vO9x79Ohgx9yzzZ7TXePm8axLoIlTdyDo+BdOAo2l7mHKwIRQ5kaljje",
-	"TtkU917KumdWbILOHdH67C6vN1s3SVEPj70D+1Xxsht81D7onabgYFe9QUXidXQ4cicNeE/ehVOHDs15",
-	"snQkC0IQFnpTmwlCToxPCvr16volcmVBwF4YCK7X61Mq+SkX8ydU8pMvzs/+dOLKnuiy8nShkvjxGFGG",
-	"Yr427i4lMz30q6WTJMobKeCXbA8jHsontgQl8nHZnwJDils8Y/oZx/qZwBs210+O9VNI/czg/Rre3+ry",
-	"U5zo51S/n0ZKP+fwns70E+BMGTz5VD+Fhj+V8Gad6uctpObF8Ix0rXABz1h/DdkWEvPCbxHq5wpS894u",
-	"R+NR9E6XjJbwG8pEAI0Q/YbM9RuidLskE6PxaPZOf50t9fv5FJ5E92dO4Tf0ds40zLn6TT+3+s1iCU+m",
-	"Sy6EhrxQegYW2QzS+2rINIaUfAx+S13mHUB7l+r+L4n+upzDc6HLLBNddynW+gmtLG/17MVY142hb/FS",
-	"l4wh6XAsdeuxgudKPxOYsSSC33O9Rgn0M2EaTgKzkQiunzD2ZAXPtYafbPQaJVt4A+vIABqDtWOUg5+p",
-	"LslSXYbBrKZYz2RKIL//XH9NF7qVFPqZxvB+q2fmN6zfCEiyLGCtRabrirUetYSvEnBGhvAb1kvOTeJC",
-	"DVMCHkquZ0zCDEgFz5XGAXmrv6qFhqne6TIKxquEnm0FJdUanrf6a4YX+jnf6Cf0J9tm+glfV0T3agVY",
-	"uspWo/FoLfUcbrB+vwn1+w2H36l+bonu8y2M4jZZe32NYh7imLR4Lj7PPev0nYUIQSJkK6BHMWbzDM+J",
-	"hKTyEREm1bkp6ZxtcyfFppNTzZ0wFXxG4y5HZU4dDYQycyFTziTtQcod7Nc1UF0JeKWLRwqlrUgw8DKs",
-	"erlcCb1elns9aXCvXh444pTNg7wFLHf4Iec+53CnnZp0o65qi8yAR1lYXImp176eKSIYjk9ATVr65m7n",
-	"FgqSPI5KEtBCd1rvCrrSmOt6afW4mncXVC7hMp2xiIi1oCAnSjORctmHhd+DLMct94wQGYQ8jkmo/Lbi",
-	"xjqcGn/I3D4dC7VFOebHZsQWji6k4aKZ4ImRW+DCKSc/ZtM0tgpnl63eZqM1N4zaS7JJbW5Xc4y3kBkp",
-	"jx7PesE1ntUHY2A5DyQqHZlCIWafgUsJmuJwiRiZY0VXBFku3A67rGjyD7l1HDU/9NoSeUZ5oHP6lU2a",
-	"+1wpIo14Rho3GS7kgqaXJIxxj5thZJ1JdxG/NzTRbSepCczgJwClWAwwl4YWgOzMdhfhYgxojSVKcIte",
-	"AlLU4Lm9+zXb0t8RfHcUYCr4Wr/s2fT77ovycs3I72VFpoSRGQ0pjhHX3f4AK9O1Cz1WqKMbW7HXgqhY",
-	"2g4Mw/Fb+f14xB1a3UHjO1BWH83GzStwh+hAjb4yYF9ZqGWWzPoyAWW+g+G+rjTgHbMiIpEBnwWWgxio",
-	"5Tca7MuZTa51JIN4+CR2xOx2Azer+Eox234mc2Iq0QLro5MQVnK7uybKHLnfGfMz8CAWGUHg9ITASxAU",
-	"N3HcChfksvrjr3aA6Pmrq93OiKvzJyEX5IllVuQT445okPex37iPbEiYaRw4eOhFjYHHXgJ8T4M3BOXQ",
-	"gZvSAw/aAr3XAWsKmgfJCgTB0nfTeA3vgZVcL7blbmtu09S3rCLMA9huOvhlZV2Zg/wtwzGoIAOzkQOj",
-	"KpZB0TO1EEQueKyv6a64vmsFM8ow06dkQJlUVGXQ0bdDHov7yOJHx71UD4oPwLt060CPJaqeH7b4x7o8",
-	"hWSoPk9hSFJFIht0QiQQtc2etHe7YoP1qXbNg+mESXo71Op29J6GNu6EXami27Fo/J0VuVwShWksnzOW",
-	"4fg1WRGWkR6BoPaG5UjKfR6PZlSGOA62BIuAsMiPTmHMJTnhmUIRBEZ1wiUSEqD0BgjSQBBl6Or6Jfr6",
-	"q6dnzn4YfX86P0XnT88/Pzk7P/n8LDco+fzMRHm7JCFJpkSMoVB/ElGb20trwyE7GrayZWDxqHQylX0M",
-	"9k2668APNK4YfJoTNIhpSJgkPaEkJOECsyhLNJ+OpeQhHaJ3CWVUKiL0WRuRUJC+HRVkTqUyR+mQ06jw",
-	"JqDREBBd2ItjQHVBR9PM30qtVNzx+AxW8jDTk9ahWDDlWe8LK4sVTbAiQSGsKHZGJ+BDbfDmjP4gOFPf",
-	"4XDZ1ap96ZO7DhIUBim+JKwZqwQksZbIllEwN0Y7RZoqW+G7K2k6QyIEXZMLnsURmhL0GbWTFrjqn5n6",
-	"1QpMc942oia2sVFogucEPZIJjmO4AWGGvh4/ffo03aDp1v00Guy/vPrzGL36+c8QRffV5Q+W+JvIV7Fm",
-	"h6D62VP04jtdXtJbP28z0wt273MOrf5RJ70uo4cVeHtnW7Kbbkd3KnD78e4pcZ1u5BTKxyCZad+DPhdg",
-	"oaHirbN/k2hSjGoCvo7l63FpxG8PWjJT1hbtt3xXlybHfaelckdNix19/tnN19Wls0N89JLFW7TCMTUx",
-	"qi+/L33Uw5GPvTTDvzIvU8LQ9yxLzNarQjLBvZziE5lZqFrOBKEAbR4JVliBtUzAwPQFiyDMKLxSgTGt",
-	"UYFU9octnAV4yuyP0P6g8Pc2UPBjGgXE/iJBOCXmh6k+nQcZDc0P+0YEIUvfgT1NAAD1X4GFMD/nUgUL",
-	"sG0IccDIb+aHoGB7swjChfuVmR8iCA00ETAKt7VwGyzsXwVth1vbdngb0JCbH+ZNRIIFzE5E7Mgj1/Vo",
-	"GYRgjxIt3RseCOgxIQHY2BBXlsgghCkl0r6Z0eLHFv6KQDBsfkgqwEJlJmyh+dQu0nzq3lD3RgR4lpgf",
-	"c5JQ88sWUnrMYP4TTIX5C8YqCxEkU2l+cDo1P0ydRRaEYI6yyOz6LTL7iTpUoSRQ7of9pAJBsPlh3rxL",
-	"zeotb4MpgImpXZJYBaGBE7vCcWZRLs4CEUrzw35aBZkpvLJvEmW7kSjbw8TBSTaBmIVgFxRMTZltEHJo",
-	"NtkGVNlXEhAouQ2YwW8WB8vV0vwQEmCy2MJkPOBizowNUQC4zm4DCgY9KQlEFoL9UMAAeBoHDCyx0ljz",
-	"oty+M6BS10/B9c4yPziYhAluP0lsRyexHZ0keQekm285DzJAEUmDRKbmhy3uMEsugwjwWy4tWkuHqWph",
-	"G1GLIHU/TPVMBoQyr6b+0OjwOQXafwbD1yPjtbfQ8hecqUW8/V4apj26byFDP97+ns31MchhAmHmaDhW",
-	"wyffASMiy4HcBVNT+CC4pQ/WXCyJCHKhWBVhcxQxHkBZ4g5MPkOmprSWqJqLIWyO500bokoo1iSN+ZYQ",
-	"OUYhZ0pgUGcZ9nRFWMSFOdAPiDJPo8CGf2+Ru7q9JVtP9q7R/w/jkTz2eYnZeUEx/4Pj1e7N3e4TAneZ",
-	"sguIJVEOPPo+nzZPqP05SIRIFLTn38jnPyZzHLeH961Igw6Rwh8+N69LoC+xKk2K9e+1ZIIMiBTGi+m5",
-	"A9xoUs/D4M39rIGW/YZFFipvhBaQ5jpPa3NHnW3dHdisVF47Vx2U7BQdcxxyTW5BVQDsGCHBLWdEYzqe",
-	"xlQuNAWqfIljfeLO+YoIBs5+lOmWwLcOkgyVP+I4yAyDBsFhUi5g95SFmrVPjLMAzGEblVIslBNNaWYr",
-	"ofptTK3jRP07dBNirQUJCKVtz1MBecACK22svDFtmV65t1Wwxra0XNm9qNQ1L2O9uyL/tyrY0k4MF1iY",
-	"aZSUzWNS7b3kcXNx4KU+OAUl1tRG71C8sQrhYOdqKZEBs5ixHWtU+1hZpdq38sjeDqwBaKEEx6oIty2O",
-	"4Riyq5Up2RhNiVoTwtAZHHafH5pMBY4MfzPwaV9DZ+cHNrQlbffzGc/ESUTnVBmNTq3Fg+A31IHbkRub",
-	"bbofT+sns3fhMNvgEA90eq3Vez/AcIHMdw5vsPfUfp0XqCTP2mGmPtig7tPh+agp7uHkfFw7R07lFYvo",
-	"ikYZjp/nE1bFuCMd3jRNb+ZYoGo7RpHe+jRUYySzaSamY6T4moHIeUXjGM/9jB30WvhI5po7BzpbxsSm",
-	"ewTudJ+fffXVyRnCcbrAJ+eFnJ+w0zVd0pREFINTnf7vydX1y8DUCGyNx3ChSLGGr1v7z1+fn/wDn9y+",
-	"/ef5+3/xRv+njJx59A3WiAPyI52hR+R0fjrWzBEhaoxevUTf8Q3MgbOD0nvGL53UIM73tHDuWsD6HNTn",
-	"rJ5uqsgYaU4IWppmNNbXKn8rJsxfoKey2ZYnfqAXhtFueHJ5FWqPAqucoUuZMSyojFdSAkEaPJGu9Oux",
-	"QYft2NiQsZCMTQ7WeVtgDY2HHvzia6YrOrzdL2xxqFpMwNv+21Fv8W6ajiyOd1ysjHLrM2liobTeq+Z0",
-	"RdhBYCDlDBcIauzIw9KGGxW1WCFc12dHCVcc3Fy8HlMswdVRX0P8yJKJA/ofY9P9GU5ovG3rf23Fe6+z",
-	"5iJfzr6jQi3uhJmcasgD8ozHwGtnDR0/eDi0wRnB0hL0MutxViM4Uwsu6G0vwwgs5SFhsj5ic5Miz8qH",
-	"7MWKSnwf9iMFEvVSdLYrhD26RgZueqbVmp6RgB6mpl6Mza+I0Yp+saQ8nIKCpKRFjAIGkKYkYKC8mM6D",
-	"DJRNUxYwYfSJIgjB0znEgVHohIuAY0nBLT8QGej7WJCCVz4PWEZTqy6kTm04Mz8impBNXYNoNYe3AXSu",
-	"0A4ugxDczSMehJRUlIKhAU1IQJdGFWjmYUaDBVGZ0fcxKoyaj1HGK+q9ki4PRl+o7rIAPN+pnpel0cql",
-	"qQTZkQyWVj0XzoxSjrIQvPmDlFr1HHXquZQ4/Zzx4M+VcqsgXda0a3aaSyq0ue6yUZxNoXHG3ZuSusys",
-	"c7oMQkat4kzaX3GQEgmxDFJlWxY8CFlaU4aZjst5MHM/bGdyhZdaBLH9aworUWi3aOVXoM/V4AvzQkqW",
-	"/yh92Npe32I9878DzVix77uqlWzRqui4wdfXGGQikROLkahw76jSg77aif1XQo+GojSiXDLdOhooYe4p",
-	"CNg3Ih9/oIGVmGv/qDqq/yKsSMBnATA4g/S5ySgOpPZrZ4Tao469qSzOZ7IacazTPaICztwlWq8Q+3R4",
-	"ViHhTKecPs/ejK+vf75fdNuv4AONSTCHfMIHTI8piB7ZuA12Wwkyz2LjYOCCFLoMyjejBMfkZqTvNzej",
-	"GTH/VQL8mJdwkYr9cQQSonCEFW4ndp5QI/Ws4mDctiTbE0O2U0yFNDErtzxDIWal/KiYIUONbTB//dUk",
-	"N5xlsQlrpzjkXy7dD5sBHfXSGjiIMoiFahVTUTMweUH93bTSeljXkgIMrvs2o4AgNRyCYKrIgTlF9yGu",
-	"OiLkS7s6t4JqZd1ui7hIT1GI44BsUi5btYVVqK4ScpWqubupVBQCSzHdy7deda9F9QMsxQ/apK9LAD8F",
-	"BW8xMr9ud5dMpLJWIBdpl4Z0Y5s8s93NuXq3n60R7pidmIeqcDKl3GXN2VifojxaAMJ6P29Tm3PE6ECl",
-	"q2r0mZrwTDkWeVZVKwqw0sZq4BTCZCacgtyJehNClERUSUe7udgiPo3p3EzOHu/qg8a+wBJJOmdwHDKF",
-	"KoGZthCxkzMleDxGCWZ4boSlZrIM6RRzzKxcY4cD8MELwWw8ivZl8DaSEhGSsudUqzgvBHfFNStMimzr",
-	"jRaNoULRalna//Tkm7f/49HNzan59fjfvEJ/RVW8T7AIZRzzcfH9yzFyCRm+Z3PKCBGPh9xaQ+j4Bhf6",
-	"DiyC7T0zH0JRuG+JBtAR7m3iyLnrdrsteboOFdOkSNTh4qRF5hgd7kAuOwK2aRxzpm+rWcnC/dmSFLTg",
-	"sWbMBZE0IhIoaaVcbsxGLfGJtyi3piGRS1qVu/9ghobhDiss55GKTeuA1C6kNAVAQlm17XJGSiX7H1MW",
-	"bKscqho2z9nz+Ji9Utkh9sbBm8EFldOtPgR2fQjs+hDY9SGw6ycf2LUWL7V3MNe2yJwNgbybNU97bw+l",
-	"1K+KAX90EVxdjoCTGQ7h7uiYgXZTiU8+eGsrcjQWcF9M1isTu9QI44p7Z4zVjIvEGFgxRkJ9WDp2zRPg",
-	"NMVgxu4GDQFbId8R1Wt2Yu/KJySmc6hjJ1d+lEFca3f9WjTaciIbk7znkJi0O/pYBvgx9/ToULKtQ9tL",
-	"l37IVCbI61JtPR0si4GqjJ4pkXkSfoJQ2TdvMTWBbioT4qLgPC8m5HjdRbmL38Ptx+eHRBlNssTklaAH",
-	"e9pU4l3JLEmwuVx16ty1rV9fRTdre5fE3Qf2L0Tni6zvCtv78tpybX24sH46F9bmVfWAI9SLbI3jc5Aw",
-	"u0cE2B0mtO6hQXV7h9M9IAbsgCF0j4oS2Tts7v4IdB2xrG3pm8j3EAP9GKb4YKz/EBP9KYc2P4QKtFPW",
-	"hzDPD2GeH8I8f+Jhno87uj8Egf5UozcfwMY0prtL2N6DA/YO0ufnRQ8fAkkPHEj6sLWp36ebSHSkFXDP",
-	"8D+HBP7pbvu7z63mjxLmJxd+30m8nz2Rfu4uxs9x0X32GIIWnEYlws8j0Azos73s4vX4Yw/xc2BIj95W",
-	"n4fZe/ay9NwfEuAhfM9D+J4/ZPieg07P5hF/RDjCTyjbwV5moKlGHziJQd/0BcMnLhgwZcHwyQqGTFMw",
-	"iMd4By/t3kkJhklHcEeJCAbYdb45a5pDdAtj3ieA+UcYunzwiS4G6yF9DykcHlI4/AFSOHTaVPnVtrFv",
-	"HqL4P0Txf4ji/xDF/w8Sxb8rAW0T0fW8q3btTkMs5lFQPISxPSKMbadVqAsNG4twVOzZ46PO9u35z060",
-	"2dOR8rAYqN08KA+FPcBM/GTH/eED6nosDXcpT5u7whmQXl2WlHel4BdTEnM21wytl0X7yCIgHRD76PcT",
-	"9WhfvKM9I7lzW8NxJ42qublFR6nEu0dh2hl/qb/21RNz6WOOttSE8Qujv2VFoCUicum0jdjzOwrb1B6w",
-	"6cOFavqv//N/H2I1PcRqMihnB+qJdi2Md1RNgGXKfyaNgwN6Cf/mwWukZiFA5iEX2M4EvINV9vsh3mew",
-	"qMKRj87qy8QFwmxrR0JFzUZIjl3kEBuvB2RhHLYVKOPiLYK4USSyMUfkGBkbfmIRWy3IFpxidE2w1lyQ",
-	"OIKgq0nKhcJMWe9Q9I5PIVZJxkJz89AIy7boXSaojGhYN1+806hWuyMs/Z5sGrwhTIaLWDUeGUnwMYxE",
-	"B266yT42Q0g8pEp4SJXwh0qV0H0T/Ww3/lEJDqo8bq8kBx52+XeX6KBJIvtH2tp9TTpaZAj3tDuVFXpb",
-	"uBsh4VG5DY6e5nYTnf4JCTqnIviQJiUDJB7o2PLRyQY6rXi7gvUhe8BD9oCH7AHt2QM6bLbXtXtYTTBu",
-	"Keu+oKc1+QJDRUV33j8/MPrpYeFu6wKNesjb53cV8hYu5oI0oukkeKmr6It+fr++n+i3pam4hwi4ViiY",
-	"YRFRzI5ZpMLg3tVuLlZVytE5Bm8DHStxeJ/fSRxePCftDRQoURbxrM3KHx+LtzpNR82F25cRwtJaacNR",
-	"X3dCqw7FijrtKtogw4wnlIGIqe7opLjzOvILPhNJYhBiaZ50ThgRrSJSXHSACALCVoj+NSWIM48HJgim",
-	"zHVF0YScoucGjv6nEg+GSmQVLWPjlGxHVZizSaLAQ7kYcX3T85QwJ4osBWlqotKO4MmVy8odBVDeLXEa",
-	"TmndGpS3n756B9h+Q/drqX/fIaH/SpnXeFeRJOUCi+0YGX+Zk0wS9MvrvzocX3Cp9/Is5mtjI9iIIneK",
-	"rhScMYyjCY0mQLwOU6RfXdZikpvjgLIlglBmpFV/3kUbSjYpFUQGWB1VLaYrknglXG9EZnY8Nn22nTKa",
-	"Of1uRU50TbQk2zGCWNGIMqSIVCipysPKJ1kvbUfpSrM6Pw25IKfOXUX30Ss28YaE1DiAlSdkliA4XBBZ",
-	"x45vLQKhTJLKrT8TtMVjOgjxfneXEgL/IsmFrlEPfWZnbJwjWoEflVUvraUZdKkXb/fvIOlZlJeMoNQe",
-	"8i6YRHMDOE1kqxlJEdUvtbLt49W4Ps0ZIxsVaJD+sJ+GzV+ZDW93oq4CvRijCcvieGK6Rgwlct2rB47z",
-	"hO4kK8ozeWTrrpq3B4ayHtiFRsJMhUf1CfF1cy8imCAjPmJapFnQdx27XR4ZBr/MkIxz5nNcuqTA25y7",
-	"fzxG6wWXBNlQeXBbqKVvKEdBPILqfnzmS2biPgHTpbsayIPZ0u/UbCnn4/qbLNUYzIHMlV7lGHtf5krD",
-	"7pF+pkr5nH6YjHLtrOWP9h5uLI8m+oSbOHsQax8E9hQSciPoQxQYTbuothZwnO3V9vChDyZUB5hQlRNs",
-	"PZhPFXlo7QLMKImjY02q8k05WO69AuKHy7v3R7dQqko0hrVOKjP6oCPaeSN0TVSugzm1O5D/338dtBZ2",
-	"x9wGbZUBLoP2kvJwJbzHK+EbviTee2EhWRsjEEcApQXnaxCp5VvD3vWaKHOP4q7D2Ee7NjCIFgO0A6Rm",
-	"+RzkHMw9i8TMzAfQD79oTJJotybFjGGNbcKQR/C/USbCC85C4o0oupNuHSC/khV7txbM/FQyL3zwrAnN",
-	"XjbV4msMCWECDLbPwUzwpEueFpt7hZaDB9Z1TMoolk1LjhiW1uYU/Q3YMctDTzJJxEQDn5j4EJPyrrCJ",
-	"QkwUS+822JmA5wUOF5SRE0FwBLmCTD2bimfqNmW5d96sBUJ4g0hfFv8BE+oC6pbgocSmhLOZSUgEKuwi",
-	"9K59W7ktUMk+U0hiReUMAi2CKtxM/kCY/L0ekg+daZLiUPUDfmVglNKSRARHMWVkCLivibFklRc4tSHi",
-	"Lh142EM2H1e/tl7nYOy+JNJEfsTSZnFop0NQBNa4tGGKnDkelBtgRV+7PpoIz821rdMXg9THkxeDOh7j",
-	"Rt+R2tiBcNus7T/oSnnbUwahRdyFIwip2gZgLR2UDbvHjYILOl+s8TZwMUqDKd94irkQgAmmcbVEngfG",
-	"5mczUq8934OIsK2JCVgq6qw920tEfBpoTo6viAhsoFbPZ0jpFZx93frJ7rLSd096siAmbK4WewplIg4S",
-	"rMJyuVpqDefKUBSAlYEghA4UF8VMJVTWIXoreKfIW7IxEm+pVJAZ3RwB1lbw9lcQkt9/Sx9MpLfGi8Cq",
-	"GEvvuQxMnGSsaUrxQU+4t4v6QwOMfrkm08AsSKjxSsH50SwjqSLFIpSOF98Ay3VIkqptyzfK9CAknPYH",
-	"FAnmhE9jHi5bO1gpnWIp11wAZu4cFmV6c8VEkb0FglBPeGzkGUHKYxpuD6hkEwI6lUWeFmpvTSPZFfaM",
-	"gow/e+sIMstYdHDnBFGZOHwsRv2CmaZIzEgnD+iToSwhZ0ZI6QK6NuuAE1/pGwjb8rcZE0TyeKVpf0DT",
-	"0haqfKlS9bKZeJDnzijjbbWE1Xjk5P2YgtJI1fzlQi5Elqod34EUBoyrIE/421r6iJFo+r6/UGZy6hGT",
-	"T6utmLmmtXdrhmkMwWwhJe7OMnNBtjI0qoOdBd3y7yykiFRB4lvyvKDAWZTFJhiuv0iuCto/X5WiO9e9",
-	"Ql/aigC6t3+XUm8DYaZ/C0Gx97abYEbTLMa7sMjCMKEX9xUyYfraSgFnsnfaXKmdPS+UFNsDIHIItgUM",
-	"4c5Cks7ZjqnQRVyovtZC6YIrvr9PivMgxmLe3iG9yXbvdLJRAjPCM1ns9XoZi/s5BfJ1ypYpDm8SWsxt",
-	"KVlCoHZwJfTfUWpJtlA2T67XXmgXGIM0Owp4KYT9VmM4rQ1wa29MikSmaGHz0VLScme7+mWL6HWGLdxY",
-	"ZLe1WlfYFSjlYGopYRMV1b7aS5oMSiYUrQGUD6rtD8lbqyhJPKOkSUJg/7QUnuGwnYDYMjtomi2RMfO2",
-	"DSvsfrN3/fpXkGpqhr5Fk71TQPRjlmBWXE49KZrzu+mxdq1tUhFPkCkrzwhCJ9BoVfRelEoYZfWaxjGa",
-	"gn8HQCGR06qXpVBUIsZVSdyEWXS3AqZWWY1XMNFpKn3Am2KJyrfmjJbDdhVwrOlZc3IrjnnhIojIlKog",
-	"xVsjxx6PcAhJZOtvZzMqkuobRUSKt0EYEww/yh/jBFf+T/Ctvr3USmXBlIS+1jLF9V0vDCgzZEqTtdF4",
-	"NMW+4lPMQs4UDutv83jy8hQywDferqmAYKgxXVaq8pgoXn4TYn2rq/5v/yoiA90DDFSrUkYucJqWX5G0",
-	"UmKWbsr/zqcBdA9yIM+IqHwTeFqbPhoRTRuLF+/CaeXftB3cEi8xr6/HMsaCVdZtydmUMlp5JYL6ZMSU",
-	"VaYv4VMakxpwSHgBK1V5u2nvI8Mr86L8km82FQDp+ReVf/E2mG4NzOrrarsp3jK+rrwRPElVrTVBVjzO",
-	"VL0TEicy00dL7TVJcftw4GsDd42CIJjiWF/zT1O85Znvg/3XAYYSayoXZVhqTVkFeCbbu3NLS5j51hvx",
-	"g83oPCvi3/vMdkpFLMmRKQkhN14XiuTEFmA1IMIFBuZfkJCmVF+i/OfjPYnmByTzl6U+V8m9VFhlbVZS",
-	"RmeFTBlH9EvH5GcSGfVHdU6tpiuIMk3syIowleE4f5FiqeDn2wGYhNdl7UV1aJTpsp5j7GqGJvbjxLm8",
-	"6WbH1nQavuxQiAsieSZC4ofsvnpAu087YLd7wJdja+Q6m1N0Ncsb0Q3euGHfjDzDcUrEGc9YBIaDC1Ku",
-	"Yq280EvNVq6pJBXYmKHnr67yUYxLSnOTHlNvOH8Lrk7eREV5YdYJqKRhpYlacOPGDbYvwyBKVd3TVR9T",
-	"Y3kNDwgW/Hme0N2qqzzWDc8UZSTgDNyQjbDAvawEfug5/OtC4V4d8WDKRtvCCwOvIwVrAdKRYgGtl2Xa",
-	"heO4avJgVe0li4chSNh4pGhChgzJ1dUYiZX8Sx7Mke7ZHOnTtUMCdLwAYEdk0n+FBU5kuwE6GLg3/J4A",
-	"rm+6niM7aPB0Ck1aaXuPL5KHl21EFliadNUOaMsE9hq8L7X9PY68kU3+3ieg02CjEsoEUTXn9MHnUS+0",
-	"rOQEv6Me7MCN947TATOJPDn/wS3vWI9qyv+ivZrI+I7G3JpOvOhIL2e3Pc1X/d5cm31xfN+g7mOn18Ji",
-	"VAN/KI5wqFz8D2/cDypsqJb2+Ch9p8mbHLzTFMkFXzNQyLvM2S3Jd+10GfeV5qTVU22bqLiGJlrAdz8R",
-	"3ZCkQ/L3HsvTacj1NKVGsdRpuA/xZB/iyf6Owr3u3wxF3MUu22HoTLXF4dsnX20TyjBZaz1w++WubQIc",
-	"JoNtE27fPLYldrBv6NFjcLIZC7TckR7pbT1gOie59cAaLtXtgOfeQSlZO5KBh6ytD1lb//BZWwehbMft",
-	"vI4ZqoclFh9fyuqyrLFU1hZ9238hu92VDg1t0+M68348woxlYLie57bsKK6pNwRwbcrMorlu0W6O50zf",
-	"j0fE5e0M1lwswajdG3wqz++JrCuOi9DNZ8jULLs9EjbHc08o0UeUhXGmLxKIJGnMt4TIMXL+SFzYIKIr",
-	"wiIuTJbkA8Lb7wt4k4cTl63pko+36do50S66TX03F56EiUmbGhTzPzhytWRmLfFWO2J5lEJ4OELjwKPv",
-	"62KksrZ8T07IN2V0MFKp1pgSFc49stfDYeamnia2mJRe0Tz2b8FaYI9Gu8eH9zigOYj0UWrKRdZp0ati",
-	"ReZcbJ2ibutYFbNceW1fPs9cqco1lTYBjTVnRUhwyxnR6I6nMZWLxLgtFF9iCK1uwnVbHwLdkv6JrWVr",
-	"8RHHQWbC1lMWcpFyAVuofAutfWKcGa/ERqUUC+WuEeNRTBOq38bUWtPUv0M3wd4sMKHGbc+d16S9Hlbe",
-	"mLZMr9zbKliTm6tc2b2o1DUvjTec/1sVbGk7hgtsrcSNJrnae8nj5uLAS33eCkqsNkVvU7wJyIYkqQp2",
-	"rpYSGaThztiONap9rKxS7Vt5ZG/vgpP0b83j+JGjgy13YEaOD718dCNdZtMbu6+binBPuh0gOgdnqTki",
-	"wU7vdDqdcuhUY9tsR67DtqG3/dailzCyf06eErfRJTPPRygkGyBhz1BdOTqDzzD7u+tN7WPKnP0LSGgO",
-	"CELbzsJ/nFm02xatGpR256ju40bdPVbskUfPkNfpdrL6ESfB/ihzV7fN6/6L8/3kse4ZIPYhBusnlMb6",
-	"XrNIN6F+uNCnbZu0HAD1kxGceKOjlloZJItzF76rh6GZdYIe0JComJDc/94Ffxl2uUvnqlFntatDXFKu",
-	"mpF2IUspiSlyx/1iyczWcWIH3wYqlR2MgTiYEzeM6kXZGe7COrI9d56sV9aR9Q3edMIWI85p87IwjZX8",
-	"CxTeIFNFnxzG6eIZmmgCNBmjifk0AdXgRJAVEZJMTtHfF4QV/48RZStOQwICf0FCQlOFXl3+IJHRERB0",
-	"M3ptCqNwgcWc3IyqlA/6bOkeeFPqsnoB90a0LYXa8ah7dWeYQlevHJOWJw10UwGG+Sac4wYJom+1cLSy",
-	"CN7E3HJTlDnPrUPi7ELIFM0Wu/otuUpObMA9NIvx3DAEtByckrnAelYr7OBWx1Dp6AmKyAxnsQKd8ARn",
-	"ik8OC8zbGXm/o3FM2fzKYEE36QSACsDHrIXvcGEHs1QP7As3TDsNxj3N6cEjKtMYb8HnwmGni5UKQT1N",
-	"x/swvAfMhHn7g+5YQQNb1iFnUWacKx87fGmH6/aaKXcQNkJ4ZakxjfmcH6/tlzxRL9e7wrlZeYgGBKO2",
-	"/ThFlyV08+fJbulgSQxnItJ5EtDDe7NJFbcZCRVBmXU/snNhrzqn6IUNQvr5ydk5ytKUiBBLggwDKjUV",
-	"c0UPmTcBFw79z/HiiAPQ47UDP8QBshv0kRxHYlyh8CawG+mQGLrFngNTVL2vUCpg42lqaoDK0oasHhHw",
-	"V9IVAXJmSxcraq90E1s8yIvrbpqwumRjPukX1eMlf28URk0ABx01iiRp7LVsLZLouaHlqINcLbetNBGa",
-	"ZaB0c4TpfshzN/m92dxBzcO3ZQYwemXKvYBi9lJr9q6Plrg5sR4PjqLrKcqJNgRwyaZFAOKDtq6tfjcb",
-	"d4j9Wg5w022T+mOf7BlwEVrA9G2IoXTrPiSXjHz5B6xVncEJsCUvUj2Xmjf2JU46YhJKaISKCA4VKGaN",
-	"YfmJbmpr0mYWtXdgUcnNtNskD8D061uZwbmBUbhk/FwLwjREIx6s1hfuBU3TAYdybeGVndGkCsKY+wxt",
-	"C+IMjuVQCuRsucStTJpO0UUpk7EkCvggIhUkd7J9s7ZNwKBD9BJH1yrdRdSJdC0YzMpO63dI8WsTdCd2",
-	"eA01gF+mkk+NE6Psz1Hil9HlgIxsrmx+tlGEScrZ4zua1hc2xMx3zy+uL8mUKnvKdfWaBT6pRSlwab6a",
-	"cF36IPwOh9JmyEfQOHLReO56tAKzqCsS0dB353VcwiBW2M/Qc4Z0O3kODBcKqOAa5W8ZFkYugRWKCZYK",
-	"nZ1/nW7Qxvw9CCNjPud3Pxikm2mMpRr8Di5ClKGLBQmXPNO3MKkIjnL2MwQyY7Q7TgvgQOmbm8YquL4p",
-	"jqhCdObywUfFpPWYKafZByt0n8zj4voaLcjGmqkbbUjDjt5lvp9aDLSlG8t8SI8KFX+/PuVwBuhVn13Z",
-	"n29sBvPryDP6YwB2B1YLHdgDUGvEwe4wK4EKu4PxxDfsDswfFrEzPF/QxB7AmrEWuwOrxF3sDqYWrrEz",
-	"oGpgwz5gWoJC9gBZiyXZGVIlBGVnKJXIlZ2htAe87A6yHiezM6RaeM3OcCpRObtDSQefKk8M0O6waqFD",
-	"uwOqRxztDqkeqLQzpGp8085gPGFRu8PyRFPtDmwzOG55Yrd2hlUN+doZTCVSbHcovgCzfaANsoL1cLbd",
-	"ATWj4HaG5Q2e2xmaN+Zud2g7QvX2AzoUo1WL7tsZTi0ocGc47bGEO4OshCC+RwF3cecSkRP5XJIwpoy8",
-	"7Bg0aiUh/4LXXsyFErQq/1z2jON4iyLTrrQGFNLYb0KMqZALkA55orMYC0JJFNxjQappBO/WugB7KiEq",
-	"c6GAsYNYkC3SvUZ6YStOyodJ0cNVeHejvvjbxQHDvPjbRWNcVMGoZLdhDYVQHdVyMC/Bkc4KHXG811h/",
-	"Moxar+Fat/ehxlrr0rWBfgeDtZB/5JnoNnDCosCFpa0ZbRjQaKFhI6K3KU0IevSX6zfmF5+hCG8fW2Uq",
-	"mvz447MXLyYl29/9ojOFhTqoeSg5dAeGX4duS+D3BXATUHEBgLHato8R049HMI93i99lLGxXs7hxVbzG",
-	"Ow6rzwp+wkrlDnK2vhoq3aoVWw/WVFU9NLBCeYe4+1j5W49DuYOcod+xqC/ZYei3f3Q10YVz6r8AR4oX",
-	"FxePfSqwiwuJwhhLSWfb3LGfaG7HxKKG8nPOI7CLs6E1peH2LJ902DFhjPZ9mWaHmixjxn/tWrjMGygH",
-	"QvgAzf+EGS77FQzKpQzIlhwygGMZ0PIke9y7rSmXAl3jAivNkBMswP4vXytzYDLOTvSOzpl8nilJIyDQ",
-	"f8EpZqfoBy5QucgY0Rm4TkUcMsgTBR5OrbmOx8buF3pDJcKx5EaXiksHAiQQK6oiU/UUXTEzghBLAg2H",
-	"nIVYEYYL7aCvvsxmM7pBIc6kzXIT8mRKGYn85RVHZBMSEqHzcxgoDhURcozWBCmRQZvV1oJybavVhagX",
-	"JhxZFsc1+BXAZloTDpaIdfcxXw+luw5SUcnIMEaSmJ4VNKpiCGNvZjKPabXvtCxrlP2WwZdHINhO5Brb",
-	"dTZW/1sUbRlOaOjHJrukLndRTkYN8FP0hpuYSvSWIJnikOSE2YFNNadsOY8C8BgtCUlLSCoXXChIElPC",
-	"cmh1a0qBmnrsRwUqK8jt8PijX+07IXH3E/uj/+lxfCiQvm32mu4eN6qD3dKtiVlDM+m/kT1HJm6OZstX",
-	"mAKiea5nkhjrDXtaI0h+KpHifYzTvG1XrlCKoxDHsRFgVds+qOFMHDpkm68cBrvALIqbo72jvdjD84eI",
-	"oYxDS5y0yww30KYqayxcormeoF87QH32ZA6kt21QNZfgYIMr98uIeb8zLQw+ah/0TlNQ5E+8R31DHRs+",
-	"ReHHkEKCXYh/6AI477WOtEsIwkJviCtBiAt8AKEOXFnQsRR2ouv1+pRKDkEOqOQnX5yf/enElT3RZeXp",
-	"QiWxidUb87VxaStZa6Jf8zzteSMF/JIJasRD+cSWoERW4mBgSDCFZwyS8saQihfeQDwCzLF+CpNzF96v",
-	"4f0tg1S5iX5O9ftppPRzDu/pTD8BzpTBk0/1U0CCXQlv1ql+3kaQBxeeka4VLuAZ668heH6HHH6LUD8h",
-	"FGF4uxyNR9E7XTJawm8oEwE0QvQbMtdviNLtkkyMxqPZO/11tkwhkS48ie7PHCLizaG3c6ZhztVv+rnV",
-	"bxZLeDJdciE05IXSM7DIZpBhV0OmMWTbZfBb6jLvANq7VPd/CenRl3N4LnSZZTKDPLlr/YRWlreQ2Qvr",
-	"ujH0LV7qkrHQX2OpW48VPFcxBC3R75MIfs/1GiXQzwRi/iUwG4ngEOUQcqWu4LleQkZdvUbJFt7AOjKA",
-	"xmDtGOXgj61LslSXYTCrKZ5CekcIUzjXX9MFBD2EfqYxvN/qmfkNC8iLqN8IWGuR6bpiPYPMuPqrBJyR",
-	"IfyG9ZJzeAMwJeCh5JDDFmZAKniuIMzhrf6qFhqmegdpbWG8CjJSKiip1vC8hRy3eKGf8w0kTNPvs22m",
-	"n7cmtbzu1QqwdJWtRuPRGiIebrB+vwn1+w2H3+kMwrnpPt/CKG6T9UH+g5Baui2qyvPcuzaFJKGCRMhW",
-	"QI9izOYZnhP5eIy4iIgw8XjTIp3ozigo+1yOIV5C3OW8z6mngVDmkGTKmaQ9SL2D/boGqiuBr3TxyAj+",
-	"LkCGlwsvx8HV62dZ8pMGS34Qox9xyuZB3iKWO9K5m8yt7rpfi9B8oHiFR1lYSA+8oQpswKX4BDTrtUSq",
-	"RsIAUJDkcVQSJhfq9nrX0JXGdNdrq/rXFxZB5RK4kIxFRKwFBRGbDZg/4L1lD3IdGWaeEBnY5LF+F4NG",
-	"ZiuYNSzUFuU7JSb1JLQaLpoJnhiRD24mPAWeL3QRWEv/BeZaVXtJNincvF3W8APJlpRHj2+94Bov64Mz",
-	"sJzjHJWO7Gmm8zPwbDKJKxiZm6xn9ipip6Gse/RPwcHjOhBP7jpTZuT1J4e00TQhKMFiaabTehq6lIuo",
-	"FBUIMo4mOCKnKGf1jfQPo9c/XKDPP//8GwRRQ26yp0/PvzKgf3lzkS8bSmgcU+Piok+VkEq4DuglIxuc",
-	"pDF5hs6fnp+fPP3m5OzrN2efPzs/f3b29enZ+ef/qIR80M2cgMnAvhUYjzYnc37iCejSEvm9iOECuGBo",
-	"3/45OUi4IokI8JywlsA5+juC73nMWsHX+uXAXemBlYOlMD0WJRvJSx9QM8eHw+bmXlF0qC71QNUPl2y2",
-	"K1EfJM9sp73bN8XsjlW44xSz7S3fdXbZ9pY7JpY9dhI7Yvbu7OI2CN5nspQou0iEWrjxXhNleKvvbFpV",
-	"xZHewQj8IhF4HYOyM45b4ebBYX+1A0TPX13tdm5enT8JuSBPLJcqnxj3ZoO8jw8TDpINCTONEwdPRVFj",
-	"4LkoAf5Ak2EIzqETYUoPPAkW6AedAE1x8wiFgSBY+q6or+E9cAXrxbY8DH0NMfXtHQLmBezEHfyyQrx8",
-	"tfgtwzGo+W2sycCYZ8hSLk+1EEQueByNxnlxfWkPZpRhBpkNKZOKqgw6eqf3kmHzWx/LBtbSVT8wgTnH",
-	"dcjM3CsLOEyHemDqcCnG92Bpjp2FeLU+eJtA3Jto/A+KsB0n615x+M76OBha31vC+G777P14FIptqngg",
-	"FRed7C86NHl/bR25jgdkc+wSRHNvFK2kOj8zKkMcB1uCRUBY1BLHOeaSnPBMGSKUC+FJSICxMUBMBiPK",
-	"0NX1S/T1V0/PnOsN+v50fqqpz+cnZ+cnn5/lNoqfn5kIu5ckhIRiYyg0/J75qJOsNyJq9Ei13gZrmITr",
-	"rdD7pV1vAztM8vU26H1TsDcd1HvmmDoQZe8sB7vH475nJvZWiMPlY+9kA/WQkP2Tyw2+lw98SND+wRfh",
-	"7nbnfeZqH4yEfOg07Xe6Wh/ETr9HpvWjefPOqeGO4kx/l0nW92df+D0kXd9nw/ZpJGE/ICVF96TsBwLv",
-	"mqR95066oyTtO9scPs3YAc095Gd/yM/+qeVnv1PWpIUyDJtmvEzZxmhK1JoQhs7g8Py8a9KiQ3KR72r4",
-	"7Lxjw+1Jy2c8EycRnVOV5y8v96BTe/2W9/4y8bdwoQf61XprDzF0OBA6x1nYe96/zgsYk3DPQXGn27d5",
-	"6t2Lp/VRU97Du/q4do6cyv2pyo90R9OnQTNxBlXbMYo0EaChGiOZTTMxHSPF1wxECisax3juzzltc/Z6",
-	"qM095PVNsYavW/vPX5+f/AOf3L795/n7f/H1M6aMnHmztoOCEzKSnblU2FIJQtQYvXqJvuMbmANnLKL3",
-	"0OPTthbO97Rw7lrA+gTVJ7SebqrIGGkeClqaZjTWF7rHLXmFpea49FQ22/IEePTCMNIrTza9QqyFG8n5",
-	"yyxlQXW8SVTBg9QTOky/Hht02I6NoQ0Lydg4jf7/7H19c9u20u9XwdU/lefSsuykPa08nXPdvDztadLk",
-	"xM5zbp/KI8IibLEmAZWA7KgZf/dnsLsgwTeJku3Eaf1HZxoLBAhwsfvb9wuSP/W2auq6IaDnRF1L+6Cj",
-	"2+YOvFSXIrIv7bZ9uu0lrDecv1sQAnzZzn6PeOM287fDCocltp99a854O+eg8y7xhZmpLP7zDpwmXOsu",
-	"VZ4evHOqaIzyOd/iKtb803mYaj2bNzaI0tCyuaImESqsVWjmVDERFdGURS/q7Sxom4KJDlY0b4e5daR1",
-	"dzACJR7jScy10Dv3stG2xtvFu1gkttEub2XYhs7O6nwC7PBOPlld9NyRQbudkbYX0qm1wS8V0elkSbyI",
-	"r4ScdOyyjz3yOlsp11mryZTm/DPOck3I7Pj4l09LpJubssH2N7mADrIdjg8Hsj5l6dLlzMTFIsEwKVe9",
-	"y/XQHfdSnohxz8Krce9c4L9K5SDwj1BhIOmWJZoKwyNueDtL/dgh97nSlxo8bpdiuYtxlXMeZxqLvS3V",
-	"AgqVFE0cuWQoA6gauCtjosX5IsHKT0ZBR14P+9YroVlSwHlYLKGoIJlgo/WViwsZ5D5DXK2X6Jl+QWui",
-	"EuWZqNAgVClkbpoB+xTq1i0KCLQ7Pkqk6ntBuqWnK3uEU55MxIe50q129PIq7iHmHip3g461wXhZad/6",
-	"tJNjhK5Sh3iYTsz4nTfhX8EVUuys2QuyyDrKgoR3FwVbg7+G098uY2t1cg4GqOBNzhODSQ8smum7GJIB",
-	"y1MQGbf8YDmnJgjoPdDuUfQEWEZ2pngWFZWcQNUhbbucdi+kXmTOteRMHakQRrPYaCcrVLZk6iyJL/i6",
-	"PttNKVudzmLGNdPxhQTxLA0rlQlZQpE8JU2mkoClXPILNB7g4SFrzi64JD1ugyyizh9KUlJs+2fqtOhc",
-	"ZFPhx6O2eIVxGKyZO//pbWpvgC7B9rfwrWXD3e9O/29/PB7g/+38s9FoZmKTiNY300p+pRmMceDp2Ys3",
-	"AXMV4l/Ii1gKke3c51W9Cxv6OjCa7xWBqMoYPNEdka5kb/nswNpUxs55GifLe2dyn9kwv+4T3oFNfu0S",
-	"G57ddjYBLx/hrhKzi5r9rgpQhGL87gCBH4DdZuHPQerSQuEi9YZYEpupxCoemdBxJDRw6tK4PAwlJuaV",
-	"LFnu9xaR69qTh1Nyye4GzZYg8jpWucaxQAGe7aGBOMCKa1GOynDhBZ7nHsdCVIQjXYShzhPfBYx6z97F",
-	"3el8WSjXHfXcW0MoZ5FdJ5srKpFkxYNORB41Cum6UG5HbT9h4SLUxbrht8KCUJXLG2GktSvLIhN9q7XJ",
-	"mLDgWRRzuc3WcQ03w1Yv0YLBOmy+jMY2WXMzCMYv4HiLlPAKaI3lujfYHH6VExe3+TSV1MdtjmkFBkTo",
-	"hw5HuNalQ1FJ1OVYNoUzxGWQWxUG3i8rtXKzXT58Xrpe4flEvPVW+ugd89r17/IZeO/W+vAd8uK7Vo9v",
-	"z5tvryp/Bl69/hjvm3dvrZq+uBLN2V1mFksm7K8jdj3jhs34fC6kiFg/tHOFOwEzinQIMsP3QzC/imiC",
-	"f7BjoKdOxM6WY4ljM/HHQmgczLWSdlDu2oEFAaFjTRsWRtzwcDDGIOFSwMCMywuxggHjSax1AEyVNOKD",
-	"6eT1wMy1tWW9TuLUSp90Ti5IfuuXjBvyy9/L+I9F4UQTGeuH4spMBoNB2BYYdSVSildqYDe4GvSyRM3o",
-	"6mAwVZkYwFdpjC8qivysOg8gMqz7k9vocyLp+DA88iY/EKflrQ40iqNevq8gp5jimxdflL6Td0b55mov",
-	"TKufrr5Uz4U2seTNdXr/A44kOFe0IVt2M+jVKxPwP5WcwLizLI4uxPoqBfaJF94D25LtqjLD/7EMgfoi",
-	"uU3mxY3PVcb6Ip2bJRZ1kcqgma6ZKIW0lB/hJmHX7d6tqjcLnpnM+TJRPOpESG9prHtYT84zlZZWXTuH",
-	"fmkf6eBs63xro60vre/MXfXir904cHmmovF413CAife1m6MNJZ/rmTITPo8nVyLTRDxd+teahfYXjmIN",
-	"ZNHLCaQ1vnHR2ehWvZfH8DTZ2XyusskkJ/aZm6BHXTg2umTX4mym1OVEyGiu4vUaz39w/As3fDW/a+Ae",
-	"JYbn0WXtGlbvVvm6lNhkToJEWS10kH/l2lejcy+OsOFgujPbV7FuADRvpGBzgqcIMjxi1nXO6+7UBtEl",
-	"Na7fwLCk+GDP9EK4+vRduupdxWqhN3mqQhXu45TWbpp5zSF3PNk7PM2/yhE+F4ko4EuzOOUsglGMS30t",
-	"soZTbBInPz0vWhTCGi60pkmUqJb1QQ1ZzkXnqVawnaYDqLKt+gHgAOaue7ld0SEL7deChuQM6OIH4Gbl",
-	"K8xCcFfLi4kW00yYcCyhrL1ZZBLaPyZL57fFOppKkuIRYuq2+L7KdQaVGSGFeyzDRZaE6x61Yw6Zsgrm",
-	"dawFNuu1SA/3ghpNTdstN7gqrd6J1Lci7so6OEuH79jRArbJp64TPe1oFcP40Zj5+yyp7at5GxhQvchi",
-	"szy2E1ChGcEzkR0tMEoU//XShc4fvf2JXYplL6hpyXhkjAYELNSXEyO0mYwXw+GTKbi55CIVWTzV8CcR",
-	"sr4dwKzw3LFqv33EStMVj4xl347AZ8B7x1kmMNtCRHZlq03TyhZJBsz+E2YFYBmAfsG4HsvwyA+wH7Ef",
-	"YKsMF78US1ryEIvyQXEWSlpWktrxGn4pGMfuKXoGbVPsg7IfzsvvMPffYcCOWBprDfVcM7aQl9Iq+HBs",
-	"sKPafCLRAiLuAmxQYb+fiwN9Oty3l++KJ3E0IZPCRGSZyuhqAXEAWIYNFjxsZsy8d3MD7rlzhakH0nDk",
-	"iwiNe9DSRJtFtGQpj6XhMRT4rcU9FuMg9pbCOLH0wtVB3gRjd55wc66y1BLKyFK8xK24mrv27GqFeMMd",
-	"19aVYXLy7kILpiTEEtlTTGJ5SUGWeJVQKUubZpvAYPsV3nIz0wE7U1EsNLalXWjwv+qAzQS3O8oXhhMd",
-	"SyGvRKKg8UuSqGsqTcoTu0lL+5Yo7GvERrPj5z9rqJuB2h+8md2qYcVpDcZyLJ8paXk50JWeceqUJK5E",
-	"tixIbmRH7rKOVDti3F1JvBS6TJDaJ0igurFkG12lgCxeKV+ySKFlrLRmypc7UFrIznwpLGHYa8siMY0j",
-	"oVnokLO9YpYRQGkge7stxmDS7h/a9go+naH8GMAJkP9i978RT4d4J5DbMSXp4Arr2q+//vrr7uvXu8+f",
-	"D/CYMpEIrgUdFVQ4te9IRU5ZeDA8+GZ3+PXuwT8GEZ8lMQ93YOUXMHH49s3xSQhvGz5/8erFyYuQCniC",
-	"xTn8KRLpXBnohfezWIaszy2T04YdfP2118p6Z+QO3WTLwvCneQq3HhY4U9GSzUVmr4xmUpmZJXcpruFX",
-	"FOnUphvrsthPuEgMvO4PQNggav91/OaXAXtHR4ICwDGSPFYP6m27AH4WKQErskicx1LAjLnKhrPmdWXf",
-	"nzxjKFKp8HZjKVmY4s2cwpiLVQVUOhUZGMalooK0FuLYRXLcwjUhhgBeS6WxMSLyPgxc0YAV5Wd4TgQ5",
-	"yzxbMuCUhHryLufhC/swdVaycoYxd9UPc4LCH9mUZxADzVlIJ7r7UxQSx0CeS1Zun306ZgZson91wCxT",
-	"Kv5qv6cLUgEOtQMd3shy0KuRJKDYuZB8HvdGvSeD4eAJOnRnIMX3sr2PNN3N3keQXjcQVyZaUC/GkV3F",
-	"OjbIteEm2jexXFovUqFZjHeUYDlWJ7O8HDvNY68ljZzA2Gvv9qNNnCTwdY1yNd6phXmSODkGj8WagTDE",
-	"EkF2f/aYqZzuWGqh7XmwPmdTpS5jsYNr52+SLrR9k5RK19mJB+xILlnCjchwewFtYon/HEssKR+KD/M4",
-	"E3rCLbwFloJOPhGx/pPhwQ6UoJ/hmXylWZiJ80zomVV2SNLmvPqnyMKsuZDkmnwVy8te3mAOcdbBcOhE",
-	"LjkejPhg9mYmBZhHzKg36iHP+j+RmoJmYgcg58Ifqv+2LMP/N56LMDMVfT+GXN0xTikGA+KHe3aM/8xe",
-	"dZK9YhWHKHiT0bmGCyxpeYLaLmSRLUlXO8UzPp2J3WcYQtvgf0mu+dLefLULdXjDwcoXCHrHwuw+A+Jo",
-	"JnRHQ6DhxZpIvm+h8xuZLAN2zFNxHBvx/bFLPp+qOTaV9T6/vWk7q9/Fvs2T4UHza8DNuuYWSGaCR0u0",
-	"GCtkgkiK0SG7UHZZCybK5FY+wldq2mJdP2mj156vIKBqtHojT4dP27SPnKz3flTaiAhYKUJEaFi34XOe",
-	"WtIb/XYa9PQiTXm27I16b+ZUGn0GD7BzC8Est5Il3glVaC601XxwZvYyUde9U0iFzXgqDBzcb+0mBDeb",
-	"8b9UyiNgMxAyl19PPp2ayf4vV8OX//Xv7979/OPFs/+OfoZwud4I+LGzBo7yaI5VZ++5eWFmivUb7n53",
-	"+nH/m+Cbp00hfzfBig+PkCywuNPCHsP2D75lZ5am1DnLuIxUmpdnKnaVLBD5fbN//F+zpUrfLf78xwd9",
-	"/fXB/jf2D78Pj47/HT17df26easgcTpvNFlMQBec7PzT3+/BQdt+T7HqQAO7cJXUFWTxUyPCoiK7u/2m",
-	"KvLAoxuwM3GuKLGJho4lCYYRtZfWJQrpYzIC7DLNnVipMLnmQBhERMzvIz2WRGr0lUrKv2ZnAqRYCE2s",
-	"BSlATiJpK5CeVATSWIYIleCCoyZJgppD/kQiQCUDCyUoJLEhxCWFVUlBUIAoJm1yLAGJaQylsFNZFHbB",
-	"Y1mg1XmmzhKRauitYSXl0+Fw5xBDBxK+pAy0gCkJlUzTseQSoHz+RVQGPxqlQEij5D0Hbth/Onyy0yRa",
-	"9eIsjU1ZuK682SXGj857soB5RDBwpIzYoiDmAsWB8jihmUrMP+UfXgl5YWa90f7Bt40US4Twg4qWFcnv",
-	"9YPc+7B7fX29a09td5ElQlp9NCohglxPn1AybO93IeVykCkt5P+jYYMpeCfySOne++Ne0ItibT8LJRb0",
-	"/mWfY+/sc71K2HAt3Hdq//jkj4Pjy3fD61/PTs6/ifb//7/m/06/Peo19b7quaYGmLLlzmml+QqY9UuV",
-	"pQglyszj5jMBqDn+41e1+MoC9iRhWhiHnOb3B5tAuMXa3V2RMxQQSKQr+Xd+0APA8aQF4Femc+CiDGm9",
-	"ybaCGKXnN0UYw40RxlPc7YbPPAAkcwwczMcyFZTcimFugl6zSQuEaqNQxPB3KweMSOcq49ky8C1p79+9",
-	"suigyIKo2eVyqtGo2dXfuR/m/QzyP6JlCaWmNwD/EO4gSVIjh7H05GRJFg5YuNBiMuVaDCDeioo4GGy9",
-	"wuwP+d1AqwLBuLEEYwrUGEPNkGfZEuC0grPRaNxFgUSPwsAzwfgZRKKAfW4mppc6wOizWGM78xHKP2fP",
-	"tPfRBcqyqwPWF4kW7OlwOJZu43pydTCxXFHryVmippciCncOS2gCEn01nUmsi+nt/sB6BvOO5dPhU6sT",
-	"mcm5WkiYpmT1qh4iiPBUUTZlnp9n382KHqgW6Z95WLw/C/EnPbEnM0m5mc4mRk3sN6mYVA9Laj+CGrRL",
-	"TZcMKmcyJXMUFaN5CfuTWWmPKx58V5zYJONGTODJiRsHtrixzHUoQmeWgH0VfsCssmApMzbUNA5+XaKJ",
-	"nWxTJk6B8hyuMqqsJx3myMlVY7ckWx1fML0GrIJhBiuxShNLKYbskb2TzJ09C/bXPOGZIH8Wy1538PE7",
-	"xbB5WCMPQW/VdNzt9EZ7TIBW84gLq3VN43lMwXTeiZNbAlKnCiCzV0y3R4NBvLiD7/KUHet70esvetMZ",
-	"qDyrflOyA24HW279AfKoNs9MeDL8brT/9Wj/28FwOPwf0O3c3aiNO/DHFVFW5LV0vvI8BMq/9eQjxfMf",
-	"7e3tH/xjMBwMB/ujb4ffDveyvcZ33uuuXv4cvXv/8kkaP/nxm46khq3olZwQj4dC/bFIIm1voytfPokW",
-	"UHp4YRaZmPgKXG/UU2nsImIfDN2WpWdvJBdJcjfUXMryAA7Vgkh9GwtYRIjwKlixMIq3rUyD92jkT1Gv",
-	"OwL8gUf5bbOP7K9/5L3Mk0aizgjwF2VeWtmKD3y3/oFnSp4nMcYHPD3o8MCJUq+5XNJu9EY4870UH+YA",
-	"0TysmaNL5E8rzGL0sdkrAI7NoBJMOCtQ5Yn9Pf5TaG8dLwcHIAspqowC3ADYWG0fzfEl0chUNpZI3O4v",
-	"BWSEdwnRnUi++Fzug2znFr0miANd+K3VWQcWKVjI5mQyWv9xZUxogn0Eqxz6rOLPH8uyQ9+5QqUiKJmv",
-	"BhPqQ4sc87gFDMBBB8tYVpdKuf3vknapWd/3qY4sINtZizJOyPj2JcGMimXi5SID/+9bYaB4QxJDuLoj",
-	"LgyQ9c0VLnd5SyEOR+ZJ8e2k9hb8Fr9VC8MFGvjyuOuGzPLemJ4zQjuud4IcbRW72/sYR+2O0neCR7q2",
-	"Qt7MsK6sucSq2IC8tGwpyI2vxMHAi1S+zZkwWSyubnef4am33MwsAQQbX//TxxvwyfDFHd2Ad0Q2294B",
-	"3Ur4r8As4RP5V7qIXaCsPBRulJPr4gCluBbaoJk9YJJnmbqmLLhW2wOE1kDD0CgcsBPFrnlyiavzC6ED",
-	"F3wVlqKQQ0AQYS0SORwxrIV2BZYuihNDUxBYf+b8j4VgoR0f0o0mc9JYnseJvR2BC7x1zZkzgfYLphfT",
-	"GbzWgB2hbwVnOBOJkhfaWVhpHqbOxxItrtpYHjDlKTpGRhiYCI4VBBHukdhUfCJDu0t3cSfkrLHgKI+t",
-	"0agB5eW3sCNI8cH6YenIAdEQDeowYGGDVmT/7KQvhIL5v+3U4nnL/Myu74xjnwCXvIpRf1s78C2HtLC1",
-	"446QUJ+V1cEODz4DIt6WmfrwCPIGfqNxtTtTU03x9uQ6fGm00x038SLhSKqZSI+3WR2ejoZPBl/vH/wP",
-	"5BLqGaikvVFPfJhDCduc38FRJGrKE3sqvxWHFDsvKejuQugJqfUqs8pucVSTYs5Ead0+sPBGAMWWhmGP",
-	"RuCl3VBoo9EADyWOVoUE5OgVB9dMLV4O20274aWyF5zNklglIaTO3/8JptTv97EFvB35PQx/fTL98Mvv",
-	"F9evn18MX//5/sPri8aUDlxoS7OCs46158y4t/zSxP0dSW97RPkZ1HV1jfEraxw8dc+Na5Q95UkSy4sC",
-	"pbZL7cFYYkQluURi5y/hCarPWtm/QVyFipaHrCJOnBeCnEV+2ANG6+StBcLpQhuVisyKlFRk0xmXhgBA",
-	"zs/CikNoLPsu/iDOmBbGxPJC51q4sSKaz+fUSbwNZQw8NwOaFxiOrAP8r3QerYrhAv0iJcA3NuwEINyl",
-	"H/ZB2fv0/CDPkwnzOGgqHNAiu8eyCICld7Kydq7mC0jFxncBxKA9KbzeSPCF2QcqEuyjJ+7srx6JgRoC",
-	"LH1yxhMOgQv5X0zGpT4nzpI7y8hSj3p/d7HYIty6WTKQDLDsmp/3U+yrwuZPyznO4IScgLz55h9Pvt7W",
-	"8HFrm4fvqbgLbFL5sjSnCyHY7kO7rOpekeBQT761VwB72JShwpxrQ96CTGiVLIjpUiDzBJJnbk43pp5H",
-	"UPXJQVX90myAssDimMH5WRx+zWMrdyYcnU1YPKG30JBhVRbPeVkqF40V9CBXgb5PnM4p6cqRp56U6fw3",
-	"j8Mt88N1VD+okXztUvV8rhIJHiWxFKWbUXaM3dxYsJHGMk4X6aTLA0HBTSdYLqR8o9TCxFKUHFSnN35I",
-	"zMeNlrvZ0r21zrX1RXu1HojdtRm7Ntmb1llbMb1JyeL7VE2tK0AsO5L+YxR3Opb5s0X1NgoAspPE2o+r",
-	"abKplOGXkgkUdKLayxFATofxmkBYxba7MQyj57Yz6nbAbIRLbm+yeLRU/BWE6sdqCHGL2+0TCd7T++H7",
-	"jx6GrT0Mm1kq3lPwH8c4/K34+mvSxbWQxqrH84RPKWXDKMwBFvowV9kTcW6YWqDefCnmZsBC//aEVMui",
-	"xGRCVyfAGf4xFTVVVyI6ZJyFjrhD8Npfz5QWlLgau2eo7AY8kweooqi5FEsUJDyKMO2LthEN2FEldBNe",
-	"JNZknYjGklwKXgYK+13FUreaOor0+ZIpJjYUScuzUvitysANEWX8Wh5WE1MgesKfRSpDZ0XHS/mVY9mw",
-	"DSwVQq85YsAoKH8bjmnA3lBuct/zNpS9E7z8SpDhRCYgyr3JLkTkbFdnzoplH6S/IeEU39Zf/8gFqI4l",
-	"xG4A+qj1tfADW3WijA4sqWC2LJVUwQTq/vp4VnYmlioP7U9jA/kzKBbzj1z3ALkpyU/WaPAphdM8OKRx",
-	"n9YhZ0tsMg5NeRZNXEWKFjvQJphjG2HpmX+6GXlQaGNLWotQUsE3MPm89wnhXoNVW0Ff/kWCR/z31zKq",
-	"VIjyYSE7y5epmt5jmOoDC1NFrrS95WAPeMeKvCf7cw1rDlpxEub+QLoQZtOUfh9LeoyVARjinTz2s78i",
-	"ZwbeFyrnWLhIJYWSPLamhC+8F7OAoIDKFkNZOFsBZilfsjNBuGEsAWlJaF3IUxEFDtXZF4WqMtwwniQA",
-	"N2tQAwt2OEtFxMDfZiEyjBwxKyrCABKpKhG+QS3+twQByYTi6rgA8JaqlD+942J4KWgFomURN+Ly38Pq",
-	"hxg9I+1+EiUvLNQT7qYHY+k2BenKKgNshp8OP1ANPjFLLZDm0wr7ANI24D7uMCNgvkbPm13lb4DDOtl8",
-	"ujuqvFP7jH4q8jx1ACblP/7NMAju88G7cbaPYVmDNAJipI8w46Flw9jPcguUgR0oNsmHKRoorkp8eUtN",
-	"M12K9FuviWasi/JZ/dB/g62yYNgJCDVezzcxSoEMqyeQkAHDT10J/NwVu58VYSZecs1fWeL5jTqxnkbP",
-	"a67Zw9oaG4ZmeEf3OVJS/C/3tw7L/9weVdf7ZqMY/gaeRQUAJx1SW0pLVqth3Tad5ZOxBFjigae9PN6y",
-	"+3JN3fradMqDwZGVK1LNdwnBoB+Csg3FJg4pd2Usq8krLk7X/hlDovvknqByZQnXBpXjhhwXqHc5lpVH",
-	"4C122jIy3tJmH5h03jB74xNf2C6B7EQbjzd3g8D3yp1qROuOYNvdy0dRWYhVbX8jhuX6/LZ2Qd4nMCg1",
-	"dswYh+J/rrsi9XSjppdYxr2G81MhTMWWVyoOaGYcXI+X7r6nrA+Vjhk5h4J62z002/FUBAyMTOqcncWZ",
-	"maGfNYqsSh+MZe5hhp6DQb4T9Nnm+6D8t9y9OvC7gQ/oE0wouDUKx1LzpWbXIhOudG+0M2BllaSInC/x",
-	"Xi9uPpbaCA6uc/gJfOOefnK0xuHJOvk7fc3jr6x0rPeDNaolPv3ijHnfUbRxVTtGUs8MKmb97MUb0GTu",
-	"Qrn5fHpNG9giwn0sa/Lwy5rQt2qUDGux3d5HYl2kDWGLnyaFKFVXPkvLa8nStIdUstzkfJGSomTe3QO8",
-	"D5a5QY1/csoUfYW+0g3dAvKirdobyaI4CljGqUsrl+zp8GkTB8Thn4ID4hqflFvexuYPxmIntFoqT/VW",
-	"FLsiktvAclxudbWe61CvqUeu88C4znNqRraK6wSdjCplXfGw9IMri+zhHz8OfY1N5eFe9dOHJN0fNbIt",
-	"bSkbKWHPsLtw/vAo1wI0dqhpDNhlfdeWpimIcyzxf3eC8mSNAbrBitjf1ijJv6jM3LYcFzdios4noGji",
-	"H5a90X7QS5WEGudBbyl41hvtf/fdcNM4xAeuAjxGjD34iLGuGkCtW/OGJY7qDXI3KHbExxIsgrnxl/Ur",
-	"Rt+gyZTr6hhkYi7AUEPJZK123Gq73S+yxI73/rdMQduELTS2TF5j3W1umvx3LVhSPw3vUsLxshJpdihi",
-	"IuuTbpAfNGKcUQ/ascx7q/ZDs5yLEat2pw1d59vGtrXQYgVvIwaEwovlrVvslMAQwnLPcMgocfCEMzOL",
-	"aUsB0/GFdB3PoLqHt8mvdK1zL+vn1T+gX0msoY4LhGHgm49l56a91DBVsiNoh97WQHgs3WHV26YXtU4h",
-	"ShTA29nCULPGSCTxFXSJMWrAjiw7LG0QlBo6qhW10mvtw7+sSiWV/vGj3xoLZw/ch+0F1d9/aykIcjoo",
-	"igBMqHiFaxR/Wm1TP+pZsit62LwpWjUQneiir1KtyXxzQ/72itX5lJtWIal+6zvPTbmNNGjDiTX2REwk",
-	"NprRnaOivY81BDatIVA723XiZDXcyysMtJl50brTLHUOqY0/xcNTxQ/w3MWoUmJ/VOJ6n8HQe2tWWZ3g",
-	"Ydtz79T0Wu7tD5XLH/W9e7rfzoa6xf0O1hcHuQ1cbLesfjF362GoTp2F5aMRdvNaC1vcmjW22YY5u9lp",
-	"g1r1g7GsmGL9fPoXKEFdl1tfhpLgXLJLIebsQkHylaqpRYfQ75wksdd23/61pnhxGbH37161m3m/bIl5",
-	"XyrJwKUnnW5oyl2B3x8wXn808d6/yC+Se+8D0u9FsbY03Z6O8xwHtNiT+mG5+uOA5osGWLxuxBZaZOHO",
-	"iBjPWIo0NhYuYoYNFmV3D+W6ADBC6Nh9yAwk+VYZH6oSPBONoB7n+/vwqG63/UU6N8svg7MEOU08Mpb7",
-	"0iXwgO+Ns6CwbGcsL2Q7X8ktBo5bQNCYVNfMCp1MeAyirnjgwo+X/wu+/AS0Hu/+Pd19vHv3dvXn1ESy",
-	"5eKnsdVkWOjAc22agZ0gpHeDQvlCRlBoDfQaixh8EJooKYKxvJ5xA/4TO31VozlkGVk6jCO5JuRgF37k",
-	"HA+Cc7RGl1j4hx/wkT3cD3t4C0HXd8EctokT2b4RFpqgJ3EUYjsHSNTITdM7AQOHbN4ZC3V1KIVYDjAp",
-	"zC2ZGMtLMS/af+CRZMKSOihAT4Ys4kvNFjIRuqg4JKLVcSZfZHAJOgK6sTPY5Yk97k4NnvBbvOPy4tNZ",
-	"XTtHqTxGptSiUZpve/dC5HiPuvsXPNdwCBbTNQ6H7YT2Q43NXikQ/x6y8L68AY2EbR8R00UGhZR++9g7",
-	"EzwT2dHCzKDC4qn9ObtylFX+JAtpz9UsoqVVVi3B0qtjJTbpUk1ZXwvBQm/47u5MJPMwYOHurh0UQg2I",
-	"FX3hgfTo7WseimoHK129bQHz2j81lCf2E24HRQRMXuvH3pQKNVo8mvFsGTAdy4tE7C60axaJtf5miorR",
-	"5VE0diWq+naeWAXfT1quL0utthvWbkt8Zv1qnnItszfw0np3vDVdMGx9teN8ewEW7ECnC7SaLlqwweYo",
-	"GtoZSIvZqY5C81aQvnYzYclDRNixk52JWSyjakPyrzQLMeJVzUUe4yaKJmZFDaRYMs7OMnWtRQb1j5YU",
-	"P8F+PHn9KgDj67+O3/xCxRiFgIqMeUgg1la2K44ltdPO23fBipmAdGieIPihnf6IX/1loq4btvsfaAPa",
-	"jARzW0+fQqOYC6TSOy4K0DvSBlDadLwujpByuDVfYg7iFLx6UcBWQb7qcrp3c3rzvwEAAP//",
+	"7L3rdtw2lij8Kjh15lux55RkSU7SibPOmuNITkedduyxnPR0Rx4WikRVwUUCDACqqtQr35oH+c7LzZN8",
+	"CxsAr2BdSEp2HP2hSiSwcdvY2NjXf45CnqScEabk6Nk/RwuCIyLg5xvya0akuoz0PxGRoaCpopyNno1+",
+	"YvTXjCAaEabojBKB+AypBZVImEro0USQX4Pj4+PJ4zHCseRoJahShCHFkVoQJIm4IQLFfH48Go/IGidp",
+	"TEbPRrrazdnnG/UfVy+u/nyexPjF17PRWL/PqCDR6JkSGRmPZLggCdZdS7FSROhu/aeu/Mvzo3/go9uT",
+	"o6/f/a9/GY1HapNquFIJyuaj3377bTxKscAJUXacz8OQZ8w7zssLMzCCsCmEHk1wGCozsGrH4f3pjzcn",
+	"3/35379+88P38/Ofox9G4xHVgFKsFqPxiOFEF6XR1gEleP1XwuZqMXp29sUX41FCmfv/tDme8eh5msaU",
+	"ROeczeg8E1h3XjYH81cqlUScxZvyiCRSC6zQAt8QhOPYjlcSFFbAIWwaQY8wi1CCN1NyzbhaECEff4N4",
+	"otc2GhdAsSAoplKRCK0WWBG91mpBqKjBPUZvSEqwLsdZSK5ZSgS6wXFG0KPJv9lGg2qd/50QES4wU9fZ",
+	"ycnZly2FBAlpSglTk8ff6KavGWURWZMIzbhI9EJ66/1y8i6HPxmj1YKGC6QnOyVHc44kYZF8jDCLrlkb",
+	"hHcTGL4gJZSnCk3JjAuiB0cjKDlGWOrOoAllYZxFZHJ8zco49cvI9WT0Tr9OYx4Rhy+AV79mRGwKxPJ3",
+	"aFRGLqpIAsjxL4LMRs9G//NJQQCemGLySQWV3mqE+y1HPCwE3uj/pdoA4uvp1P+fx1ySaCvehVCkwJJH",
+	"Ez2Wydh9WFG1QBP4x+7KyWPEhanMU8IQZ0Res0eTGY6lrqgxOSIznMXqcW32oIh/nkxzlXmxQPJqdrRT",
+	"zmOCGeyzcwGI+gazOdk6THKjZxOFpjyizNJGXfEZmtj3v8zVu8m4/C+p/B/rz9es9D98JzhcIMzQm+/O",
+	"0dOnT79GiiZEKpykeqZ+YnSNJAk5iyR6hGUDdd0k7cQl22xlknAUUT1cHL8WPCVCUSLzGUtLr/45misg",
+	"ZdtI13g0V2SPUrHaq9BuUAUS8+l7EqoyFkeEpK/ytxdEKsoA/S/N3mwu+EuSTImQmmJOVmS64HwZEBal",
+	"nDI10XteEJUJhh5NWBbHEwTUckUlefwNEmWih3KaN75mXBh8ITlV+OVHTVBYVLx4NwEaJnMC4jZUg37U",
+	"+3WciXhPWmIbO5x4vNDY75nAPUhIo+rWMxm2GYqK4ujRhES+s5lEgSJSBV+evnn5Vaz+Fr792+fJVK5f",
+	"nH755i+bH/G9HNMwuH1G9GhCbrwshn5txvHFm5dfyX///mT5M/tc3P7HX+59HPpQkPsQwZyf0IAkepSl",
+	"emucnWzZBCjfA9dsAtWKLWD+dRugge83Z8chF+TYbohjR8T2Q3kA7kf4gyZprItfmqpnJ7vR/jIiScoV",
+	"YeHmB7LxUBq8JBIQ5PWrq7d6ei5e/PXF2xdI4hmxlEZsjtFz88Mco8Bk44SgJdnA3E15tBmj6Sb/cs3S",
+	"GCvghoCp4xEZQ11LgARRmr/nDK0oi/hqrNcI5h1p1o+yOWJkBXUNqZNmzcJMCI3HgsgsVkVvuKBzynCM",
+	"pMIqk8fobbmLUAyjiM5mBKrr/iIqr5kgmixr3vPzkxM0ocVsBUQILiyDVwK1oDGBVzMqpMovJVQfhzSO",
+	"EWXXbBbT+QLeleF/XYW/JJuAsiCTZPJYz+9PP11emCohTxLCIhLVcHD0xexp+DX+4uzoT+RkevR59OX0",
+	"6Gt8So7Owq9mJ9Hn0z/hL0/dPjW3rQIBS4hwpDGhzzZtPbdepeYI12yC4e1rdxzFUcrTLMaKfFMUYlwh",
+	"3c3IMrd6wfU/8pqZA86sZ3630tNkyufsrUUV767XTN2/2YL/21ws1cYw+O6tJWGJpit6Oa54QtDVxQ8S",
+	"WBsYQpnFL0PUXL0X6C+n72pwUYkh/+Xd5JvybdWw9JoDVQsuAdmknq5ihB4mX3K4WKmFIMSQLZhBHIYk",
+	"VQ38+WXk+lkQbejZXR/b7hq8/2n9V5pQ5aNWa5pkCWKZ5o80chluS/Ojlk8Z29Nh3DzD5WPEDflJ8ZxU",
+	"zr/TE/+QY+iHl5nXVRLTH/3PCWwb+18+QMoUmRMBu8awgJfRzuuzPd5WgAcTQfRuiQIz0onGfWD5zf8H",
+	"CApqQzP1Axr1IgWv8dxLB/CvmZlmpPhS31Oxfs4ET9CEkbUK9LcgE5p5FWiSCnJDeSbLr2f6KkKwiCkR",
+	"mlLLlDNJjERAX3o1d1oQYljSGr0EYC/fhusf389XLy/mJy9vf1q/nLdMiC5dnYtdYydC7mIkUyiDHk3M",
+	"Dx/rZb9YLvLqz4sNT95kt39ay9UXZ6df+hkvW2lg/uuKiBsakp+JkDCQ+riev75EN+ajPcbz088JJPAc",
+	"UybVM33eYqWpUhzzFYk0d4CRIDHBkgD1Pr5mb2zP9b4kN0RsHMRvEEYJlVIzAlygjMksTbnQtN1IcMpn",
+	"Kxzvn5+cXDOGE11Dd82cf3AsAJWt1q+zd6Ozk7Mvj06+ODr703GEFzHFbeeonaIjN0d7ig+vr6N/fv7b",
+	"kf5z5v5cXx//go9u/bLE8eit3jh7YZfZYgbHFF+2IZn+9OXpm6uT8/nf1On6W/XVy9N/P/0SXpz87erf",
+	"X33xj//46ef0H+t/fK2eX07/7sc8aGxoxIOxvsZqsZ+o1A1Y07uWAbtP/Qc86FB/06AMJYNj81scWWG4",
+	"/i/kTPPFIA9J05iGcG49eS/NZsxH988RcKcwVTzU9HL0TDNK41FCpASSPMokCUIs8wtLwNmUYxFRNj8W",
+	"ZCaIXOiKz5AbWr6bZ5TEkdt+o9JZBqxHYIsZBnk01g2JIG9Xd0OPspigrRd6DeONnRAzPdW1f1ulMrYP",
+	"mrokICNBM0xjs6sL0WcxJFuIC0cPNNNvRzbW58ukxhdP0Apr0pLlMsPGveGR75ow1nwbQfmtJ+LE8LUg",
+	"/X7upJI3ZwZr4b/g5izQrJqUwTTm4ZJEk8dG7BhTtvxMXrOaoDziADLBKlzUVAempAySTKoACgSK68tF",
+	"4JZfw5TQUWxkokUfNaKX4X0m6yL6tgYAEAC1h7HrEZVO8JqP1xSOJiAn/G08Ouf6ohR2RfwQuNWR/0o1",
+	"GrdvjLcLIuAAsZfJWN9hQYKGKDtKBZ8LIgt1UybNkUIlquHKMXoDd+INz0ReHM/0BQUjueBCc58x3hx/",
+	"4D30PO9c9fbexP3SLRaZS6y+6bTeWs06fs+lItGLYl3ypVRkrZ4sVBJX1nCkb0lPw/8R8VDPCtIF4BUx",
+	"H+r/601X+X5q/nurl0RjNVwHuTI0wJR54grZf+swnhSNVFg+D7muz6VhahdYIYk3ElRQaKWJw0pwNkeP",
+	"gPmAKUGzmK8QZnJFhETfv3351zFioK76y9WrHx8f68n7kavveMaifpuAcRXMAMx2vEeCSJ6JkGgqxz7T",
+	"PHTGouOPgMY7upHTJLKm0vH4VKKGOAk9muSjnpi5fMv5S8w29jyV/abUES2BFQngGhiQdUhIRLZOsqX0",
+	"KMTMjEJXQTinpyTSPw3lCTdIQ0cAXbPAWapZZllaj6L1+1wEN1BElTyo55pabJm4nGT8xHCmFlzQWxIN",
+	"zfdcGhRG+q7yA9mgVPAbGpHoGZJLc8n613/913/F0zD6CNBed3JJNpqCVa47S8ZX7NhMFVmncM/xUdje",
+	"s/WcoSxvAUF5xENY5TJdwCm9p7OKbYw2y/Rl7DRWcGARdkNinpLjUdFi2c7iHKd4SmOqQNBdVRoawXDz",
+	"cgGCYvjmLhkFFLhRsCwZPftlhENFb/RhkRIWGb5YEH1OhEaTWbqijt55xPamjSAiCtPY04/nuf4T2TII",
+	"T3mmoEth3qXPZEnETWVxGyZJqjZotSAMTUwJOM4npt8TPZRDZHXFJFwBsAvoU0N0Nx6tj3iiAad60kFd",
+	"69WFbgfbWC1DhJviv3BBGTkSBEd4GhOkiyGyTmNMmbv4C4L1ndhJh4oWkeJoSjRCAVmzmgQ7m6WVjogi",
+	"IgGAgcWaqrg0SLFUQZSRxnuDGsENEXRmt2UFTwJA7Sq2BFPNYRIpa69hvkA+VX5r5LcBzK8PzfQBH2fK",
+	"K73ZOX0LvtKTlOAlqc+dQaPyNGkqhEMVGCsAfV3mQal1UNprwhtQNuOevm7Bklb9wnOGeE3FYOWEuWRA",
+	"s2MhZnqlLTXPjT9yU5jqKIp7znGYScUTWKHqh9xYpv4hNwXSTIERDeuFnGUqEySoCNnH28TvjYW0U/FX",
+	"ypbfxXzVpmsBqoVRJjWRkASBWQa3IjV3lfwGWTsBtyny4ppHCRdcEoamG6MChenRxTWKOHFHfXfGsZn9",
+	"wCzHHlY/robtth5iuMOqrGp1ZmS9mqO2zUukMUskRj8/42JvGue1QUoos3rV06Z+oiQwafbzb3ChrN1+",
+	"JVwJNDl2qwBUep0aeadAONb7cKPXAk5aM5TRs1Em6Mi7s1Um2KE94AzpCYiJLpnjAfRLr/2c3hDmab2+",
+	"/s29WwjEfhk1bMLK01Xp+diHO+/aKYFD/9dYYLOuW+2EWncIGL00BWFW8+8+GC52km8PiR4B32GkSBIk",
+	"jIPvBDu0DvuBu51Q3wjfGEuuJJNK00FnX2nNY50Bw73tlm3Av1cq/UnETQTfq9IheLgDy36S5BxL4mcQ",
+	"c3ppUUlv5zEi4YLrW77gSUUbAqeNOwzQjMYxWOo1saeJkHtyZ/mp8Nt4VEXeDgDMrOxdzU6UQYTaAgCo",
+	"sW9cjX7utxyd9n3bih3bAw7knRJRNc7VQ05OPCsuGyAUXfA40iXlNbP72wh4cqW90T7jYu1BaWsJRlVg",
+	"axq3VpIDI0JBRHqhQwFmaKTYb7nf2la3r2eJ3YNlrdzSDsG8ErcVRUKz4M2LiL1MNmo49ryq5rMeAu/+",
+	"efbbv/gO8ZgycuqFp7+ceb+kXCocB+5K5L1Z+r54GWwzzj231ac9FQm+5QwsDqeCRj4zBlMEQZlvoUxV",
+	"L9Lgq43kAmz9dnPReCVz5QyNvOPRRcAaJDBi2wALtl/BQtzREGBEJCZGZlGIMqzEyX9NK2/mWqdbutje",
+	"oXf7rEQnqr9rsTzHb2MBPAK6v13lxObyAmCUUPzk6Ot3/zxtQXANXpC59ypuZPFze39VtiFjsWQmTDdV",
+	"Ui1/+fluJfrOdbK98a+BLuqhf1beW8EkQB48g3WONVOPE3hjqC3H+ik0/4Uz0zS8v9XlpzjRz6l+P430",
+	"rXk6h/d0pp8AZwp6jCmf6idcGqYS3qxS/bzVv0MMz0jXChfwjPXXkG3gkgG/RaifgPTh7VKj/ntdMlrC",
+	"bygTATRC9Bsy12+I0u2STOhb0Xv9dbbU7+dTeBLdnzmF39DbOdMw5+pX/dzoN4slPJkuuRAa8kLpGVhk",
+	"MxACaMg0BoEAg99Sl3kP0N6nuv9LsBVezuG50GWWia67FCv9hFaWt3r2YqzrxtC3eKlLxkJ/jaVuPVbw",
+	"vIkBmfT7JILfc71GCfQzAdlFArORCK6fMPbkBp4rDT9Z6zVKNvAG1pEBNAZrxygH8Y8uyVKwlYFZTfHU",
+	"EBn9nOuv6UK3kkI/0xjeb/TM/Ir1G2GkZbDWItN1xUqPWsJXOTWWavAb1kvO4Q3AlICHkoONNcyAVPC8",
+	"0Tggb/VXtdAw1XtdRsF4jXxNQUm1guctyOHwQj/naxB3g3h3k+knfL0hulc3gKU32c1oPFpJPYdrrN+v",
+	"QbGw5vA71c8NCJRuYRS3ycrLgIAcV2+y/CJOmfry85HXkrBl93Y71R82+MMGf9jgH9cGrwg13AZ1MLzH",
+	"920mCLA+fxY+Vga+G94I6RIH8LHoebzCG5mb5Y+RWvBsvtA322tmHXGxzG2uwCrd2EdobhyRdcqFKgxE",
+	"rRk7VdbUJObYGqrvYJf1EIIUC8WICBRPaRgYCz0fcwW3d2claeogqIMSHJF8oCXr8GMvD+dpdJsmsdKU",
+	"1dWRhhrROj8WjDhYhQTlb+0MuetUwVq2FrCs91zwLM3nqqW0zKb5YPzXkTqH2bYeW2et1vttfW3r2W78",
+	"73Z/2LpFPLeH2ip47g4AscrmVxDkUB5/x8q298Aa/UBxz5agZYfiWqe+PtmzUx4EautQueiB3Tn4HnQX",
+	"2FboRa2tUSfOK1dPeqaKF/aE4AhX0sSCU24uARujFEuJNMEEJylBnPYTG+NDR29LAmoSleFNScgTIksa",
+	"Xo9/enlKi35vn5ufQNz2aU1Ni16sPFXNGSnFHCjZeh9Amr7l0QZ8wSvhCzwkyR+joTGHL8DVolKqRUlk",
+	"JOSMG47gG5TArKGYzBTimbIzfs2ciGRFNXOg6pE44HgfKjyEd45zrdp3lMSR9KlIabhAZbV7SYH2DZrk",
+	"xsBBlJEJeuQiPxhVreRoAtKZDMe2SMWKoFxZv68U9R7iTY14S5fLur2GCny8l55pls/JfppJO4e/+e0Y",
+	"doD5Dqq8KdUoADdoie2Zv6F3Wxe6qj49bEPtMbMf+yx6Zqa+c5q3gNqer+hSqvic28GULF8KWxcvQsOR",
+	"XdLp9KV1dXiTVgXqfi5Dlqko7DGsyciB/vfOr+Zw7ZjTrtVZFDuIEmgv5pfnY8i5nRwjcyBYJSiVuZFV",
+	"u8oaPLC8BlpNHy21tH6P5u413aBK++D79Q0Y5TkDKTh1rIFZrkwFz+YtpxTNra6noC+MjC9ihyWu7JJd",
+	"6/zz2TkXbixmkSpbsWLfARZzJLE2j9W5ey1ogs25DOOGYggbjV0NnSsmOwZeZZRfnZzUxzUerY/m/Mg3",
+	"WOhVuuCs5Rphz5i8Z1C05IRd61h9thtNRlguQD+7a24v8oK/lczrDl+QC1u1WIuIyjTGm5a70484IUgu",
+	"+KqwI80NqxjKuy+N/QCvFlCSxLNnSJF1zg+BJ5cSPEbhAgscKo3Pj0wAsLK/CBcJEmSWSaK5E25tBbZj",
+	"b1kf9Z/X1+uTk6Pr6/Xp7Pp6/aeZ/vn17N2/ehVUuTni4RN6aasWE0r3jwlRCgKBinggNubDgcZJu0ML",
+	"JEThCKudpukvXTn/6dqgWPuS4LrB2FYa4NttVTrg8NF25RjlPtRg1OdIl7OGdliJJbhMmrNc87T5Ye6V",
+	"e3UmCvXu+YBv33vPUf7/jZXjNcYMpu/waUXjWNN7mYkZDl1ENIKuwCoZ5QQEdqq+5rANouyG05BYC0m7",
+	"fbd1uNNGASTx75Z2BKtHqRrknK8D9TFSoDw3GvvCGmLrxmtR2ufyIKP9n1tx9FZQPuFd3TOkeTnCqi7C",
+	"1awLHPxNzu6Lk+aJ+JtmePVtPjKdbZHpGq28iTFVxpia7Hj/AGaaOdcnzE47SjOFKd7EHEd7gX5ty7rK",
+	"MpgJnvhmj8s80IhmrPTAvkGT/6PPLmsf7C75hw1Ofqcb9NBhOnywu8N6VtoBdlsOeWi4cAF+Upm3/Jmh",
+	"Wx2YUslwKhdcBTilwU1bhA7nVOaidLha5bUWhEVEGFr5KC9g0czEoXm8Fx+3j5FgfeqdTKe+0rvg/M2U",
+	"f2GLt9ylavu5voXsIo3bbRINZpjILt1O+KJoYM9sst3dKy+FsJQ8pDj3WClCfOyN6Vt4tUsW0RsaZTgu",
+	"Gq/aA3o2Qmk0YDW7dSTGrvYROZ4fIxxTLIl8/AEGpWnrXiNSRCQy4LNAmqAuPfrxXCkilRF3vtVgX81s",
+	"pJjSuVgYmW5vpbEqEVZE93NKhd6NA8zWBVbk1exbDa/UDA+zvaRT+zXhoBUNtHC9L/RrL+cF/ilbFFwG",
+	"kT6TNgiUI60eDi4w19WWM96FGzc+e/Zqa1F5jK6ufrw/PL68+BFab8fgmMxxHMyBiu+YFlMIPbpk+o6I",
+	"7T4VZK5vX3AZs9QTEQo6/+tRgmNyPdJXhOvRjJj/HpeFg+YlnA+xX7ZdPj39lNOjhq6O4ooozRAsyebI",
+	"uLimmAobUHzDM9DkYKWwvkBzhJkLh2auBlbPk0kyy2K4PkjF4U5UdKci/i1cbQ0cfTRiJJXIQgWu76Zo",
+	"CbeKI8NNK3VD81kjlIqgR8ZgmmrqaIIbmDBOtHECVDCr5fgt8MIFEvOL5t7W40XNCSMCmrKBOytfcUq9",
+	"O2nLjbAiFioiN+R7xGPOrWckxHFA1imXmdi1y/MKyFUoIyaEjDCiLqY76fePtYi/oOlB21UansDs2jcl",
+	"KMU+Nd2unvodycG31ifY+EfLK4D83AFuNJkfzb2pj2lJn6DlVjKxBwmOcTsF/m0Hq9VDovIR8VtG4/3A",
+	"b90Jv+WRpwzKdG1vqrYhB+TQPI3dCZu2vZ0HXu2BV3vg1e6RV3tgo+6EjdpNuj9JXuqirFH12brkOsuK",
+	"VmiBJTIRKJHiVRxIhQlJM8vA8L4VE9zJ8R2Nicd/duZe15SCjGiqlXBBkDvO0OVFYWVuwgX/oqujLI05",
+	"jt49WiiVymdPnkQ8lMcm7MxxyJMnOKVPzMzJJ8bH938axUegqz92YTzTTKRcEhsyic+KuA8lw5zJYdtY",
+	"tTosGyLktONujMfoPA86aYP6SDSBSZqA4LVCvGHu9oucU1mGTjaXDyt1JytVtXaLwe+nVfpcWcUe9rOf",
+	"2Fq2WN3e89rujonTWM8XSZrbiB/qjmCCDcMsMp4bQT2iqm6E+9jL6UCkPZt1qjE19ih0MfZ10e7WxK8g",
+	"gxpDW0MEPzNx7PyJ/2rWXNessIwxkYqdxTdEtLGx4we0KB4fEm9uDDyZDbKItgVzhgxre8ZlHqNSOFNd",
+	"cVsYzXFrJpl6WPtyYNgmF++CQjbzUbClXhS3X+p8twvNqLFnc7w7XFQp4GQTE01IR3E0w6Fm+kufv7EC",
+	"DmD1ZzMTrMBGJ88jens5Yj9BOMeKzLnY5CmxzDAqy+mNBFqfcPvymk2K1TF5LPI4mY2VaAsx6rMvLYXX",
+	"bCrL4QOSGVWAknBhWvAVGPyYfURYpK9Th6yQP46P60WtUwXmvGsjPHmIT79FBYQZddE89XKY5A+Ms6Oz",
+	"9Rq5CPlNmpQHNN0ZZNQl3KsriAGAt99bbQRK3tGNxHeSzk2wSBIKokbj1tR4jbVuy2fnt3bBkIOLkhsy",
+	"hgSoECoWTl44EqyBhcsqpPuSu1IZywMcc1a56nXuaDl6p9dzYeOzzYmoBPV8NQ6d1dnvDpjiquvf20ua",
+	"GKDlRWM8aIQkgYuuNJErfS6L+XeN/bu5O9toE7dq5fJh7IOFzpA/9x9tGmp5DK485hWtq/q6MC9yjTib",
+	"EHCppqy97pt8nv1WKO7ctlE5wTYrz3BU8TqupPQrx0/fjRai4K+qH1qC6tSOTh82bV9omOA6FN9iqtri",
+	"uZ6+25P+NsvXEOWNyQ3Vxua9LWRkRQpIagML757Ylvlzo2qeXIaX2GPy7Phaj5CKlZzPyaCwyRsjmYUL",
+	"hCWatGRonBwfZEP9P47+X29GHtstY99WWlQwmRuNR//HcYL6NxdzzOgtbOHA8u5t758UNX0bbasnkC8S",
+	"qPHd58ZrzUWINC5IFf+3b9CEA+NS8XXzRsktMr/pGt5umiwQ33GR+PHQbukiMJuxdseGvZsKvpJEoJRL",
+	"JRFVvkib3Z0njnc6R1SjmNV6v+JHMdEIgi6vXqGnp19+eXSKcJwu8NEZstXgauDxVfb4PtQURQ3cprkA",
+	"8TNpcmjxGYLiY/T3v//970cvXx5dXEAGZptji7I0UyYJM6Lq8V7d6Oj/sJddYDlIdQO2Ztgw24zRnN8Q",
+	"wTQq2qjW49LQNSoyzoJU8BlV+4xom/qpPqtQttUQsyl/4CxsYWU5I0eKJk6+oazMAbIIQZDIQjlQaub0",
+	"7CuvUD0VRJr71g0Jtg3oz/kA3JFZrWyiQtuphjTnQBXK5Gevkde61Cq8vjIf7rYzra3Xl9cW3M+G1aOT",
+	"bi5zuCDhcsrXaLpBhXAid66AfJuGkgE8PWILrxadEvJy7mYADMb5zkYX+7Y5CVOIvU7QZKFUaq6jILub",
+	"oJ/e/BUSKaSCMnNrfH51fnmJHukLl/lZ+CVds5SIkDB1RJgmatHjZ3WezJKaMuFWHFGriZv8lRvV7MRe",
+	"0cdmyq6Zdc8LsbCUuuoRdYye59sIl1LBpFiYyOZYjwQ9wmiKo2v2/xwRGWLNAWCGMmbTTU1+mTw22QFn",
+	"ht3kvH4VdxJN+wakmcW59MQIQ5sxsUtMAkD4t2dPnmzhFl7uoVitOiiMOypa99CZWg9ng0bfIJMp+4uT",
+	"a7YkGzk2yWaxQgmXCn1+UlqTsc2XmH/94qT8uTa1/xxxEREB4T9GX/7p6Rc2YXV51F+ceLDaTdZPedTa",
+	"fadsp+ipJgNaYDYH77pawjOnB39mYmcvycaGcDdi7DzPBo4iE79dkDTGIYnG16xaQ7Oi5mIDaJjwGxIZ",
+	"D1WYZo3RppwgaElSdYx+gOkXpLQE12z7GnxTIUBLQtLyZ2hpy9qYLDAuds2IJASPfPLrtzQhUuEkbZKb",
+	"N9+do6dPn36Nfnp7jpQrZ6YroXFMJQk5i1AqSEgl5OWrCNqKhJtvT75+dvr5s5Onx1+cnv1jctySl7Na",
+	"rLw9NcrAITza1+fVoNkwvtRZGdYWX+pvchl+Hj1DL5teR2oTVW8LDX03Dte/J99qs2h371udyyXM3nXX",
+	"kZ3u1tsp0f24X7f0vb5Gu4nm/Xlom2UdzkN7XA5CU+Mw9pyeKgo3hCT363BdNSr9BB2u7ZnvVaCabwN7",
+	"xWZeoAeFwfjDu6b29ebs7Lp5B4h3566bw/k6tmyQT8RfsYP9/C7TkN+/Pf0BI+xlX28tMy1rnAMdypmx",
+	"Ys3Uy2C+DUsGtJVvbeJwM/mdrFZHs/mdcH/XZvS7kP5jM6vfwwBmtzToQFHGx2t23zKQj8AMfxde3YUL",
+	"5c5l7eELsBv2nfsG7OxCX18BQ4zvwFegSuXv3E2g7VAZyk2gg31qfjq3J76qiU9BTRdRk9B2jGQ2zcR0",
+	"jBRfsbEmmDc0jvGctASV2q1hLatT0aNfmgrXwiCZsOMVXdKURBQfczF/ov97cnn1KjA1Alvj8eN62p59",
+	"M1M1GEWQFunP6NQdlFIJQtQYvX6FvuVrmAOn6dIL8/i4rYWzHS2cuRZwioXSXMcYrP7IGGWMKmhpmtE4",
+	"omz+uMUvqJItq9rWPy5fawimTK69bs+oVTt79OuxWa3N2ORYZyEZG8H4vC2cvkYTX0jnFdMVHVrt6fNS",
+	"j5PRLZvZA34/4PdHgd/VRKYGk95tQ/se/iH9kX/nqf9BN8M2ke19b46dM3Unm2UPxvDgzbMTZq/NtBP6",
+	"/purEydU4tRaImczEqqSxLwhLsYmUY41ffmmkapeXrNHk4r+azJGE6c00b89gcKt7wHwjPp35dtjhAW5",
+	"ZlapkbFYI0xr2nufdnFPH5+3TecduGcu8A1BU0LYnSSZbnjpgInHFqPHmmsrdMxU8uW16BXouVJz+ODO",
+	"e9DXocM2727S2NPumqfCaKCuSOzomPwM6X67LO65xnFizSL0rrL+ymYPxbFxp2Jk8hiITNnbgCqwzYOM",
+	"S0gS5U895RG9dFBtOqVmX4PLnb3rkGCg0tGmjbGRIDY7+hOjv2aF8JCIMbjAqWCCZjyO+co6kSoUE305",
+	"Pf3SnOUsS4igoaxad0DN0x9vTr77879//eaH7+fnP0c/DKY5dVdtc8jekMR71r0VGalljtG4piugBBiT",
+	"iVwG+t9gAnY1j8cImCqzUuCWWOUuSwSmSxxR3mLNfwWzUdhWuhDPpvxnEvSAZWFNzR6+JZBDR5SpIovP",
+	"yN+OY9x2yOT0vE6H68S0TuwKSlSmL6U9Wttt/v1RQqoSepSWrDY573ZxDef1w2S7d0WeY6PzsXPuIPxW",
+	"StPRGdpLB+G3cqaPzuDe5CB281v+UTVEUhaPPNk+WERDrIjUJD7nBNwE15Ke0DyfE/q7lZJHxKXeMyxp",
+	"/t8WMNON8b0zu5Bqtg/6ujlGFw6A26GNmpKooqI1eeWWqkBE84zlSa7iGIUuJRXVQ6RqYY04qhnq0KUy",
+	"lRlXyOQWhHDn9uCsFP5MWiPsYob9BAxniidY0TCgLKKChCpQeN0fZ587uJcW7Fu81u1NaRxr0tS7gW8t",
+	"IM23lKavP+DzMjR96VnQNB2ky1cOEpilSxWEMQ+X25LbwOkDpUDFkyt7ynh7jM4xg6gGECefKDAGJlLB",
+	"4eZE7cbMDzgkXdl1CZ3X947RQlowmG2Jm99t23sRo0EKyJokaYvHW75hC+NehdfIVIGY2OC8+syyiGM0",
+	"MZ8mhlcUmjOUZHKM/qZnI/9/7PIGwEwJEhKaKvT64jvpPG/R9eiNKQwmZ3NyParqTqDPVnOiiSyU9R7L",
+	"NA1KCvb6XVQ3zhS6fF2/QORDd6ZGMHJBUi6A3kC6ErxGsbXQR5TNiCAs9AvHXLG72e7OTaDcknXN9cQJ",
+	"wArbzPjI2vU7JnRTHXp11R1gTZVtojTFixu1m+XJMfrJTVlO8pAjeQApxHFoVcYV17gapFFl8cajFG/A",
+	"xSkhasFNOmOzy/My7+5w5/y1tIJ1f7o2+VzJNoAYdHFyuhqWHSh2bpEOedqTOwVGvq4MMonfFudP3eIP",
+	"0CeorWcLccbotSn3EopZ0lyIR+rYqt9nxslFlW7uGh3zbCV685azk0p/9ERTfLAD9NLC6zefl0WvfFxw",
+	"MGvJ2vgWcrVJuJEZp5XPC7EGVDXxQGBXTwmyfD84mhYzlyvOizMRaLtj4GymUMyQptAbZGbTGCsm/Iag",
+	"VJAbyjMZb44iMqNMUwpotqMdzO6ZMm8hhaBPEjbjXPksXyyRy48qU86LKIysVSA1l+l1bryyX5y8yCKo",
+	"dSTyUFsNz7VbpbanFfP5trTn+n5EZnTtk53p9znZd0YXKLOyCDtWa8F0jF5mEvwUnh6dnqEsTYkIsSTI",
+	"KB0keJbaoiPvjZhFRAzJg9olfZMDHmQvlTGksa32S4xe3kHWLMjGlrJ7reLqNdqW1b7ZUB7wa5+WTqtN",
+	"9d+eRjQ49LHQWMnmHTUx3jp4HVhatM91tSBboO3RFAWlIqf6Bqgs0bQq3wl/Jb0hcHra0sU+sHZtThEQ",
+	"5MV1N42jKFmbT/pFlWfN349yo+8qAC//qkiSxt7jvri8uKHkGw65Wo7YaLptAxc4Wj7Yip7XLoW1Zex0",
+	"7XXt5Rmku3buqnSnbFhr72N268x6Wm3b8wteaxjmFsVCXtFoEx4ZnNCrR9aKMEk5e9x7kV6WpFm9ZEB5",
+	"xrt+MqAWMHcmA4o4keyzXIrjE9/sEtxMcSiDiExpzrLK/rLBb5+fX11omK8dSN2SwBCZbQDwDtJgQhsH",
+	"uS60CbGIBpyXcyyi8pQsOZtSRgds4QcDsdxIEob+k9fVQXnAu3PQY7w8P3+cq5ccSh+jl+fnEoUxllLf",
+	"pafWDJJINMXSMNK6/JzzCHgn61sAF5WNuZu12dYYS0m4zcGdyXWVi/4TYqwmrxzsiwK0bpmkeHDkv3rx",
+	"+nkD+e95cD9gho15KEQtHaAlC6gjgW4ShObFeavi88J8LfJ8fotDiS6M2AUgI7eCfhwz2BhAgELD1vvu",
+	"MlAI/SSJQMbVAD26+unHx4e32HGaSiSyFmMr9HkQOiHCIJF4n6HnDOl2fHvfsojy1wxcwDWzmatuz75K",
+	"12ht/rbIB+f87juPdDONvhv7E5f+Fe6GlKHzBQmXPNMXUakIjnJeMwRpdZT7BpdBWcc+c4O1gUxmjrJF",
+	"xSQdMDOpMfcIQh5z4RPhnl9doQVZIyhgj/+GZtdCQe6EtaUby+jfGCFnUf8+5HA69KLbZtnBmYeLAym7",
+	"hysfj3Ao5SBwZjMqkr4wFBEp3gRhTDD86AcuTnBPCCbIZP+eZMGUhIPMcwd2tgUOy40JesGJ6bInBB4T",
+	"xfvBOIiNbYOgiAz0tGAqiOwLTS5wmvYDQtKevZil634A5lM9IctACczkjIie0ASe9t5KNCI47gfifTjt",
+	"CSAdclqWeIl5fxqzjLFgPendodc1PxAR9N+OMWU9yUrCpzQmvac1yWJFgVj2hLMeEmcYvjEg+oHh63XP",
+	"YaVnn/cEgDfBdGPmpi+gvmuU4g3jq54wBE9S1XtlBLnhcab6L7HEiczYfABAJMVDonAH0YQfDlyhgimO",
+	"Meuj7vVx3VcA+1sLWje2onLRr79qRVnPIWdyyIW4pb34lP53m+osNy46Kd7w7F67VpJheswfwpgyEvQx",
+	"BvK1dGHgvmJDdLsA1rw23shghmnsdYB3/iNmRQoDIBzHG2RHLq1Nl7QRIRmiLOQCpEYedymj43QyfrC+",
+	"M6oLaYzssKcSMhoEkDoYU60F2SDda6TxHt0QkcfraPFnuQnvbpTnP5/vMazzn88b46AKRiH3G0Y3PKgL",
+	"yBsYMJjItNZSTwlqC7SmxaPfr8iWr/kTzbhAFvB28emCZ0Le1ZR8D8DbVYmu740gF3t0fcjJ/t5NQm3G",
+	"WRRAVNHWjsPsQbodCAH+6C9Xb80vPkMR3jy29lto8v33z16+nDQTk1aM44Taqzko2bfBbtPX1IA07bkE",
+	"iajiJsxsQ3dsP6LLC+iphnfHkvd2NVGj60vM8D2obpaYvad33s7As/WDnRt/FEQutjsgKhCsQwqjNCVY",
+	"gCVLrjkz5IpxdqTvz/kBpJkfGgFq/wWnmB2j77hA5SKQ32rDMxRx9pmxScfIp5ALjGXZ2OjaoTfgriu5",
+	"jWVrrC7zqqioikzVY3TJXBYbSaDhkLMQK8IKFb+3vsxmM7o2yW+k1eQnU7BR8pZXHJk8b+jsrBKHe0WQ",
+	"Ehm0WW0tKNe2KgxISWayEWRxXINfAWymFVJCNqM9+XooHWtCRSWdyBhJYnpW6J8rNg+Wa5DVtHIt6hO/",
+	"JeDFAQi1FZnGdl2NUfwGRRuGExr6sccuoUxJaGyUnREkAD9GbzlK8Jom9JYgmeKQ5LoRBzbVJNslocwB",
+	"j10AaIeUcsGFOkaXFayGVjclM5Gxf+ldgFGLzA5vP7rV7UiZ2viiQ+MQbonZ9xyl2TSmoWZqbzAF3z0P",
+	"YyVtIkLLUCIqZUZcAuV9zai8bVUYIcWRZs0NI15ty9uQN5Ojt5kVmUqqDJYuMIvi5mh6r9ubsgdhLxOu",
+	"3Bexpw1XG5w7M+L6aHz4hjGlyle0akvVES22K3mHEm55m6tJtwYYwJ1JcnIxnxN53Y04COwt9vYp6hRx",
+	"qM1hz7CYU8ca2WZbXPZsIhm99ffy3dMcIViJw9s9HPhM+qY4tulUyVo9Q//9X/9f1avvv//r//6e3fr6",
+	"oEOrB0InnHhwUtjipFDJBmWiGJhxvBts/bqFDvswDls94g13wuQHn6vfgc/Vvsub++tsi6Q/DOgDY+8/",
+	"eAt9fN5CO5e+01J38ss9kJL3GlyZoe2GzJ18pgpO1aavGGIs99j/ATjprmFP9kXUXlfAgxCmcziU9lac",
+	"K1zpXP4jhEbZe0IOTvZygPtgKR/D78SJsDltrZ4qnebvLp1Zeo3O2uZ3O5oefFAefFD+uD4o7buqP0t0",
+	"sLNKKzvUyWVlG7TDHFe2QurqvrIN6CFOLNvgHO7Ksg1aJ4eWLQA7uLVshXawc8s2aIe4uGyDc5ijyxZI",
+	"B9nXb4fTzellK8zDXF+2gDrEAWYLmEPcYLaA6ewMsw3mgS4xW0Ad5hizBdAh7jHbwKTDT9fhrjLbgB3m",
+	"MLMN0oFuM9tAHeg8swXUQS40W+Ac7kizDdjh7jTboK2Hx7HDXWu2ADvIwWYLnEPcbLaB6eBssx3cMOt4",
+	"oOPNNkgHu99sAdbFCWcLuC6uONvAdXfI2QV1MEbsMH+ZLYAO85rZAqiz78wWmId40Awq5t3q+9Htovbg",
+	"HvLpuIfshzDd5H8d3aC64XCvsdZ8HToNt5PPzN5dsjaddzDYsmNHN3OlP7TvR8cVPHCKPxaHpj5Y9aGc",
+	"m9r73GktegcLPFzv0jlw4N5KkIHVnluEwv0CCh50XPUOLnjogdE70KDfX+D3EHawfapa/aRKV4AP0fwP",
+	"mOFyDulBT+8Bj+t9BnAoY/bgivbgivbgivbgijaoK1r3I+Aw8nW473Hv06GDH3LPNntNd4+bxqEugiVN",
+	"3IOj4F04CjaXuYcrAhFDmRqWON5O2RR3Xsq6Z1Zsgs4d0frsLq83WzdJUQ+PvT37VfGyG3zUPuidpmBv",
+	"V71BReJ1dDhwJw14T96GU/sOzXmydCQLQhAWelObCUKOjE8K+uXy6hVyZUHAXhgIrlarYyr5MRfzJ1Ty",
+	"o8/PTv905Moe6bLyeKGS+PEYUYZivjLuLiUzPfSLpZMkyhsp4JdsDyMeyie2BCXycdmfAkOKWzxj+hnH",
+	"+pnAGzbXT471U0j9zOD9Ct7f6vJTnOjnVL+fRko/5/CezvQT4EwZPPlUP4WGP5XwZpXq5y2k5sXwjHSt",
+	"cAHPWH8N2QYS88JvEernDaTmvV2OxqPovS4ZLeE3lIkAGiH6DZnrN0TpdkkmRuPR7L3+Olvq9/MpPInu",
+	"z5zCb+jtnGmYc/Wrfm70m8USnkyXXAgNeaH0DCyyGaT31ZBpDCn5GPyWusx7gPY+1f1fEv11OYfnQpdZ",
+	"JrruUqz0E1pZ3urZi7GuG0Pf4qUuGUPS4Vjq1mMFzxv9TGDGkgh+z/UaJdDPhGk4CcxGIrh+wtiTG3iu",
+	"NPxkrdco2cAbWEcG0BisHaMc/Ex1SZbqMgxmNcV6JlMC+f3n+mu60K2k0M80hvcbPTO/Yv1GQJJlAWst",
+	"Ml1XrPSoJXyVgDMyhN+wXnJuEhdqmBLwUHI9YxJmQCp43mgckLf6q1pomOq9LqNgvEro2VZQUq3geau/",
+	"Znihn/O1fkJ/sk2mn/D1huhe3QCW3mQ3o/FoJfUcrrF+vw71+zWH36l+boju8y2M4jZZeX2NYh7imLR4",
+	"Lj7PPev0nYUIQSJkK6BHMWbzDM+JhKTyEREm1bkp6ZxtcyfFppNTzZ0wFXxG4y5HZU4dDYQycyFTziTt",
+	"Qcod7Dc1UF0JeKWLBwqlrUgw8DKserlcCb1elns9anCvXh444pTNg7wFLLf4Iec+53CnnZp0o65qi8yA",
+	"R1lYXImp176eKSIYjo9ATVr65m7nFgqSPI5KEtBCd1rvCrrUmOt6afW4mncXVC7hMp2xiIiVoCAnSjOR",
+	"ctmHhd+BLIct94wQGYQ8jkmo/LbixjqcGn/I3D4dC7VBOebHZsQWji6k4aKZ4ImRW+DCKSc/ZtM0tgpn",
+	"l63eZqM1N4zaS7JObW5Xc4y3kBkpDx7PasE1ntUHY2A5DyQqHZlCIWafgUsJmuJwiRiZY0VvCLJcuB12",
+	"WdHkH3LrOGp+6LUl8oxyT+f0S5s097lSRBrxjDRuMlzIBU0vSBjjHjfDyDqTbiN+b2mi205SE5jBTwBK",
+	"sRhgLg0tANmZ7S7CxRjQCkuU4Ba9BKSowXN792u2pb8j+O4owFTwlX7Zs+nfui/KqxUjv5cVmRJGZjSk",
+	"OEZcd/sDrEzXLvRYoY5ubMVeC6JiaTswDIdv5d/GI+7Q6g4a34Ky+mg2bl6BO0QHavS1AfvaQi2zZNaX",
+	"CSjzHQz3TaUB75gVEYkM+CywHMRALb/VYF/NbHKtAxnE/SexI2a3G7hZxVeK2eYzmRNTiRZYH52EsJLb",
+	"3RVR5sj91pifgQexyAgCpycEXoKguInjVrggl9Uff7EDRM9fX253Rrw5exJyQZ5YZkU+Me6IBnkf+437",
+	"yJqEmcaBvYde1Bh47CXA9zR4Q1D2HbgpPfCgLdB7HbCmoHmQrEAQLH03jTfwHljJ1WJT7rbmNk19yyrC",
+	"PIDtpoNfVtaVOchfMxyDCjIwGzkwqmIZFD1TC0Hkgsf6mu6K67tWMKMMM31KBpRJRVUGHX035LG4iyx+",
+	"dNxL9aD4ALxLtw70WKLq+WGLf6zLU0iG6vMUhiRVJLJBJ0QCUdvsSXu3KzZYn2rXPJhOmKR3Q61uR+9p",
+	"aONO2JUquh2Kxt9akcsFUZjG8jljGY7fkBvCMtIjENTOsBxJuc/j0YzKEMfBhmAREBb50SmMuSRHPFMo",
+	"gsCoTrhEQgKU3gBBGgiiDF1evUJffXly6uyH0Yvj+TE6Ozl7enR6dvT0NDcoeXpqorxdkJAkUyLGUKg/",
+	"iajN7YW14ZAdDVvZMrB4VDqZyj4GuybddeA7GlcMPs0JGsQ0JEySnlASknCBWZQlmk/HUvKQDtG7hDIq",
+	"FRH6rI1IKEjfjgoyp1KZo3TIaVR4HdBoCIgu7MUhoLqgo2nm51IrFXc8PoOV3M/0pHUoFkx51vvCymJF",
+	"E6xIUAgrip3RCfhQG7w5o98JztS3OFx2tWpf+uSugwSFQYovCWvGKgFJrCWyZRTMjdGOkabKVvjuSprO",
+	"kAhB1+SCZ3GEpgR9Ru2kBa76Z6Z+tQLTnLeNqIltbBSa4DlBj2SC4xhuQJihr8YnJyfpGk037qfRYP/l",
+	"9Z/H6PWPf4Youq8vvrPE30S+ijU7BNVPT9DLb3V5SW/9vM1ML9i9zzm0+ked9LqMHlbg3Z1tyW66Hd2p",
+	"wO3Hu6fEdbqRUygfg2SmfQf6nIOFhoo3zv5Nokkxqgn4Opavx6URv9tryUxZW7Tf8l1emBz3nZbKHTUt",
+	"dvT5ZzdflxfODvHRKxZv0A2OqYlRffGi9FEPRz720gz/yrxKCUMvWJaYrVeFZIJ7OcUnMrNQtZwJQgHa",
+	"PBLcYAXWMgED0xcsgjCj8EoFxrRGBVLZH7ZwFuApsz9C+4PC39tAwY9pFBD7iwThlJgfpvp0HmQ0ND/s",
+	"GxGELH0P9jQBANR/BRbC/JxLFSzAtiHEASO/mh+Cgu3NIggX7ldmfoggNNBEwCjc1sJNsLB/FbQdbmzb",
+	"4W1AQ25+mDcRCRYwOxGxI49c16NlEII9SrR0b3ggoMeEBGBjQ1xZIoMQppRI+2ZGix8b+CsCwbD5IakA",
+	"C5WZsIXmU7tI86l7Q90bEeBZYn7MSULNL1tI6TGD+U8wFeYvGKssRJBMpfnB6dT8MHUWWRCCOcois+u3",
+	"yOwn6lCFkkC5H/aTCgTB5od58z41q7e8DaYAJqZ2SWIVhAZO7ArHmUW5OAtEKM0P++kmyEzhG/smUbYb",
+	"ibI9TBycZB2IWQh2QcHUlNkEIYdmk01AlX0lAYGS24AZ/GZxsLxZmh9CAkwWW5iMB1zMmbEhCgDX2W1A",
+	"waAnJYHIQrAfChgAT+OAgSVWGmtelNt3BlTq+im43lnmBweTMMHtJ4nt6CS2o5Mk74B08y3nQQYoImmQ",
+	"yNT8sMUdZsllEAF+y6VFa+kwVS1sI2oRpO6HqZ7JgFDm1dTvGx0+p0C7z2D4emC89hZa/pIztYg3L6Rh",
+	"2qP7FjL04+3v2VwfgxwmEGaOhmM1fPIdMCKyHMhdMDWFD4Jb+mDFxZKIIBeKVRE2RxHjAZQl7sDkM2Rq",
+	"SmuJqrkYwuZ43rQhqoRiTdKYbwiRYxRypgQGdZZhT28Ii7gwB/oeUeZpFNjw7y1yV7e3ZOvJ3jX6/348",
+	"ksc+LzE7Lyjmf3C82r65231C4C5TdgGxJMqBRy/yafOE2p+DRIhEQXv+jXz+YzLHcXt434o0aB8p/P5z",
+	"86YE+gKr0qRY/15LJsiASGG8mJ47wI0m9TwM3tyPGmjZb1hkofJGaAFprvO0NnfU2cbdgc1K5bVz1UHJ",
+	"TtExxyHX5BZUBcCOERLcckY0puNpTOVCU6DKlzjWJ+6c3xDBwNmPMt0S+NZBkqHyRxwHmWHQIDhMygXs",
+	"nrJQs/aJcRaAOWyjUoqFcqIpzWwlVL+NqXWcqH+HbkKstSABobTteSogD1hgpY2VN6Yt0yv3tgrW2JaW",
+	"K7sXlbrmZax3V+T/VgVb2onhAgszjZKyeUyqvZc8bi4OvNQHp6DEmtroHYrXViEcbF0tJTJgFjO2ZY1q",
+	"HyurVPtWHtm7gTUALZTgUBXhpsUxHEN2tTIlG6MpUStCGDqFw+7pvslU4MjwNwOfdjV0erZnQxvSdj+f",
+	"8UwcRXROldHo1FrcC35DHbgZubHZpvvxtH4yexcOsw0OcU+n11q93wYYLpD5zuENdp7ab/ICleRZW8zU",
+	"BxvUfTo8HzTFPZycD2vnwKm8ZBG9oVGG4+f5hFUx7kCHN03TmzkWqNqMUaS3Pg3VGMlsmonpGCm+YiBy",
+	"vqFxjOd+xg56LXwkc8WdA50tY2LTPQJ3uqenX355dIpwnC7w0Vkh5yfseEWXNCURxeBUp/97cnn1KjA1",
+	"AlvjMVwoUqzh69b+85fnR//AR7fv/nn22794o/9TRk49+gZrxAH5kU7RI3I8Px5r5ogQNUavX6Fv+Rrm",
+	"wNlB6T3jl05qEGc7WjhzLWB9DupzVk83VWSMNCcELU0zGutrlb8VE+Yv0FPZbMsTP9ALw2g3PLm8CrVH",
+	"gVXO0KXMGBZUxispgSANnkhX+vXYoMNmbGzIWEjGJgfrvC2whsZDD37xFdMVHd7uFrY4VC0m4F3/7ai3",
+	"eDdNRxbHWy5WRrn1mTSxUFrvVXN6Q9heYCDlDBcIamzJw9KGGxW1WCFc12dHCVcc3Fy8HlMswdVRX0P8",
+	"yJKJPfofY9P9GU5ovGnrf23Fe6+z5iJfzb6lQi3uhJmcasgD8oyHwGtnDR0/uD+0wRnB0hL0MutxViM4",
+	"Uwsu6G0vwwgs5T5hsj5ic5Miz8qH7MUNlfg+7EcKJOql6GxXCHt0jQzc9EyrNT0jAT1MTb0Ym18RoxX9",
+	"Ykl5OAUFSUmLGAUMIE1JwEB5MZ0HGSibpixgwugTRRCCp3OIA6PQCRcBx5KCW34gMtD3sSAFr3wesIym",
+	"Vl1IndpwZn5ENCHrugbRag5vA+hcoR1cBiG4m0c8CCmpKAVDA5qQgC6NKtDMw4wGC6Iyo+9jVBg1H6OM",
+	"V9R7JV0ejL5Q3WUBeL5TPS9Lo5VLUwmyIxksrXounBmlHGUhePMHKbXqOerUcylx+jnjwZ8r5W6CdFnT",
+	"rtlpLqnQ5rrLRnE2hcYZd29K6jKzzukyCBm1ijNpf8VBSiTEMkiVbVnwIGRpTRlmOi7nwcz9sJ3JFV5q",
+	"EcT2rymsRKHdopVfgT5Xg8/NCylZ/qP0YWN7fYv1zP8ONGPFvu+qVrJFq6LjBl9fY5CJRE4sRqLCvaNK",
+	"D/pqJ3ZfCT0aitKIcsl062ighLmnIGDfiHz8gQZWYq79o+qo/ouwIgGfBcDgDNLnJqM4kNqvnRFqjzr2",
+	"trI4n8lqxLFO94gKOHOXaL1C7NLhWYWEM51y+jx7M766+vF+0W23gg80JsEc8gnvMT2mIHpk4zbYbSXI",
+	"PIuNg4ELUugyKF+PEhyT65G+31yPZsT8VwnwY17CRSr2xxFIiMIRVrid2HlCjdSzioNx25JsjgzZTjEV",
+	"0sSs3PAMhZiV8qNihgw1tsH89VeT3HCWxSasneKQf7l0P2wGdNRLa+AgyiAWqlVMRc3A5AX1d9NK62Fd",
+	"SwowuO7bjAKC1HAIgqkiB+YY3Ye46oCQL+3q3AqqlXW7LeIiPUUhjgOyTrls1RZWobpKyFWq5u6mUlEI",
+	"LMV0L9951b0W1fewFN9rk74pAfwUFLzFyPy63W0ykcpagVykXRrSjW3yzHY35+rtfrZGuGN2Yh6qwsmU",
+	"cpc1Z2N9jPJoAQjr/bxJbc4RowOVrqrRZ2rCM+VY5FlVrSjAShurgVMIk5lwCnIn6k0IURJRJR3t5mKD",
+	"+DSmczM5O7yr9xr7Aksk6ZzBccgUqgRm2kDETs6U4PEYJZjhuRGWmskypFPMMbNyjS0OwHsvBLPxKNqX",
+	"wdtISkRIyp5TreK8ENwVV6wwKbKtN1o0hgpFq2Vp/8nR1+/+16Pr62Pz6/G/eYX+iqp4l2ARyjjm4/zF",
+	"qzFyCRlesDllhIjHQ26tIXR8gwt9BxbB9p6ZD6Eo3LVEA+gIdzZx4Nx1u92WPF2HimlSJOpwcdIic4wO",
+	"dyCXHQHbNI4507fRrGTh/mxJClrwWDPmgkgaEQmUtFIuN2ajlvjEG5Rb05DIJa3K3X8wQ8NwhxWW80DF",
+	"pnVAahdSmgIgoazadjkjpZL9jykLtlUOVQ2b5+x5fMxeqewQe2PvzeCCyulWHwK7PgR2fQjs+hDY9ZMP",
+	"7FqLl9o7mGtbZM6GQN7Nmqe9d/tS6tfFgD+6CK4uR8DRDIdwd3TMQLupxCcfvLUVORoLuCsm66WJXWqE",
+	"ccW9M8ZqxkViDKwYI6E+LB275glwmmIwY3eDhoCtkO+I6jU7snflIxLTOdSxkys/yiCutbt+LRptOZGN",
+	"Sd6zT0zaLX0sA/yYe3pwKNnWoe2kS99lKhPkTam2ng6WxUBVRs+UyDwJP0Go7Ju3mJpAN5UJcVFwnhcT",
+	"crjuotzFF3D78fkhUUaTLDF5JejenjaVeFcySxJsLledOndl69dX0c3aziVx94HdC9H5Iuu7wva+vLZc",
+	"Wx8urJ/OhbV5Vd3jCPUiW+P4HCTM7gEBdocJrbtvUN3e4XT3iAE7YAjdg6JE9g6buzsCXUcsa1v6JvI9",
+	"xEA/hCneG+s/xER/yqHN96EC7ZT1IczzQ5jnhzDPn3iY58OO7g9BoD/V6M17sDGN6e4StnfvgL2D9Pl5",
+	"0cOHQNIDB5Leb23q9+kmEh1oBdwz/M8+gX+62/7ucqv5o4T5yYXfdxLvZ0ekn7uL8XNYdJ8dhqAFp1GJ",
+	"8PMINAP6bC+7eD3+2EP87BnSo7fV5372nr0sPXeHBHgI3/MQvucPGb5nr9OzecQfEI7wE8p2sJMZaKrR",
+	"B05i0Dd9wfCJCwZMWTB8soIh0xQM4jHewUu7d1KCYdIR3FEiggF2nW/OmuYQ3cKY9wlg/hGGLh98oovB",
+	"ekjfQwqHhxQOf4AUDp02VX61beybhyj+D1H8H6L4P0Tx/4NE8e9KQNtEdD3vql270xCLeRQUD2FsDwhj",
+	"22kV6kLDxiIcFHv28KizfXv+oxNt9nSk3C8GajcPyn1hDzATP9hxf/iAuh5Lw23K0+aucAaklxcl5V0p",
+	"+MWUxJzNNUPrZdE+sghIe8Q++v1EPdoV72jHSO7c1nDcSaNqbm7RQSrx7lGYtsZf6q999cRc+pijLTVh",
+	"/MTor1kRaImIXDptI/b8jsI2tQds+nChmv77v/7vQ6ymh1hNBuXsQD3RroXxjqoJsEz5z6RxcECv4N88",
+	"eI3ULATIPOQC25mAd7DKfj/E+wwWVTjy0Vl9mbhAmG3sSKio2QjJsYscYuP1gCyMw7YCZVy8QRA3ikQ2",
+	"5ogcI2PDTyxiqwXZgFOMrgnWmgsSRxB0NUm5UJgp6x2K3vMpxCrJWGhuHhph2Qa9zwSVEQ3r5ot3GtVq",
+	"e4Sl35NNgzeEyXARq8YjIwk+hJHowE032cdmCImHVAkPqRL+UKkSum+iH+3GPyjBQZXH7ZXkwMMu/+4S",
+	"HTRJZP9IW9uvSQeLDOGedqeyQm8LdyMkPCi3wcHT3G6i0z8hQedUBB/SpGSAxAMdWz442UCnFW9XsD5k",
+	"D3jIHvCQPaA9e0CHzfamdg+rCcYtZd0V9LQmX2CoqOjO++d7Rj/dL9xtXaBRD3n7/K5C3sLFXJBGNJ0E",
+	"L3UVfdHP79f3E/22NBX3EAHXCgUzLCKK2SGLVBjcu9rNxapKOTrH4G2gYyUO7/M7icOL56S9gQIlyiKe",
+	"lVn5w2PxVqfpoLlw+zJCWForbTjq605o1aFYUaddRRtkmPGEMhAx1R2dFHdeR37BZyJJDEIszZPOCSOi",
+	"VUSKiw4QQUDYCtG/pgRx5vHABMGUua4ompBj9NzA0f9U4sFQiayiZWycku2oCnM2SRR4KBcjrm96nhLm",
+	"RJGlIE1NVNoSPLlyWbmjAMrbJU7DKa1bg/L201dvAdtv6H4t9e87JPRfKfMa7yqSpFxgsRkj4y9zlEmC",
+	"fnrzV4fjCy71Xp7FfGVsBBtR5I7RpYIzhnE0odEEiNd+ivTLi1pMcnMcULZEEMqMtOrPu2hDyTqlgsgA",
+	"q4OqxfSGJF4J11uRmR2PTZ9tp4xmTr+7IUe6JlqSzRhBrGhEGVJEKpRU5WHlk6yXtqN0pbk5Ow65IMfO",
+	"XUX30Ss28YaE1DiAlSdkliA4XBBZx45vLAKhTJLKrT8TtMVjOgjxbneXEgL/JMm5rlEPfWZnbJwjWoEf",
+	"lVUvraUZdKkX73bvIOlZlFeMoNQe8i6YRHMDOE1kqxlJEdUvtbLtw9W4Ps0ZI2sVaJD+sJ+Gzb8xG97u",
+	"RF0FejFGE5bF8cR0jRhK5LpXDxznCd1JbijP5IGtu2reHhjKumcXGgkzFR7VJ8TXzZ2IYIKM+IhpkWZB",
+	"33XsdnlkGPwyQzLOmc9x6ZICb3Pu/vEYrRZcEmRD5cFtoZa+oRwF8QCq+/GZL5mJ+wRMl+5qIA9mS79T",
+	"s6Wcj+tvslRjMAcyV3qdY+x9mSsNu0f6mSrlc/phMsq1s5bf23u4sTya6BNu4uxBrH0Q2FNIyI2gD1Fg",
+	"NO2i2lrAcbZX28GHPphQ7WFCVU6w9WA+VeShtQswoySODjWpyjflYLn3CogfLu/eH91CqSrRGNY6qczo",
+	"g45o643QNVG5DubUbk/+f/d10FrYHXIbtFUGuAzaS8rDlfAer4Rv+ZJ474WFZG2MQBwBlBacr0Gklm8N",
+	"e9drosw9irv2Yx/t2sAgWgzQ9pCa5XOQczD3LBIzMx9AP/yiMUmi7ZoUM4YVtglDHsH/RpkILzgLiTei",
+	"6Fa6tYf8Slbs3Vow81PJvPDBsyY0e9lUi68wJIQJMNg+BzPBky55WmzuFVoOHljXMSmjWDYtOWJYWptj",
+	"9DOwY5aHnmSSiIkGPjHxISblXWEThZgolt5tsDUBz0scLigjR4LgCHIFmXo2Fc/Ubcpy77xZC4TwBpG+",
+	"KP4DJtQF1C3BQ4lNCWczk5AIVNhF6F37tnJboJJ9ppDEisoZBFoEVbiZ/IEw+YUekg+daZLiUPUDfmlg",
+	"lNKSRARHMWVkCLhviLFklec4tSHiLhx42EM2H1e/tt7kYOy+JNJEfsTSZnFop0NQBNa4tGGKnDkelBtg",
+	"Rd+4PpoIz821rdMXg9SHkxeDOh7jRt+R2tiBcNus7T/oSnnbUwahRdyFIwip2gRgLR2UDbvHjYILOl+s",
+	"8CZwMUqDKV97irkQgAmmcbVEngfG5mczUq8d34OIsI2JCVgq6qw920tEfBpoTo7fEBHYQK2ez5DSKzj9",
+	"qvWT3WWl7570ZEFM2FwtdhTKRBwkWIXlcrXUGs6VoSgAKwNBCB0oLoqZSqisQ/RW8E6Rt2RjJN5SqSAz",
+	"uj4ArK3g7a8gJL//lj6YSG+NF4FVMZbecxmYOMlY05Tig55wbxf1hwYY/XJFpoFZkFDjlYLzo1lGUkWK",
+	"RSgdL74BluuQJFWblm+U6UFIOO33KBLMCZ/GPFy2drBSOsVSrrgAzNw6LMr05oqJIjsLBKGe8NjIM4KU",
+	"xzTc7FHJJgR0Kos8LdTOmkayK+wZBRl/dtYRZJaxaO/OCaIysf9YjPoFM02RmJFO7tEnQ1lCzoyQ0gV0",
+	"bdYBJ77SNxC25W8zJojk8Y2m/QFNS1uo8qVK1ctm4kGeO6OMt9USVuORk/dDCkojVfOXC7kQWaq2fAdS",
+	"GDCugjzhb2vpA0ai6fvuQpnJqUdMPq22Yuaa1t6tGaYxBLOFlLhby8wF2cjQqA62FnTLv7WQIlIFiW/J",
+	"84ICZ1EWm2C4/iK5Kmj3fFWKbl33Cn1pKwLo3v5dSr0NhJn+DQTF3tlughlNsxhvwyILw4Re3FXIhOlr",
+	"KwWcyc5pc6W29rxQUmz2gMgh2BYwhFsLSTpnW6ZCF3Gh+loLpQuu+O4+Kc6DGIt5e4f0Jtu+08laCcwI",
+	"z2Sx1+tlLO7nFMjXKVumOLxJaDG3pWQJgdrBldB/S6kl2UDZPLlee6FtYAzSbCngpRD2W43htDbArb0x",
+	"KRKZooXNR0tJy51t65ctotcZtnBjkd3Wal1hV6CUg6mlhE1UVPtqL2kyKJlQtAZQ3qu2PyRvraIk8YyS",
+	"JgmB/dNSeIbDdgJiy2yhabZExszbNqyw+83e9etfQaqpGfoWTfZWAdH3WYJZcTn1pGjO76aH2rW2SUU8",
+	"QaasPCMInUCjVdF7XiphlNUrGsdoCv4dAIVETqtelkJRiRhXJXETZtHdCphaZTVewUSnqfQBb4olKt+a",
+	"M1oO21XAsaZnzcmtOOaFiyAiU6qCFG+MHHs8wiEkka2/nc2oSKpvFBEp3gRhTDD8KH+ME1z5P8G3+vZS",
+	"K5UFUxL6WssU13e9MKDMkClN1kbj0RT7ik8xCzlTOKy/zePJy2PIAN94u6ICgqHGdFmpymOiePlNiPWt",
+	"rvq//auIDHQPMFCtShm5wGlafkXSSolZui7/O58G0D3IgTwjovJN4Glt+mhENG0sXrwPp5V/03ZwS7zE",
+	"vL4eyxgLVlm3JWdTymjllQjqkxFTVpm+hE9pTGrAIeEFrFTl7bq9jwzfmBfll3y9rgBIzz6v/Is3wXRj",
+	"YFZfV9tN8YbxVeWN4Emqaq0JcsPjTNU7IXEiM3201F6TFLcPB742cNcoCIIpjvU1/zjFG575Pth/HWAo",
+	"saJyUYalVpRVgGeyvTu3tISZ77wRP9iMzrMi/r3PbKdUxJIcmZIQcuN1oUhObAFWAyJcYGD+BQlpSvUl",
+	"yn8+3pNofkAyf1Hqc5XcS4VV1mYlZXRWyJRxRL90TH4mkVF/VOfUarqCKNPEjtwQpjIc5y9SLBX8fDcA",
+	"k/CmrL2oDo0yXdZzjF3O0MR+nDiXN93s2JpOw5ctCnFBJM9ESPyQ3VcPaPdpC+x2D/hybI1cZ3OMLmd5",
+	"I7rBazfs65FnOE6JOOMZi8BwcEHKVayVF3ql2coVlaQCGzP0/PVlPopxSWlu0mPqDedvwdXJm6goL8w6",
+	"AZU0rDRRC27cuMH2ZRhEqap7uupjaiyv4QHBgj/PE7pddZXHuuGZoowEnIEbshEWuJeVwA89h39VKNyr",
+	"Ix5M2WhbeGngdaRgLUA6Uiyg9bJMu3AcV00erKq9ZPEwBAkbjxRNyJAhuboaI7GSf8mDOdI9myN9unZI",
+	"gI7nAOyATPqvscCJbDdABwP3ht8TwPVN13NkBw2eTqFJK23v8UXy8LKNyAJLk67aAW2ZwF6D96W2v8eR",
+	"N7LJ3/sEdBpsVEKZIKrmnN77POqFlpWc4HfUgy248ZvjdMBMIk/Ov3fLW9ajmvK/aK8mMr6jMbemEy86",
+	"0svZbUfzVb8312ZfHN81qPvY6bWwGNXAH4ojHCoX/8Mb94MKG6qlPT5K32nyJgfvNEVywVcMFPIuc3ZL",
+	"8l07XcZ9pTlp9VTbJiquoYkW8N1PRDck6ZD8vcfydBpyPU2pUSx1Gu5DPNmHeLK/o3CvuzdDEXexy3YY",
+	"OlNtcfj2yVfbhDJM1loP3H65a5sAh8lg24TbN49tiR3sG3r0EJxsxgItd6RHelsPmM5Jbj2whkt1O+C5",
+	"t1dK1o5k4CFr60PW1j981tZBKNthO69jhuphicXHl7K6LGsslbVF3/VfyG53pX1D2/S4zvw2HmHGMjBc",
+	"z3NbdhTX1BsCuDZlZtFct2g3h3Omv41HxOXtDFZcLMGo3Rt8Ks/viawrjovQzWfI1Cy7PRI2x3NPKNFH",
+	"lIVxpi8SiCRpzDeEyDFy/khc2CCiN4RFXJgsyXuEt98V8CYPJy5b0yUfbtO1daJddJv6bi48CROTNjUo",
+	"5n9w5GrJzFrirbbE8iiF8HCExoFHL+pipLK2fEdOyLdldDBSqdaYEhXOPbLXw2Hmpp4mtpiUXtE8dm/B",
+	"WmCPRruHh/fYozmI9FFqykXWadGrYkXmXGycom7jWBWzXHltXz7PXKnKNZU2AY01Z0VIcMsZ0eiOpzGV",
+	"i8S4LRRfYgitbsJ1Wx8C3ZL+ia1la/ERx0FmwtZTFnKRcgFbqHwLrX1inBmvxEalFAvlrhHjUUwTqt/G",
+	"1FrT1L9DN8HeLDChxm3PndekvR5W3pi2TK/c2ypYk5urXNm9qNQ1L403nP9bFWxpO4YLbK3EjSa52nvJ",
+	"4+biwEt93gpKrDZFb1O8DsiaJKkKtq6WEhmk4c7YljWqfaysUu1beWTv7oKT9G/Nw/iRg4Mtd2BGDg+9",
+	"fHAjXWbTG7uvm4pwR7odIDp7Z6k5IMFO73Q6nXLoVGPbbEauw7ahd/3Wopcwsn9OnhK30SUzz0coJBsg",
+	"Yc9QXTk4g88w+7vrTe1jypz9E0ho9ghC287Cf5xZtNsWrRqUduuo7uNG3T1W7IFHz5DX6Xay+hEnwf4o",
+	"c1e3zevui/P95LHuGSD2IQbrJ5TG+l6zSDehfrjQp22btBwA9ZMRnHijo5ZaGSSLcxe+q4ehmXWCHtCQ",
+	"qJiQ3P/eBX8ZdrlL56pRZ7WrQ1xSrpqRdiFLKYkpcsf9YsnM1nFiB98GKpUdjIHYmxM3jOp52Rnu3Dqy",
+	"PXeerJfWkfUtXnfCFiPOafOyMI2V/AsUXiNTRZ8cxuniGZpoAjQZo4n5NAHV4ESQGyIkmRyjvy0IK/4f",
+	"I8puOA0JCPwFCQlNFXp98Z1ERkdA0PXojSmMwgUWc3I9qlI+6LOle+BNqcvqBdwZ0bYUasej7tWdYQpd",
+	"vnZMWp400E0FGOabcI5rJIi+1cLRyiJ4E3PLTVHmPLf2ibMLIVM0W+zqt+QqObIB99AsxnPDENBycErm",
+	"AutZrbCDWx1DpaNHKCIznMUKdMITnCk+2S8wb2fk/ZbGMWXzS4MF3aQTACoAH7MWvsOFHcxSPbDP3TDt",
+	"NBj3NKcHj6hMY7wBnwuHnS5WKgT1NB3vw/DuMRPm7Xe6YwUNbFmHnEWZca587PCFHa7ba6bcXtgI4ZWl",
+	"xjTmc368sl/yRL1c7wrnZuUhGhCM2vbjGF2U0M2fJ7ulgyUxnIlI50lAD+/NJlXcZiRUBGXW/cjOhb3q",
+	"HKOXNgjp06PTM5SlKREhlgQZBlRqKuaK7jNvAi4c+p/DxRF7oMcbB36IA2Q76AM5jsS4QuF1YDfSPjF0",
+	"iz0Hpqh6X6FUwMbT1NQAlaUNWT0i4K+kNwTImS1drKi90k1s8SAvrrtpwuqStfmkX1SPl/y9URg1Aex1",
+	"1CiSpLHXsrVIoueGlqMOcrXcttJEaJaB0s0Rpvshz93k92ZzBzUP35YZwOi1KfcSitlLrdm7Plri5sR6",
+	"PDiKrqcoJ9oQwCWbFgGI99q6tvrdbNwh9ms5wE23TeqPfbJjwEVoAdO3IYbSrfuQXDLy5R+wVnUGJ8CW",
+	"vEj1XGre2Jc46YhJKKERKiI4VKCYNYblR7qpjUmbWdTegkUlN9NukzwA069vZQbnBkbhkvFzLQjTEI14",
+	"sFpfuBc0TQccypWFV3ZGkyoIY+4ztC2IMziWQymQs+UStzJpOkbnpUzGkijgg4hUkNzJ9s3aNgGDDtFL",
+	"HF2rdBdRJ9K1YDArO63fIcWvTdCd2OE11AB+mUo+NU6MsjtHiV9GlwMysrmy+dlaESYpZ4/vaFpf2hAz",
+	"3z4/v7ogU6rsKdfVaxb4pBalwIX5asJ16YPwWxxKmyEfQePIReO569EKzKKuSERD353XcQmDWGE/Q88Z",
+	"0u3kOTBcKKCCa5S/ZlgYuQRWKCZYKnR69lW6Rmvzdy+MjPmc3/1gkG6mMZZq8Du4CFGGzhckXPJM38Kk",
+	"IjjK2c8QyIzR7jgtgAOlb24aq+D6pjiiCtGZywcfFZPWY6acZh+s0H0yj/OrK7Qga2umbrQhDTt6l/l+",
+	"ajHQlm4s8z49KlT8/fqUwxmgV312ZX++sRnMryPP6I8B2B1YLXRgD0CtEQe7w6wEKuwOxhPfsDswf1jE",
+	"zvB8QRN7AGvGWuwOrBJ3sTuYWrjGzoCqgQ37gGkJCtkDZC2WZGdIlRCUnaFUIld2htIe8LI7yHqczM6Q",
+	"auE1O8OpROXsDiUdfKo8MUC7w6qFDu0OqB5xtDukeqDSzpCq8U07g/GERe0OyxNNtTuw9eC45Ynd2hlW",
+	"NeRrZzCVSLHdofgCzPaBNsgK1sPZdgfUjILbGZY3eG5naN6Yu92hbQnV2w/oUIxWLbpvZzi1oMCd4bTH",
+	"Eu4MshKC+B4F3MWdS0RO5HNBwpgy8qpj0KgbCfkXvPZiLpSgVfnnsmccxxsUmXalNaCQxn4TYkyFXIB0",
+	"yBOdxVgQSqLgHgtSTSN4t9YF2FMJUZkLBYwdxIJskO410gtbcVLeT4oe3oR3N+rzn8/3GOb5z+eNcVEF",
+	"o5LdhjUUQnVUy8G8BAc6K3TE8V5j/cEwar2Ga93ehxprrUtXBvodDNZC/p5notvACYsCF5a2ZrRhQKOF",
+	"ho2I3qY0IejRX67eml98hiK8eWyVqWjy/ffPXr6clGx/d4vOFBZqr+ah5NAdGH4dui2B3xfATUDFBQDG",
+	"ats+REw/HsE83i1+l7GwXc3ixlXxGu84rD4r+AkrlTvI2fpqqHSrVmw9WFNV9dDACuUt4u5D5W89DuUO",
+	"coZ+x6K+ZIeh3/7R1UTnzqn/HBwpXp6fP/apwM7PJQpjLCWdbXLHfqK5HROLGsrPOY/ALs6G1pSG27N8",
+	"0n7HhDHa92WaHWqyjBn/lWvhIm+gHAjhAzT/A2a47FcwKJcyIFuyzwAOZUDLk+xx77amXAp0jQusNENO",
+	"sAD7v3ytzIHJODvSOzpn8nmmJI2AQP8Fp5gdo++4QOUiY0Rn4DoVccggTxR4OLXmOh4bu1/oDZUIx5Ib",
+	"XSouHQiQQKyoikzVY3TJzAhCLAk0HHIWYkUYLrSDvvoym83oGoU4kzbLTciTKWUk8pdXHJF1SEiEzs5g",
+	"oDhURMgxWhGkRAZtVlsLyrWtVheiXphwZFkc1+BXAJtpTThYItbdx3w9lO46SEUlI8MYSWJ6VtCoiiGM",
+	"vZnJPKbVrtOyrFH2WwZfHIBgW5FrbNfZWP1vULRhOKGhH5vskrrcRTkZNcCP0VtuYirRW4JkikOSE2YH",
+	"NtWcsuU8CsBjtCQkLSGpXHChIElMCcuh1Y0pBWrqsR8VqKwgt8Pjj36174TE3U/sj/6nx+GhQPq22Wu6",
+	"e9yo9nZLtyZmDc2k/0b2HJm4OZotv8EUEM1zPZPEWG/Y0xpB8lOJFO9jnOZtu3KFUhyFOI6NAKva9l4N",
+	"Z2LfIdt85TDYBWZR3BztHe3FHp4/RAxlHFripF1muIE2VVlj4RLN9QT9xgHqsydzIL1tg6q5BAcbXLlf",
+	"Rsz7rWlh8FH7oHeagiJ/4j3qG+rY8CkKP4YUEmxD/H0XwHmvdaRdQhAWekNcCUJc4AMIdeDKgo6lsBNd",
+	"rVbHVHIIckAlP/r87PRPR67skS4rjxcqiU2s3pivjEtbyVoT/ZLnac8bKeCXTFAjHsontgQlshIHA0OC",
+	"KTxjkJQ3hlS88AbiEWCO9VOYnLvwfgXvbxmkyk30c6rfTyOln3N4T2f6CXCmDJ58qp8CEuxKeLNK9fM2",
+	"gjy48Ix0rXABz1h/DcHzO+TwW4T6CaEIw9vlaDyK3uuS0RJ+Q5kIoBGi35C5fkOUbpdkYjQezd7rr7Nl",
+	"Col04Ul0f+YQEW8OvZ0zDXOuftXPjX6zWMKT6ZILoSEvlJ6BRTaDDLsaMo0h2y6D31KXeQ/Q3qe6/0tI",
+	"j76cw3OhyyyTGeTJXekntLK8hcxeWNeNoW/xUpeMhf4aS916rOB5E0PQEv0+ieD3XK9RAv1MIOZfArOR",
+	"CA5RDiFX6g08V0vIqKvXKNnAG1hHBtAYrB2jHPyxdUmW6jIMZjXFU0jvCGEK5/pruoCgh9DPNIb3Gz0z",
+	"v2IBeRH1GwFrLTJdV6xmkBlXf5WAMzKE37Becg5vAKYEPJQcctjCDEgFzxsIc3irv6qFhqneQ1pbGK+C",
+	"jJQKSqoVPG8hxy1e6Od8DQnT9Ptsk+nnrUktr3t1A1h6k92MxqMVRDxcY/1+Her3aw6/0xmEc9N9voVR",
+	"3CarvfwHIbV0W1SV57l3bQpJQgWJkK2AHsWYzTM8J/LxGHEREWHi8aZFOtGtUVB2uRxDvIS4y3mfU08D",
+	"ocwhyZQzSXuQegf7TQ1UVwJf6eKBEfxdgAwvF16Og6vXz7LkRw2WfC9GP+KUzYO8RSy3pHM3mVvddb8W",
+	"oXlP8QqPsrCQHnhDFdiAS/ERaNZriVSNhAGgIMnjqCRMLtTt9a6hS43prtdW9a8vLILKJXAhGYuIWAkK",
+	"IjYbMH/Ae8sO5DowzDwhMrDJY/0uBo3MVjBrWKgNyndKTOpJaDVcNBM8MSIf3Ex4Cjxf6CKwlv4LzLWq",
+	"9pKsU7h5u6zhe5ItKQ8e32rBNV7WB2dgOcc5Kh3Z00znZ+DZZBJXMDI3Wc/sVcROQ1n36J+Cvce1J57c",
+	"dabMyOtPDmmjaUJQgsXSTKf1NHQpF1EpKhBkHE1wRI5Rzuob6R9Gb747R0+fPv0aQdSQ6+zk5OxLA/qn",
+	"t+f5sqGExjE1Li76VAmphOuAXjKyxkkak2fo7OTs7Ojk66PTr96ePn12dvbs9Kvj07On/6iEfNDNHIHJ",
+	"wK4VGI/WR3N+5Ano0hL5vYjhArhgaN/uOdlLuCKJCPCcsJbAOfo7gu95zFrBV/rlwF3pgZWDpTA9FCUb",
+	"yUsfUDPHh/3m5l5RdKgu9UDVD5dstitRHyTPbKe92zfF7JZVuOMUs+0t33V22faWOyaWPXQSO2L29uzi",
+	"NgjeZ7KUKLtIhFq48V4RZXirb21aVcWR3sEI/CIReB2DsjOOW+HmwWF/sQNEz19fbnduvjl7EnJBnlgu",
+	"VT4x7s0GeR/vJxwkaxJmGif2noqixsBzUQL8gSbDEJx9J8KUHngSLNAPOgGa4uYRCgNBsPRdUd/Ae+AK",
+	"VotNeRj6GmLq2zsEzAvYiTv4ZYV4+Wrxa4ZjUPPbWJOBMc+QpVyeaiGIXPA4Go3z4vrSHswowwwyG1Im",
+	"FVUZdPRO7yXD5rc+lA2spat+YAJzjmufmblXFnCYDvXA1OFSjO/A0hw7C/FqffA2gbg30fgfFGE7Tta9",
+	"4vCd9XEwtL63hPHd9tlv41EoNqnigVRcdLK/6NDk/bV14Drukc2xSxDNnVG0kur8zKgMcRxsCBYBYVFL",
+	"HOeYS3LEM2WIUC6EJyEBxsYAMRmMKEOXV6/QV1+enDrXG/TieH6sqc/To9Ozo6enuY3i01MTYfeChJBQ",
+	"bAyFht8zH3WS9UZEjR6p1ttgDZNwvRV6v7TrbWCHSb7eBr1vCvamg3rPHFN7ouyd5WD3eNz3zMTeCnG4",
+	"fOydbKAeErJ/crnBd/KBDwnaP/gi3N3uvM9c7YORkA+dpv1OV+uD2On3yLR+MG/eOTXcQZzp7zLJ+u7s",
+	"C7+HpOu7bNg+jSTse6Sk6J6UfU/gXZO0b91Jd5SkfWubw6cZ26O5h/zsD/nZP7X87HfKmrRQhmHTjJcp",
+	"2xhNiVoRwtApHJ5PuyYt2icX+baGT886NtyetHzGs/+fvS9/btvI/vxXellbFbIWoijZySRUpWYVH5NM",
+	"7NhjyTObMbVEi2iRiIBuBt0Uzbj0v3+r33uNGyRIHZYT/ZCqmOoDfb33eXeyF4TT0KT1y/NfsNN8Nzve",
+	"+6vE34BCW8bV1va+jaUDQ9g5z8JGfv8ubYAu4TWM4k6fb5Xr3Uuk9VZbfoPo6u3m2XIrN5cq3zIczXKD",
+	"auGM0Kw8FlgiEE6Mx/TifJGce8yopQSVwlUYRXxaX3OaavbWUJt7qOs753Z8O9v//3C891++98fZp8Pr",
+	"/133nVEoxUFt1XYwcEJFsgNXClubRAjjsbdv2A/qI+yBcxaxb6jXb5rhcMMMh24Gbjmo5dB2u0MjPGYx",
+	"FMx0vggjK9D1GuoKa4u47FZW56pJ8Fg7BmqvaqrpZWotXinOn4eUGdWpLaIKEaQ1qcPszx5eh5WHjjZy",
+	"IjwMGp0S/6mWVVPLGoeeU7WUtqO7t/UVeCkvRWA/2i37bNdHWC04f7sgBOiyHf0O8cZNxm+GFQ5L7D76",
+	"zpTxZsZBZ13iCzNTSfjHLRhNuNZtsjw9eONUVhjlc37FVaj5/VmYKjWbt1aIUtOiuqLCEUqkVWjmRDER",
+	"ZN6UWS3q3TRo24KJFlq03ApT7Ujj6qAFcjzGo5BroXt3stCmwtvZt1gkttUqb6TYhsrO6mIM5PBWjqzK",
+	"em5Jod1MSJsT6VTK4BeS6LTSJE7DKyHHLavsY4281lrKTdpqUqU5+4zTXBMyOzn55X4v6faqbND9jadQ",
+	"QbbF9mFD1qUoXXqciZguInSTctm7XA3dUSfmkRh1LLwadS4E/quQDgJ/hAwDUbso0VgYHnDDm0nqpxax",
+	"z6W61GBxuxSrPfSrnPMw0ZjsbaUWkKgkK+LIJUMeQNnAXRoTLS4WEWZ+Mgoq8uawbzUTmr0KOA4LJSQV",
+	"JBVssDlzccaD3DGE5XyJOdUvSE2UojwRpTsIWQqZG6bP7kPcukECgWbDR+Gq5q0g7cLTld3CCY/G4uNc",
+	"6UY9enEW14m5TsVq0KE26C8r7VeftTKM0FNq4Q/Tihi/yw34ZzCFZCurt4Iskpa8IOLtWcHO4K9m93eL",
+	"2FofnIMOKviS08BgkgOzYvrOh6TP0hBExi09WM2pCAJaD7TripYAS8jOFU+CLJMTiDokbRfD7oXUi8SZ",
+	"lpyqIxbCaBYa7XiFSlZMnUfhlG+qs10XstVqL2ZcMx1OJbBnaVghTcgKkuQpaRIVeSzmkk9ReYCbh6Q5",
+	"mXJJctwWUUStD0pSUGzzMbWadC6Sicj7ozZYhbEZzJka/+lrKl+AJsHmr8hrywZ73539n+5o1Mf/6/29",
+	"VmlmQhOJxi/TSn6lGbRx4OnZizcecxniX8hpKIVIenf5VG9Dh74JjKZrRSCqEgY92iPSteQtHR1Im0rY",
+	"BY/DaHXnRO4zK+Y3HeEt6OQ3TrHl3u2mE8jFI9xWYHaWs99lAQqQjd8eIMg7YDdp+FOQurJQOAu9IZLE",
+	"ZiqygkcidBgIDZS60C51QwmJeEUrltq9ReCq9qTulFyy20GzBYi8iVRuMCyQg2ezayA2sOxaFL0ynHtB",
+	"znKPbcErwl1dhKHOEt8GjOb63sbbaf1YKNYd5dwbQyinkd3Em0sikWRZR8cij2uZdJUpN6O2nzBxEcpi",
+	"7fBbpkEo8+WtMNLGmWUWib7T3KRMWPAkCLncZek4hxthp49owGAtFl9EY9vMuR0E41PY3iwkvARaQ7np",
+	"C7aHX8XAxV2OphT6uMs2rcGACP3Q4AjPurApKgrabMu2cIaoDFKrTMH7ZYVWbrfKh09LNws890RbbySP",
+	"3jKt3fwtn4H27iwP3yItvm3x+Oa0+eai8meg1Zu38a5p986i6YsrUR/dZWahZML+dciWM27YjM/nQoqA",
+	"dX07lt/zmFEkQ5AavuuD+lUEY/zBtoGaOgE7X40ktk3E7wuhsTHXStpGqWkHJgSEjjltmB9ww/3+CJ2E",
+	"Cw4DMy6nYg0Bxp3YaACYKGnER9PK6oGRaxvTep2GseU+8ZxMkPzGHxnWxJe/l+Hvi8yIJhLW9cWVGff7",
+	"fb/JMepKxOSvVENucDaoZYmS0dVhf6IS0YdTqfUvypL8rNsPuGSY9yfV0aeXpGVn6PIm3RAn5a13NAqD",
+	"TrouL70x2ZlnJ0rnlNujdHGVD6bZz9Y/qudCm1Dy+jy9/wFDEuwr6pAtuel3qpkJ+B9KjqHdeRIGU7E5",
+	"S4Ht8SLX4drr8D8WicBRxtMk3Hh/j217GOMftvWuF39douL/WJJClZXcNqXpkS9UwroinpsVpoWRyqCi",
+	"r/5aC2nfToALhH1rto+V7WG4KXO+ihQPWl3Ft9TWddbji0TFhVk3jqFf2i4tzHWt332w87PPm4PXffhr",
+	"1w6MprGo3d4NNGScO+16f0XJ53qmzJjPw/GVSDRdnjYVcM1C5ycOQg3XopNekEYPyUVrtV35ZZ9Ab9LU",
+	"5enSNoOc2j7XXofqeGz1yJbifKbU5VjIYK7CzTLTf7D9C9d8PcWsoT8Fkpm7l5VnWH5bxedSILTpFaSb",
+	"1XAP0lOunBrte7aFNRvTnly/CnUNJHojBZsTwEWYkrvMukq73Zvawj+lwjdqCJYUH+2eToXLcN+mLt9V",
+	"qBZ6m16lW+EOpzB33cgbNrnlzt7ibv5ZtvC5iEQGgOrZKWcBtGJc6qVIanaxjp389DwrcghzOOecOlai",
+	"GuYHQWY1F62HWkN26jagTLaqG4ANmHvuxYJHR8y3p+Wn+ZMUCn6rudB95oOdW07HWkwSYfyRhHz4ZpFI",
+	"qBsZrZzBFxNwKkkSi48x3+L7MrHpl0aE2O+R9BdJ5G/qatsc4QcuQy2wyq+FiLgEFIUqYnKxMlZh9lY3",
+	"fKc7XZoHR2lxfC1VZ9uccPWu04rW0YkfjZm/T6LKuuqXgZ7YiyQ0qxM7AGWoETwRyfEC3UvxXy+dz/3x",
+	"25/YpVh1vIp4jVvGqIHHfH05NkKb8WgxGDyZgH1MLmKRhBMNPwmfdW0DZnlmj6kEulgmuqbLSHZtC+wD",
+	"Zj/OEoFhGiKwM1sxnGa2ANJj9p8wKuBJDwQTxvVI+sd5z/wh+wGWynDyS7GiKY8wmx9kdaFoZyWpjq/h",
+	"l4JxLLuiZ1BvxXaUXX9e/IZ5/hv67JjFodaQCDZhC3kp1VLitsGKKuOJSAtw1fOwsoU9P+dA+nRwYB/f",
+	"FY/CYEy6iLFIEpXQ04LLARgZFpiRrpkx8871Ndj1LhTGLEjDkRwiIu5ALRRtFsGKxTyUhoeQGbjiMJm1",
+	"A6dd8v/EnA1Xh2n1jL15xM2FSmJ7UYb2xktcikvWa/euksHX77l6sAyjmvcWWjAlwQnJ7mIUykvyzsSn",
+	"hLJYXDfaGBrbU3jLzUx77FwFodBYz3ahwXCrPTYT3K4onRh2dCSFvBKRgooxUaSWlNOUR3aR9u7bS2E/",
+	"IzSanTz/WUPCDRT64MvsUg3Ldqs/kiP5TEnL2uFe6RmnEkviSiSr7MoNbcs91vLWDhl3TxIfhS5eSJ2/",
+	"kHDrRpJt9ZQ8UpXFfMUChSq1wpwxX/UgJ5Ed+VLYi2GfLQvEJAyEZr4DzPaJWUIAOYXs67bQgkm7fqj3",
+	"K/hkhvyjDztAho+9fyOM9vFNILVjStLGZWq5X3/99de916/3nj/v4zYlIhJcC9oqSI1qv5GyozL/cHD4",
+	"zd7g673Dv/UDPotC7vdg5hcwsP/2zcmpD1/rP3/x6sXpC58yf4Kq2v8pEPFcGSii97NY+azLLZHThh1+",
+	"/XWuBnZv6DbdJKtMY6h5DK8eJjhXwYrNRWKfjGZSmZm97lIs4a/I0qm+NyZ0sUe4iAx87g9wsYHV/vPk",
+	"zS999o62BBmAIySpkx8k6nae/yxQAmZkgbgIpYARU0kNR00T0r4/fcaQpVLG7toctDDEmzn5P2ezCkiR",
+	"KhLQqEtFmWwtsrGTpLiFa0IMHnyWikNjRJA7GHiiHsvy1vD0EqQk83zFgFIS6knLo/svbGcqyWT5DGPu",
+	"qR+lFwr/yCY8Aedpznza0b2fAp8oBtJcUo/nyacjZkAmuleHzBKl7Fd7ns67BShUD0rDkcKgU7mSAF7n",
+	"QvJ52Bl2nvQH/SdoCZ4BF99P9j/RcNf7n4B7XYNDmmgAu+iAdhXq0CDVhpdov8RSab2IhWYhvlFC45jW",
+	"zNJyLFGPRZo0UgJjn71bjzZhFMHpGuWSw1Pt8yhyfAy6hZoBM8TcQnZ9dpspD+9IaqHtfrAuZxOlLkPR",
+	"w7nTL4kX2n5JTDnv7MB9dixXLOJGJLg8jxaxwn+OJOai98XHeZgIPeYW3gJJQeugCFj3yeCwB7nrZ7gn",
+	"X2nmJ+IiEXpmZRzitCmt/imwMGsuJNk0X4XyspNWpkOcdTgYOJZLFgsjPpr9mYkB5hEx6gw7SLP+V6Am",
+	"IJDYBki58A/lf1uSkf837oswMxV8P4Ig3xEOKfp9oof7tk2+z355kP1sFocoeJ22uoIL7NXKMWo7kUW2",
+	"xF3tEM/4ZCb2nqHvbY3hJlrylX35ag8S+Pr9tR/gdU6E2XsGl6P+ors7BIJdqOnKdy10fiOjlcdOeCxO",
+	"QiO+P3FR6xM1x2q0ueO3L623/lvs1zwZHNZ/BrysJbdAMhE8WKGiWCERxKsYHLGpstNaMFG8bsUtfKUm",
+	"DWr506b72skLCCgarV/I08HTJukjvdb7PyptRACkFCEiVLrbsl9OLOkMP5x5Hb2IY56sOsPOmznlVJ9B",
+	"B3ZhIZilVrJAOyF9zVRbyQdHZi8jteycQQxtwmNhYOM+NGsO3Ggmf1IxD4DMgK9d+jz5ZGLGB79cDV7+",
+	"41/fvfv5x+mzfwc/g59dZwj02CkBh6kbyLq9z9mHYWRyEhzsfXf26eAb75undb6C196ag0dI5lncaWGP",
+	"YQeH37Jze6fUBUu4DFSc5nXKVhUtEPl9c3Dyj9lKxe8Wf/zto15+fXjwjf3ht8Hxyb+CZ6+Wr+uXChyn",
+	"9UKjxRhkwXHv7/n1Hh42rfcM0xXUkAuXgl1B+D9VMMxSubvXb8osD0zBHjsXF4oioqjpSBJjGFJdal24",
+	"IV2MYoBVxqn1KxYmlRwIg4iA5QtQjyRdNTqlgvCv2bkALuZD9WtBApDjSNoypCclhjSSPkIleOAoSRKj",
+	"5hB4EQkQyUAxCQJJaAhxSWFFUmAUwIpJmhxJQGIafTDsUBaFTXkoM7Q6T9R5JGINRTksp3w6GPSO0Ocg",
+	"4isKXfOYkpACNR5JLlFX5U5EJfBHoxQwaeS8F0ANu08HT3p1rFUvzuPQFJnr2pddIPxo9ScNWO4S9N1V",
+	"RmyRXeYMxYHwOKaRCsQ/5h9fCTk1s87w4PDb2htLF+EHFaxKnD9XSHL/495yudyzu7a3SCIhrTwaFBBB",
+	"KqePKYq285uQctVPlBby/1Kz/gSMEqmLdef9ScfrBKG2x0IRCZ1/2n7sne3XKfkbV/yEJ/bHJ78fnly+",
+	"Gyx/PT+9+CY4+H//nP8r/va4U1c0q+OqIWCsl9unteorINYvVRIjlCgSj+vPBKDm+I9f1eIrC9ijiGlh",
+	"HHKa3x1sAuYWavd2RUpQgCGRrJR/8/0OAI4nDQC/NJwDF0VImxtsJ4hR6L8twhhsjTCe4mq37PMAkMwJ",
+	"ULA8limh5EYMc+116lVawFRrmSL6zVs+YEQ8VwlPVl5ek/b+3SuLDrLwiYpeLr01GiW76jd3/bQQQvoj",
+	"apaQa+Ya4A9+D68kWTBGMscnC7ywz/yFFuMJ16IPjlqU/cFgzRZm/5C+DdQqEIwbSVCmQHIylAx5kqwA",
+	"TivYG32UM55QV2h4Lhg/BxcW0M/NxORSe+i2Fmqsgz5E/uf0mfY9Og9bdnXIuiLSgj0dDEbSLVyPrw7H",
+	"lipqPT6P1ORSBH7vqIAmIEJY056EOhverg+0ZzDuSD4dPLUykRlfqIWEYQpar/ImAguPFYVhpoF99tss",
+	"64E0k/k997PvZz7+SY/tzoxjbiazsVFjeyYllepRQexHUIN6qcmKQcpNpmSKokJUL2FhM8vtccbD77Id",
+	"GyfciDH0HLt2oIsbyVSGInRmL3BehO8zKyzYmxkaqjYHf12hip10UyaM4eY5XGVUUU46SpGTS+Nur2y5",
+	"fUb0arAKehesxSp1JCVrsk/6TlJ3dizY39Ajp4L8Waw67cHHb+T8lsMaqe96o6TjXmeudY4I0Gy5y4Vp",
+	"vibhPCQvvNyOk1kCYq4yILOfDbdPjYG9uI1v08u2zRvPqx963RqoPCufKekBd4MtNz6A1JktpyY8HXw3",
+	"PPh6ePBtfzAY/BdkO/c2Ku0O8+0y5yqyWjoTeer5lH/1ZCPF/R/u7x8c/q0/6A/6B8NvB98O9pP92m/e",
+	"by9e/hy8e//ySRw++fGbllcNa9grOSYaDxn+QxEF2r5Gl/d8HCwgZ/HCLBIxzgtwnWFHxaFzpX0w97bI",
+	"PTtDuYii27nNhfAQoFANiDSvYwGNCF28ElbMlOJNM1PjfWr5U9BpjwB/4EH62myXg81d3ss02iRojQB/",
+	"Ueal5a3Y4bvNHZ4peRGF6B/w9LBFh1OlXnO5otXorXDmeyk+zgGi5bBmii6RPq1Ri9Fhs1cAHOtBJahw",
+	"1qDKU/v38A+hc/PkgncAspCgysivDYCNlfZRHV9gjUwlI4mX2/2SQUb4Fh/NiWSLT/k+8HZu0WuEONB5",
+	"3VqZtW+RgoVsjiej9h9nxkgoWIe3zqDPSvb8kSwa9J0pVCqCkulsMKA+ssgx9VtABxw0sIxkeaqY2/8u",
+	"aZWadfM21aEFZL2NKOOUlG9fEswoaSZeLhKw/74VBrI+RCH4ubvLhX6xeXWFC3rekYnDluW4+G5cewd6",
+	"i2fVQHDhDnx51HVLYnlnRM8poR3VO0WKto7c7X8Kg2ZD6TvBA12ZIa2CWBXWXERWaIBfWrLkpcpXomBg",
+	"RSq+5kSYJBRXN3vP0OstNzN7Abytn//Z4wu4N3xxSy/gHV2bXd+Abrz4r0Atkb/kX+nMd4HC+ZC5UTCv",
+	"8wOUYim0QTW7xyRPErWk8LlG3QO41kCl0cDvs1PFljy6xNn5VGjPOV/5BedjHxCEX3FA9ocMk6hdgaaL",
+	"/MRQFQTanzn/fSGYb9v79KJJnTSSF2FkX4fn/G1dVedEoP6C6cVkBp/VZ8doW8ERzkWk5FQ7DSuNw9TF",
+	"SKLGVRtLAyY8RsPIEB0TwbCCIMJ1CU3JJjKwq3QPd0zGGguOUt8ajRJQmrcLS4lkB9b1C1sOiIbuoPY9",
+	"5tdIRfZnx33BFSz/t17Fn7dIz+z8Tjl2D7jkVYjy28aGbznEk21sd4wX9VlRHGzR8Rlc4l2JaR4eQbjA",
+	"B2pXeTMV0RRfTyrDF1o72XEbKxK2pGSL1L1J6/B0OHjS//rg8L8QhKhnIJJ2hh3xcQ65b1N6B1sRqQmP",
+	"7K58yDYpdFZSkN2F0GMS61Vihd1sq8bZmJHSurlhZo2AG1tohsUdgZa2Q6G1SgPclDBY5xKQoldsXFG1",
+	"5ELXrpsVL6W14Gj2ipXiQKr0/e+gSv3+AGvH25bfQ/PXp5OPv/w2Xb5+Ph28/uP9x9fT2kgOnGhHtYLT",
+	"jjWHyriv/NLY/S1xb7tF6R5UZXWN/isbDDxVy42LEJnwKArlNEOpzVy7P5LoUUkmkdDZS3iE4rNW9jfw",
+	"q1DB6oiV2ImzQpCxKO/2gN46aU0Cf7LQRsUisSwlFslkxqUhAJDSM79kEBrJrvM/CBOmhTGhnOpUCjeW",
+	"RfP5nEqQN6GMfs7MgOoFhi2rAP8rnXqrortANwsJyCsbeh4wd5l3+6Cwf+rfT+Nk/NQPmjIONPDukcwc",
+	"YOmbLK+dq/kCYrjxWwAx6BwX3qwk+ML0AyUO9inH7uxfc1cMxBAg6eNzHnFwXEh/MQmX+oIoS2osI009",
+	"yv3t2WIDc2unycBrgPna8nE/2bpKZP6sGNoMRsgx8Jtv/vbk610VHzfWeeQtFbeBTUonS2M6F4LdDtoF",
+	"U3eyAIdqzK19Alj8pggV5lwbshYkQqtoQUSXHJnHEDxzfbb17XkEVfcOqqqPZguUBRrHBPbP4vAlDy3f",
+	"GXM0NmHOhM5CQ4RVkT2n+aycN5bXgVgFOp8wnlPQlbueely85x9yFG6Vbq679f3Kla88qk6eqgSCB1Eo",
+	"ReFlFA1j19cWbMShDONFPG7Twcuo6RjzjBRflFqYUIqCgersOu8S82mr6a53NG9tMm190VatB6J3rceu",
+	"dfqmTdpWDG9SMjufsqp1DYhlxzLfjfxORzLtm6V9IwcgO0io8341dTqVIvxSMoJMUJS0OQDI6TBeHQgr",
+	"6Xa3hmHUbzelbgvMRrjk5iqLR03Fn4Gpfiq7EDeY3e6J8Z7dDd1/tDDsbGHYTlPxnpz/OPrh70TXX5Ms",
+	"roU0VjyeR3xCIRtGYQyw0EepyB6JC8PUAuXmSzE3febnX49PuSwKRMZ3eQKc4h9DUWN1JYIjxpnvLrcP",
+	"VvvlTGlBgauh60NpN6BP6qCKrOZSrJCR8CDAsC9aRtBnxyXXTfiQUJN2IhhJMinkIlDYbyqUulHVkYXP",
+	"F1QxoSFPWp4U3G9VAmaIIOFLeVQOTAHvifwoUhnaK9peiq8cyZplYKoQ+swhA0JB8duwTX32hmKTuzlr",
+	"Q9E6wYufBBFOpAKi2JtkKgKnuzp3WizbkX7Di5OdbX7+Y+egOpLguwHoo1IQI+/YqiNltGevCkbLUkoV",
+	"DKDubvZnZedipVLX/jg0ED+DbDE95KoFyA1JdrJahU/BnebBIY271A45XWKdcmjCk2DsMlI06IG2wRy7",
+	"MMuc+qedkgeZNtaytQglFnwLlc/7/EW4U2fVRtCXnoj3iP/+XEqV0qV8WMjO0mVKovfopvrA3FSRKu2u",
+	"OdgH2rEm7sn+uYI1+404CWN/IFwIo2kKfx9J6saKAAzxTur72V0TMwPfC5lzLFyklEJR6ltTwBe5D7OA",
+	"IIPKFkNZOFsCZjFfsXNBuGEkAWlJqHnIYxF4DtXZD4WsMtwwHkUANytQAxN2OE1FwMDeZiEytBwyyyp8",
+	"DwKpSh6+XsX/twABSYXi8rgA8JaqED/dcz685LQC3rKIG3H672H2I/SekXY9kZJTC/WEe+neSLpFQbiy",
+	"SgCb4dHhAVXgE7O3BcJ8GmEfQNoa3McdZgTMV2t5s7P8BXBYK51Pe0NVbtc+o52KLE8tgEnxx78YBsF1",
+	"Pngzzu4+LBuQhkeE9BFmPLRoGHssN0AZWLpim3iYrPLiusCXt1Rt04VIv81V3wx1lj6r6+e/YKcoGHYK",
+	"TI1X402MUsDDqgEkpMDIh654+dgVu541bia54Jo/M8fLV/jEfBqdXFXODubW2NI1I7d1nyMkJX9yf2m3",
+	"/M9tUXVFc7by4a+hWZQAcNwitKUwZTkb1k3DWe6NJMAUDzzs5fGV3ZVp6sbPplUcDLYsPZFyvIsPCn0f",
+	"hG1INnFEsSsjWQ5ecX669md0ie6SeYLSlUVcGxSOa2JcIN/lSJa6wFf0miIy3tJiHxh33jJ6454fbBtH",
+	"drobjy93C8f30puqRevuwjabl4+DIhMr6/6GDNP15evheWmBQa9QETJhHJL/ubKMVAyOqmViGvcKzo+F",
+	"MCVdXiE5oJlxMD1euvcesy5kOmZkHPKq9fpQbcdj4TFQMqkLdh4mZoZ21iCwIr03kqmFGYoVeulK0Gab",
+	"roPi31Lzaj9fRrxPRzAm59bAH0nNV5otRSJc6t6g12dFkSTznC/Q3pzffCi1ERxM5/AnsI3n5JPjDQZP",
+	"1sremZc8/sxCx2Y7WK1Ykr+/OGJasBR1XOVSk1Qzg5JZP3vxBiSZ2xBuPp9c0wS26OI+pjV5+GlN6Kxq",
+	"OcNGbLf/iUgXSUNY2adOIIrVVZ6kpblkadgjSlluUrpIQVEyre4B1gdL3CDHPxllsnJCX+maagFp0lad",
+	"a8mCMPBYwqm8K5fs6eBpHQXE5vdBAXGOe6WWN9H5g7LYMa2GzFOdNcmu6MptoTkuVrjaTHWoxNQj1Xlg",
+	"VOc51SBbR3W8VkqVoqx4VPiDS4ucwz95P/QNOpWH+9TPHhJ3f5TIdtSlbCWEPcOyxGnnYSoFaKxQU+uw",
+	"y7quLE2dE+dI4v/2vOJgtQ663hrf30YvyT8pz9w1HRc3YqwuxiBo4g+rzvDA68RKQo5zr7MSPOkMD777",
+	"brCtH+IDFwEePcYevMdYWwmgUqR5yxRH1bq4WyQ74iMJGsFU+cu6JaWvV6fKdXkMEjEXoKihYLJGPW65",
+	"yu4XmWIn9/03DEHbhizUVkreoN2tr5X8V01YUt2N3KOE7WWFq9kiiYmsDrpFfNCQcUY1aEcyra3a9c1q",
+	"LoasXJ3Wd5Vva8vWQokVfI3oEAoflpZugXK7EPBZLBUOESUOnnBmZiEtyWM6nEpX8Qyye+QW+ZWuVO5l",
+	"3TT7B9QrCTXkcQE3DPzykWxdtLcHmu5jKIHO4Gh+gBLo+Y0eSbdT1VLpVChSsuM/FonAEdg/kjBoGMC2",
+	"wv7jaRIGWZ5UC8YI+Z0vDFV6DEQUXkGJGaNY1xW7Txcp1ZgvNQ2n1SKZiDFmy6d0MbYBzDjniZEiGRs1",
+	"DyeuDWjrpVjWXA0radH5rUngXill/mWlTynVsh9+qM3m3Xe3reOV//6hIUvJWT/LTDCmjBquaP1ZuWT+",
+	"sGPfQlZY501WP4LORWfFnioF72tq4LuyyLVptNMht02NUj7rWw+YuQmLagKvFZpJlC00mhEhoEzCj4kN",
+	"tk1sUNnbTTxuPQZN0x406Z5R5VTPCo/wJ+ekT2lIwJwYopyLRVuJmn4G7fONSWV5gIetZL5VfTApgalE",
+	"L6RTfxRC7+h9O8XuDu/b25yx5CYYtlnd+8W8rYchz7Vmlo+a4e0TQOzwajYojGvGbKc89iopGUaypB/O",
+	"B/m/QA7qSu/meSgxzhW7FGLOpgoiwlRFVjsCYYI4MaWjRu+9ZVUatPLJ+3evmnXPXzbHvCuRpO9ips62",
+	"1C+vwe8PGK8/6p3vnuVnEcd3Aen3SWvRHCP0HBs0KLm6fjElZd9pQfqYUW/IFlokfm9IhGckRRwaCxcx",
+	"7AczxbtOqSwAhBDKiB8xA5HHZcKHogRPRC2ox/H+OjSq3Wt/Ec/N6sugLF56Jx4Jy13JErjBd0ZZkFk2",
+	"E5YXspmupBoDRy3Ak02qJbNMJxE5AlEVPHDix8f/BT9+AlqPb/+O3j6+vTt7+nOqbNnw8OPQSjLMd+C5",
+	"MkzfDuDTt0H2fiEDyP4Gco1FDHkQGikpvJFczrgBu4wdvizRHLGENB3GXbk65GAnfqQcD4JyNLq8WPiH",
+	"B/hIHu6GPLwFT/DbIA67OK/sXp0LVdDjMPCxxgREj6Sq6Z7HwM6blutCWR3yMxa9XjJ1SyJG8lLMs5ok",
+	"uCWJsFcdBKAnAxbwlWYLGQmdpUESwXrnly/S4wUNAe3IGazy1G53q6pTeBbvuJzen9a1tevMo7tMxUWm",
+	"/rW3z46O76i9fSFnGvZBY7rB4LAb036oDuNrGeJfgxfelTWg9mLbLmKySCC704dPnXPBE5EcL8wM0j6e",
+	"2T8nV+5mFY9kIe2+mkWwssKqvbD06ZgeTrr4V9bVQjA/13xvbyaiue8xf2/PNvIhMcWaYvVw9ejrKxaK",
+	"clktXX5tHsvVpKrJmZyPAu5nHjBpAiL7Ukq30eLRhCcrj+lQTiOxt9CugiUmIJwpypCXetHYmSgV3UVk",
+	"Bfx8JHV1Wqr/XTN3UzQ265aDpyvhxl4u1riXm9N56FZnO0mX52EWETS6QP3rrC4cLI5ctJ2CNBudkjvU",
+	"LwXv114i7PUQAZYRZediFsqgXCX9K818dMNVc5E63omsslqWmCmUjLPzRC21SCAp04r8J9iPp69feaB8",
+	"/efJm18oQ6QQkCYy9VPEhM92xpGkGt9pTTGYMREQo80jBD+00h/x1F9Galmz3P9AbdJ6JJjqerrkGsWc",
+	"I5XuOdfE3JbWgNK67XXOjRRYrvkKAyMnYNULPLYO8pWn053rs+v/CQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,8 +1,10 @@
 package accounts_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -158,4 +160,77 @@ func (e *apiEnv) srvGet(path string) (rawResponse, error) {
 		return rawResponse{}, err
 	}
 	return rawResponse{status: resp.StatusCode, body: []byte(readBody(resp))}, nil
+}
+
+// TestAzureEventGridDestination: API version 2026-05-27.dahlia has Azure Event Grid
+// destinations (stripe-node 22.2.0, which pins that version: "Add support for
+// azure_event_grid on V2.Core.EventDestinationCreateParams and V2.Core.EventDestination",
+// with the type azure_event_grid and the disabled reason no_azure_partner_topic_exists).
+// Like an EventBridge one it is kept and never delivered to: its partner topic is never
+// activated here, so it is disabled.
+func TestAzureEventGridDestination(t *testing.T) {
+	env := newAPIEnv(t)
+	c := env.client(apiTestKey)
+	send := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, env.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+apiTestKey)
+		req.Header.Set("Service-Version", apiVersion)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]any
+		if err := json.Unmarshal([]byte(readBody(resp)), &out); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, out
+	}
+	grid := `"azure_event_grid":{"azure_region":"eastus","azure_resource_group_name":"payments","azure_subscription_id":"a925f2f7-5c63-4b7b-8799-25a5f97bc3b2"}`
+	status, d := send(http.MethodPost, "/v2/core/event_destinations", `{"name":"azure","type":"azure_event_grid","event_payload":"thin","enabled_events":["v2.core.account.created"],`+grid+`}`)
+	if status != http.StatusOK {
+		t.Fatalf("create: %d %v", status, d)
+	}
+	eg, _ := d["azure_event_grid"].(map[string]any)
+	if d["type"] != "azure_event_grid" || d["webhook_endpoint"] != nil || d["amazon_eventbridge"] != nil || eg == nil ||
+		eg["azure_region"] != "eastus" || eg["azure_resource_group_name"] != "payments" || eg["azure_subscription_id"] != "a925f2f7-5c63-4b7b-8799-25a5f97bc3b2" ||
+		eg["azure_partner_topic_status"] != "never_activated" || eg["azure_partner_topic_name"] == "" {
+		t.Errorf("created %v", d)
+	}
+	if d["status"] != "disabled" || !reflect.DeepEqual(d["status_details"], map[string]any{"disabled": map[string]any{"reason": "no_azure_partner_topic_exists"}}) {
+		t.Errorf("status %v %v, want disabled: no_azure_partner_topic_exists", d["status"], d["status_details"])
+	}
+	id := d["id"].(string)
+	got, err := c.RetrieveEventDestinationWithResponse(apiCtx, id, &gen.RetrieveEventDestinationParams{ServiceVersion: apiVersion})
+	if err != nil || got.StatusCode() != http.StatusOK {
+		t.Fatalf("retrieve: %v %s", err, got.Body)
+	}
+	// Every other type answers azure_event_grid: null.
+	hook, _ := send(http.MethodPost, "/v2/core/event_destinations", `{"name":"hook","type":"webhook_endpoint","event_payload":"thin","enabled_events":["v2.core.account.created"],"webhook_endpoint":{"url":"https://platform.example/hook"}}`)
+	if hook != http.StatusOK {
+		t.Fatalf("a webhook endpoint: %d", hook)
+	}
+	list, err := c.ListEventDestinationsWithResponse(apiCtx, &gen.ListEventDestinationsParams{ServiceVersion: apiVersion})
+	if err != nil || list.StatusCode() != http.StatusOK {
+		t.Fatalf("list: %v %s", err, list.Body)
+	}
+	var raw struct{ Data []map[string]any }
+	_ = json.Unmarshal(list.Body, &raw)
+	for _, o := range raw.Data {
+		if v, ok := o["azure_event_grid"]; !ok || (o["type"] != "azure_event_grid") != (v == nil) {
+			t.Errorf("%v: azure_event_grid %v (present %t)", o["id"], v, ok)
+		}
+	}
+
+	// The type and its configuration go together.
+	for body, code := range map[string]string{
+		`{"name":"x","type":"azure_event_grid","event_payload":"thin","enabled_events":["v2.core.account.created"]}`:                                                                      "parameter_missing",
+		`{"name":"x","type":"webhook_endpoint","event_payload":"thin","enabled_events":["v2.core.account.created"],"webhook_endpoint":{"url":"https://platform.example/x"},` + grid + `}`: "parameter_invalid",
+		`{"name":"x","type":"azure_event_grid","event_payload":"thin","enabled_events":["v2.core.account.created"],"webhook_endpoint":{"url":"https://platform.example/x"},` + grid + `}`: "parameter_invalid",
+	} {
+		status, out := send(http.MethodPost, "/v2/core/event_destinations", body)
+		raw, _ := json.Marshal(out)
+		wantAPIError(t, status, raw, http.StatusBadRequest, "invalid_request_error", code)
+	}
 }

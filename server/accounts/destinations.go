@@ -12,8 +12,8 @@ import (
 )
 
 // EventDestination is a stored event destination: a webhook endpoint that receives the
-// platform's events of the types it enables, or an Amazon EventBridge destination, which is
-// kept but never delivered to. Its object is as a retrieve that includes the webhook
+// platform's events of the types it enables, or an Amazon EventBridge or Azure Event Grid
+// destination, which is kept but never delivered to. Its object is as a retrieve that includes the webhook
 // endpoint's URL and signing secret returns it; beside it, the platform it belongs to and
 // its place in the lists.
 type EventDestination struct {
@@ -89,9 +89,10 @@ func (s *Server) CreateEventDestination(ctx context.Context, req gen.CreateEvent
 
 // fillDestination sets d.Object from its tree obj (a create request's members with the
 // destination's id, created and livemode, an update applied to the object, or a seeded
-// object), with what follows from the rest: the object type, its enabled event types and sources each once, an EventBridge destination's event source
-// (which no AWS account ever associates: it stays pending and the destination disabled),
-// and its status.
+// object), with what follows from the rest: the object type, its enabled event types and
+// sources each once, an EventBridge destination's event source (which no AWS account ever
+// associates: it stays pending and the destination disabled), an Event Grid destination's
+// partner topic (which no Azure subscription ever activates: likewise), and its status.
 func fillDestination(d *EventDestination, obj map[string]any) error {
 	obj["object"] = destinationObject
 	for _, k := range []string{"description", "name"} {
@@ -113,7 +114,7 @@ func fillDestination(d *EventDestination, obj map[string]any) error {
 	if _, ok := obj["metadata"].(map[string]any); !ok {
 		obj["metadata"] = map[string]any{}
 	}
-	for _, k := range []string{"snapshot_api_version", "webhook_endpoint", "amazon_eventbridge", "status_details"} {
+	for _, k := range []string{"snapshot_api_version", "webhook_endpoint", "amazon_eventbridge", "azure_event_grid", "status_details"} {
 		if _, ok := obj[k]; !ok {
 			obj[k] = nil
 		}
@@ -123,6 +124,14 @@ func fillDestination(d *EventDestination, obj map[string]any) error {
 			eb["aws_event_source_arn"] = fmt.Sprintf("arn:aws:events:%v::event-source/aws.partner/stripe.com/%v", region, obj["id"])
 			eb["aws_event_source_status"] = string(gen.AmazonEventbridgeAwsEventSourceStatusPending)
 			setStatus(obj, false, gen.EventDestinationStatusDetailsDisabledReasonNoAwsEventSourceExists)
+		}
+	}
+	if eg, ok := obj["azure_event_grid"].(map[string]any); ok {
+		if _, named := eg["azure_partner_topic_name"]; !named { // as created
+			// The partner topic's name is ours: the vendor documents none.
+			eg["azure_partner_topic_name"] = fmt.Sprintf("stripe-%v", obj["id"])
+			eg["azure_partner_topic_status"] = string(gen.AzureEventGridAzurePartnerTopicStatusNeverActivated)
+			setStatus(obj, false, gen.EventDestinationStatusDetailsDisabledReasonNoAzurePartnerTopicExists)
 		}
 	}
 	if obj["status"] == nil {
@@ -154,23 +163,20 @@ func uniqueValues(l []any) []any {
 }
 
 // checkDestination refuses what the spec cannot say: a type without its configuration (or
-// with the other's), thin payloads of types this API does not emit, snapshot payloads of
-// v2 types (v2 events are thin only).
+// with another type's), thin payloads of types this API does not emit, snapshot payloads
+// of v2 types (v2 events are thin only).
 func checkDestination(b gen.CreateEventDestinationRequest) error {
-	switch b.Type {
-	case gen.EventDestinationTypeWebhookEndpoint:
-		if b.WebhookEndpoint == nil {
-			return invalidRequest(http.StatusBadRequest, "parameter_missing", "webhook_endpoint: required request field missing")
-		}
-		if b.AmazonEventbridge != nil {
-			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "amazon_eventbridge: must not be set when type is webhook_endpoint")
-		}
-	case gen.EventDestinationTypeAmazonEventbridge:
-		if b.AmazonEventbridge == nil {
-			return invalidRequest(http.StatusBadRequest, "parameter_missing", "amazon_eventbridge: required request field missing")
-		}
-		if b.WebhookEndpoint != nil {
-			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "webhook_endpoint: must not be set when type is amazon_eventbridge")
+	configured := map[gen.EventDestinationType]bool{
+		gen.EventDestinationTypeWebhookEndpoint:   b.WebhookEndpoint != nil,
+		gen.EventDestinationTypeAmazonEventbridge: b.AmazonEventbridge != nil,
+		gen.EventDestinationTypeAzureEventGrid:    b.AzureEventGrid != nil,
+	}
+	if !configured[b.Type] {
+		return invalidRequest(http.StatusBadRequest, "parameter_missing", "%s: required request field missing", b.Type)
+	}
+	for _, other := range []gen.EventDestinationType{gen.EventDestinationTypeAmazonEventbridge, gen.EventDestinationTypeAzureEventGrid, gen.EventDestinationTypeWebhookEndpoint} {
+		if other != b.Type && configured[other] {
+			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: must not be set when type is %s", other, b.Type)
 		}
 	}
 	if b.EventPayload == gen.EventPayloadSnapshot {
