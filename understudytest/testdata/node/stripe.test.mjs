@@ -572,7 +572,7 @@ test('Stripe v2 event destinations: create, read, update, disable, enable, ping,
   assert.equal(ping.related_object.type, 'v2.core.event_destination');
   assert.equal(ping.related_object.url, `/v2/core/event_destinations/${created.id}`);
 
-  // An Amazon EventBridge destination: kept, never delivered to.
+  // An Amazon EventBridge destination: kept, never delivered to (disabled).
   const bridge = await stripe.v2.core.eventDestinations.create({
     name: `node-${run}-bridge`, type: 'amazon_eventbridge', event_payload: 'thin', enabled_events: ['v2.core.account.closed'],
     amazon_eventbridge: { aws_account_id: '123456789012', aws_region: 'us-east-1' },
@@ -584,12 +584,28 @@ test('Stripe v2 event destinations: create, read, update, disable, enable, ping,
   assert.ok(['active', 'deleted', 'pending', 'unknown'].includes(bridge.amazon_eventbridge.aws_event_source_status));
   assert.equal(bridge.status_details.disabled.reason, 'no_aws_event_source_exists');
 
+  // An Azure Event Grid destination: likewise.
+  const grid = await stripe.v2.core.eventDestinations.create({
+    name: `node-${run}-grid`, type: 'azure_event_grid', event_payload: 'thin', enabled_events: ['v2.core.account.closed'],
+    azure_event_grid: { azure_region: 'eastus', azure_resource_group_name: 'payments', azure_subscription_id: 'a925f2f7-5c63-4b7b-8799-25a5f97bc3b2' },
+  }, v2);
+  assertDestination(grid);
+  assert.equal(grid.type, 'azure_event_grid');
+  assert.equal(grid.azure_event_grid.azure_region, 'eastus');
+  assert.equal(grid.azure_event_grid.azure_resource_group_name, 'payments');
+  assert.equal(grid.azure_event_grid.azure_subscription_id, 'a925f2f7-5c63-4b7b-8799-25a5f97bc3b2');
+  assert.equal(typeof grid.azure_event_grid.azure_partner_topic_name, 'string');
+  assert.ok(['activated', 'deleted', 'never_activated', 'unknown'].includes(grid.azure_event_grid.azure_partner_topic_status));
+  assert.equal(grid.status_details.disabled.reason, 'no_azure_partner_topic_exists');
+  assert.equal(grid.amazon_eventbridge ?? null, null);
+  assert.equal(bridge.azure_event_grid ?? null, null);
+
   // A list, two a page, with include repeated on every page.
   const third = await stripe.v2.core.eventDestinations.create({
     name: `node-${run}-third`, type: 'webhook_endpoint', event_payload: 'thin', enabled_events: ['v2.core.account.closed'],
     webhook_endpoint: { url: 'https://platform.example/third' },
   }, v2);
-  const mine = [third.id, bridge.id, created.id];
+  const mine = [third.id, grid.id, bridge.id, created.id];
   const requests = recordRequests(stripe);
   const seen = [];
   for await (const d of stripe.v2.core.eventDestinations.list({ limit: 2, include: ['webhook_endpoint.url'] }, v2)) {
