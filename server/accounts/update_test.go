@@ -1,9 +1,11 @@
 package accounts_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -389,6 +391,89 @@ func TestAccountTextRules(t *testing.T) {
 		}
 		if status, out := send(path, `{"display_name":"Café «Rosen» & Söhne","contact_email":"jenny.rosen@example.com"}`); status != http.StatusOK {
 			t.Errorf("POST %s with a plain name and email: %d %s", path, status, out)
+		}
+	}
+}
+
+// TestDocumentSigner: API version 2026-05-27.dahlia lets a proof of registration and a proof
+// of ultimate beneficial ownership name the person who signs it (stripe-node 22.2.0, which
+// pins that version: "Add support for signer on
+// V2.Core.Account.identity.business_details.documents.proof_of_registration, ...
+// proof_of_ultimate_beneficial_ownership", on the account, its create and update params and
+// the account token's): taken on create, update and tokens, returned as sent, removed by
+// null on update.
+func TestDocumentSigner(t *testing.T) {
+	e := newAPIEnv(t)
+	c := e.client(apiTestKey)
+	send := func(path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+apiTestKey)
+		req.Header.Set("Service-Version", apiVersion)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, readBody(resp)
+	}
+	documents := func(id string) map[string]any {
+		t.Helper()
+		a := apiRetrieve(t, c, id, gen.AccountIncludeIdentity)
+		raw, _ := json.Marshal(a.Identity)
+		var got struct {
+			BusinessDetails struct{ Documents map[string]any } `json:"business_details"`
+		}
+		_ = json.Unmarshal(raw, &got)
+		return got.BusinessDetails.Documents
+	}
+	signed := func(person string) map[string]any {
+		return map[string]any{"files": []any{"file_123"}, "type": "files", "signer": map[string]any{"person": person}}
+	}
+
+	status, body := send("/v2/core/accounts", `{"identity":{"entity_type":"company","business_details":{"documents":{
+		"proof_of_registration":{"files":["file_123"],"type":"files","signer":{"person":"person_one"}},
+		"proof_of_ultimate_beneficial_ownership":{"files":["file_123"],"type":"files","signer":{"person":"person_two"}}}}}}`)
+	if status != http.StatusOK {
+		t.Fatalf("create with signers: %d %s", status, body)
+	}
+	var acct struct{ ID string }
+	_ = json.Unmarshal([]byte(body), &acct)
+	got := documents(acct.ID)
+	if !reflect.DeepEqual(got["proof_of_registration"], signed("person_one")) || !reflect.DeepEqual(got["proof_of_ultimate_beneficial_ownership"], signed("person_two")) {
+		t.Errorf("documents after create: %v", got)
+	}
+
+	if status, body := send("/v2/core/accounts/"+acct.ID, `{"identity":{"business_details":{"documents":{
+		"proof_of_registration":{"signer":{"person":"person_three"}},"proof_of_ultimate_beneficial_ownership":{"signer":null}}}}}`); status != http.StatusOK {
+		t.Fatalf("update signers: %d %s", status, body)
+	}
+	got = documents(acct.ID)
+	if !reflect.DeepEqual(got["proof_of_registration"], signed("person_three")) ||
+		!reflect.DeepEqual(got["proof_of_ultimate_beneficial_ownership"], map[string]any{"files": []any{"file_123"}, "type": "files"}) {
+		t.Errorf("documents after update: %v", got)
+	}
+
+	status, body = send("/v2/core/account_tokens", `{"identity":{"business_details":{"documents":{"proof_of_registration":{"files":["file_9"],"type":"files","signer":{"person":"person_tok"}}}}}}`)
+	if status != http.StatusOK {
+		t.Fatalf("token with a signer: %d %s", status, body)
+	}
+	var tok struct{ ID string }
+	_ = json.Unmarshal([]byte(body), &tok)
+	status, body = send("/v2/core/accounts", `{"account_token":"`+tok.ID+`"}`)
+	if status != http.StatusOK {
+		t.Fatalf("create with the token: %d %s", status, body)
+	}
+	_ = json.Unmarshal([]byte(body), &acct)
+	if got := documents(acct.ID)["proof_of_registration"]; !reflect.DeepEqual(got, map[string]any{"files": []any{"file_9"}, "type": "files", "signer": map[string]any{"person": "person_tok"}}) {
+		t.Errorf("proof_of_registration from the token: %v", got)
+	}
+
+	// Other documents take no signer; a signer names its person.
+	for _, doc := range []string{`"proof_of_address":{"files":["f"],"type":"files","signer":{"person":"p"}}`, `"proof_of_registration":{"files":["f"],"type":"files","signer":{}}`} {
+		status, body := send("/v2/core/accounts", `{"identity":{"business_details":{"documents":{`+doc+`}}}}`)
+		if status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", doc, status, body)
 		}
 	}
 }
