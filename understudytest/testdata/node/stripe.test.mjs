@@ -399,6 +399,13 @@ test('Stripe v2 persons: create, retrieve, update, list across pages and delete'
   assertDecimal(person.relationship.percent_ownership, '51.25', 'percent_ownership');
   assert.deepEqual(person.metadata, { run });
 
+  // The person signs the account's proof of registration.
+  const signed = await stripe.v2.core.accounts.update(acct.id, {
+    identity: { business_details: { documents: { proof_of_registration: { files: ['file_node'], type: 'files', signer: { person: person.id } } } } },
+    include: ['identity'],
+  }, v2);
+  assert.deepEqual(signed.identity.business_details.documents.proof_of_registration, { files: ['file_node'], type: 'files', signer: { person: person.id } });
+
   const got = await stripe.v2.core.accounts.persons.retrieve(acct.id, person.id, {}, v2);
   assertPerson(got, acct.id);
   assert.equal(got.email, `ada-${run}@example.com`);
