@@ -269,6 +269,19 @@ test('Stripe v2 accounts: errors as the SDK raises them', async () => {
   await assertRejects(stripe.v2.core.accounts.list({}), StripeInvalidRequestError, {
     statusCode: 400, code: 'parameter_missing', message: /Service-Version/,
   });
+  // A 429 (the account's concurrency limit, here a fault rule on this account alone) is the
+  // v2 type rate_limit, which the SDK raises as its RateLimitError without retrying.
+  const busy = await stripe.v2.core.accounts.create({ display_name: `Busy ${run}` }, v2);
+  const fault = await fetch(`${baseURL}/_understudy/faults`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ api: 'accounts', method: 'POST', path: `/v2/core/accounts/${busy.id}`, count: 1, status: 429, code: 'account_rate_limit_exceeded' }),
+  });
+  assert.equal(fault.status, 201, await fault.text());
+  await assertRejects(stripe.v2.core.accounts.update(busy.id, { display_name: 'later' }, v2), Stripe.errors.RateLimitError, {
+    statusCode: 429, rawType: 'rate_limit', code: 'account_rate_limit_exceeded',
+  });
+  assert.equal((await stripe.v2.core.accounts.update(busy.id, { display_name: 'later' }, v2)).display_name, 'later');
+
   const stranger = new Stripe('sk_nope_123', { host: new URL(baseURL).hostname, port: new URL(baseURL).port, protocol: new URL(baseURL).protocol.slice(0, -1) });
   await assertRejects(stranger.v2.core.accounts.list({}, v2), StripeAuthenticationError, { statusCode: 401 });
 });
