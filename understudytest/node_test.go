@@ -11,10 +11,11 @@ import (
 
 // TestNodeRecipes runs docs/sdks.md's recipes for the vendors' Node SDKs
 // (testdata/node/recipes.mjs, with its tests in recipes.test.mjs) and the other tests there
-// (clients.test.mjs; stripe.test.mjs, every accounts API method of stripe-node's v2 core)
-// against a server over HTTPS, as the Azure SDK needs. The packages are pinned by testdata/node/package-lock.json
-// and installed with npm ci, from the npm registry, when node_modules is missing or older than
-// the lock file. Without node or npm it skips, and under CI=true it fails instead.
+// (clients.test.mjs; azure.test.mjs, compute.test.mjs and stripe.test.mjs, every operation of
+// each API through its vendor's SDK) against a server over HTTPS, as the Azure SDK needs. The
+// packages are pinned by testdata/node/package-lock.json and installed with npm ci, from the
+// npm registry, when node_modules is missing or older than the lock file. Without node or npm
+// it skips, and under CI=true it fails instead.
 func TestNodeRecipes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs npm packages")
