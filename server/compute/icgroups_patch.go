@@ -288,5 +288,14 @@ func (s *Server) memberFromInput(project, field string, template *gen.Interconne
 	case t.AdminEnabled != nil:
 		ic.AdminEnabled = t.AdminEnabled
 	}
+	// The entry's features, else the template's; newInterconnect holds them to the
+	// location's, as on insert.
+	features := in.RequestedFeatures
+	if len(features) == 0 {
+		features = t.RequestedFeatures
+	}
+	for _, f := range features {
+		ic.RequestedFeatures = append(ic.RequestedFeatures, gen.InterconnectRequestedFeatures(f))
+	}
 	return ic, nil
 }
