@@ -57,3 +57,48 @@ func TestCreateMembersRequestedFeatures(t *testing.T) {
 		t.Errorf("the refused createMembers made ic-l2: %d", status)
 	}
 }
+
+// TestPatchNullInsideReplacedMember: an interconnect's patch replaces its macsec and
+// applicationAwareInterconnect with the value sent, and inside that value a member given as
+// null is a member not set, as proto3 JSON reads null. `gcloud alpha compute interconnects
+// application-awareness delete` sends its configuration so (IncludeFields of
+// applicationAwareInterconnect.bandwidthPercentagePolicy and .strictPriorityPolicy), which
+// was refused with 400 ("must not be null"). A null elsewhere inside a member is still
+// refused.
+func TestPatchNullInsideReplacedMember(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	w.interconnect("ic-aai", "iad-zone1-1")
+	read := func() map[string]any {
+		t.Helper()
+		_, b := w.raw("GET", "global/interconnects/ic-aai", "")
+		var ic map[string]any
+		if err := json.Unmarshal(b, &ic); err != nil {
+			t.Fatal(err)
+		}
+		return ic
+	}
+	patch := func(body string) {
+		t.Helper()
+		if status, b := w.raw("PATCH", "global/interconnects/ic-aai", body); status != 200 {
+			t.Fatalf("patch %s: %d %s", body, status, b)
+		}
+	}
+	patch(`{"aaiEnabled":true,"applicationAwareInterconnect":{"profileDescription":"prof","strictPriorityPolicy":{}}}`)
+	// application-awareness delete.
+	patch(`{"aaiEnabled":false,"applicationAwareInterconnect":{"profileDescription":"","shapeAveragePercentages":[],"bandwidthPercentagePolicy":null,"strictPriorityPolicy":null}}`)
+	ic := read()
+	aai, _ := ic["applicationAwareInterconnect"].(map[string]any)
+	if _, strict := aai["strictPriorityPolicy"]; strict || aai["shapeAveragePercentages"] != nil || ic["aaiEnabled"] == true {
+		t.Errorf("after the delete: aaiEnabled %v, applicationAwareInterconnect %v", ic["aaiEnabled"], ic["applicationAwareInterconnect"])
+	}
+	// Deeper, and inside a list's elements: a key without a start time.
+	patch(`{"macsec":{"failOpen":null,"preSharedKeys":[{"name":"k1","startTime":null}]}}`)
+	macsec, _ := read()["macsec"].(map[string]any)
+	keys, _ := macsec["preSharedKeys"].([]any)
+	if _, failOpen := macsec["failOpen"]; failOpen || len(keys) != 1 || keys[0].(map[string]any)["name"] != "k1" || keys[0].(map[string]any)["startTime"] != nil {
+		t.Errorf("macsec: %v", macsec)
+	}
+	// A list element given as null is no member unset: refused.
+	status, b := w.raw("PATCH", "global/interconnects/ic-aai", `{"macsec":{"preSharedKeys":[null]}}`)
+	wantGoogleError(t, status, b, 400, "invalid")
+}

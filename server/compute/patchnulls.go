@@ -12,6 +12,13 @@ import (
 // member removed. The group patches declare their nullable members in the spec instead.
 var resourcePatches = []string{"globalForwardingRules.patch", "interconnects.patch", "interconnectAttachments.patch"}
 
+// replacedWhole are, by patch method, the object members the patch replaces with the value
+// sent rather than merging it in (interconnects_change.go). Inside them a member given as
+// null is a member not set, as proto3 JSON reads null: `gcloud alpha compute interconnects
+// application-awareness delete` sends "bandwidthPercentagePolicy": null and
+// "strictPriorityPolicy": null inside applicationAwareInterconnect.
+var replacedWhole = map[string][]string{"interconnects.patch": {"macsec", "applicationAwareInterconnect"}}
+
 // nullsKey carries, in a patch request's context, the members its body gave as null.
 type nullsKey struct{}
 
@@ -31,21 +38,63 @@ func patchNulls(ctx context.Context, op string, data []byte) (context.Context, [
 		return ctx, nil
 	}
 	var nulls []string
+	rewritten := false
 	for name, v := range members {
 		if string(v) == "null" {
 			nulls = append(nulls, name)
 			delete(members, name)
+			continue
+		}
+		if slices.Contains(replacedWhole[op], name) && bytes.Contains(v, []byte("null")) {
+			if unset, ok := withoutNulls(v); ok {
+				members[name], rewritten = unset, true
+			}
 		}
 	}
-	if len(nulls) == 0 {
+	if len(nulls) == 0 && !rewritten {
 		return ctx, nil
 	}
-	slices.Sort(nulls)
 	out, err := json.Marshal(members)
 	if err != nil {
 		return ctx, nil
 	}
+	if len(nulls) == 0 {
+		return ctx, out
+	}
+	slices.Sort(nulls)
 	return context.WithValue(ctx, nullsKey{}, nulls), out
+}
+
+// withoutNulls is the JSON object v without the members given as null in it, at any depth
+// (in the objects of its lists too); a list element that is null stays, for validation to
+// refuse (proto3 JSON takes no null there). ok is false when v is not an object.
+func withoutNulls(v json.RawMessage) (json.RawMessage, bool) {
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber() // numbers pass as written
+	var obj map[string]any
+	if d.Decode(&obj) != nil || obj == nil {
+		return nil, false
+	}
+	out, err := json.Marshal(dropNulls(obj))
+	return out, err == nil
+}
+
+func dropNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, m := range v {
+			if m == nil {
+				delete(v, k)
+			} else {
+				v[k] = dropNulls(m)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = dropNulls(e)
+		}
+	}
+	return v
 }
 
 // nullMembers are the members the patch request's body gave as null, sorted (patchNulls).
