@@ -328,5 +328,6 @@ func (l links) attachment(a gen.InterconnectAttachment) gen.InterconnectAttachme
 	l.set(&a.Region)
 	l.set(&a.Interconnect)
 	l.set(&a.AttachmentGroup)
+	a.Labels = shownLabels(a.Labels)
 	return a
 }

@@ -212,6 +212,7 @@ func newRule(project string, b gen.ForwardingRule, id string, created time.Time)
 func (l links) rule(r gen.ForwardingRule) gen.ForwardingRule {
 	l.set(&r.SelfLink)
 	l.set(&r.SelfLinkWithId)
+	r.Labels = shownLabels(r.Labels)
 	return r
 }
 

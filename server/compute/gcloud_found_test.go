@@ -102,3 +102,66 @@ func TestPatchNullInsideReplacedMember(t *testing.T) {
 	status, b := w.raw("PATCH", "global/interconnects/ic-aai", `{"macsec":{"preSharedKeys":[null]}}`)
 	wantGoogleError(t, status, b, 400, "invalid")
 }
+
+// TestNoLabelsNoMember: a rule, interconnect or attachment without labels is read without a
+// "labels" member, only its labelFingerprint, as the real service answers (an empty map is
+// no member in the proto3 JSON it writes; `gcloud compute forwarding-rules describe` of a
+// rule without labels shows labelFingerprint 42WmSpB8rSM= and no labels). It was answered
+// "labels": {}, which gcloud showed. Cleared labels are none either.
+func TestNoLabelsNoMember(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	w.interconnect("ic-nl", "iad-zone1-1")
+	w.attachment("us-east4", "att-nl", "ic-nl", true)
+	if status, b := w.raw("POST", "global/forwardingRules", `{"name":"fr-nl","portRange":"80"}`); status != 200 {
+		t.Fatalf("insert: %d %s", status, b)
+	}
+	read := func(path string) map[string]any {
+		t.Helper()
+		status, b := w.raw("GET", path, "")
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil || status != 200 {
+			t.Fatalf("get %s: %d %s", path, status, b)
+		}
+		return m
+	}
+	for _, path := range []string{"global/forwardingRules/fr-nl", "global/interconnects/ic-nl", "regions/us-east4/interconnectAttachments/att-nl"} {
+		m := read(path)
+		if l, has := m["labels"]; has || m["labelFingerprint"] != "42WmSpB8rSM=" {
+			t.Errorf("%s: labels %v (present %v), labelFingerprint %v", path, l, has, m["labelFingerprint"])
+		}
+		fp := m["labelFingerprint"].(string)
+		set := path + "/setLabels"
+		if status, b := w.raw("POST", set, `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`); status != 200 {
+			t.Fatalf("setLabels %s: %d %s", path, status, b)
+		}
+		m = read(path)
+		if l, _ := m["labels"].(map[string]any); l["env"] != "prod" {
+			t.Errorf("%s after setLabels: %v", path, m["labels"])
+		}
+		if status, b := w.raw("POST", set, `{"labels":{},"labelFingerprint":"`+m["labelFingerprint"].(string)+`"}`); status != 200 {
+			t.Fatalf("clearing %s: %d %s", path, status, b)
+		}
+		if l, has := read(path)["labels"]; has {
+			t.Errorf("%s after clearing: labels %v", path, l)
+		}
+	}
+	// Lists, and the aggregated ones gcloud calls, read the same.
+	for _, path := range []string{"global/forwardingRules", "global/interconnects", "regions/us-east4/interconnectAttachments"} {
+		items, _ := read(path)["items"].([]any)
+		if len(items) != 1 {
+			t.Fatalf("%s: %v", path, items)
+		}
+		if l, has := items[0].(map[string]any)["labels"]; has {
+			t.Errorf("%s: labels %v", path, l)
+		}
+	}
+	scoped, _ := read("aggregated/interconnectAttachments")["items"].(map[string]any)
+	east, _ := scoped["regions/us-east4"].(map[string]any)
+	atts, _ := east["interconnectAttachments"].([]any)
+	if len(atts) != 1 {
+		t.Fatalf("aggregated: %v", scoped["regions/us-east4"])
+	}
+	if l, has := atts[0].(map[string]any)["labels"]; has {
+		t.Errorf("aggregated attachment: labels %v", l)
+	}
+}

@@ -344,6 +344,7 @@ func (s *Server) renderInterconnect(l links, tx *store.Tx, ic gen.Interconnect) 
 	ic.Location = l.url(ic.Location)
 	ic.EffectiveLocation = &ic.Location
 	ic.InterconnectGroups = l.urls(ic.InterconnectGroups)
+	ic.Labels = shownLabels(ic.Labels)
 	for _, a := range s.attachmentsOn(tx, path) {
 		if !a.Pending {
 			ic.InterconnectAttachments = append(ic.InterconnectAttachments, l.url(*a.Attachment.SelfLink))

@@ -109,6 +109,15 @@ func relabel(labels **gen.Labels, fingerprint *wirebytes.Bytes, to map[string]st
 	*labels, *fingerprint = &l, nextLabelFingerprint(*fingerprint, to)
 }
 
+// shownLabels are labels as a read shows them: none at all when there are none, as the
+// real service writes an empty map (proto3 JSON leaves it out), only the labelFingerprint.
+func shownLabels(l *gen.Labels) *gen.Labels {
+	if l == nil || len(*l) == 0 {
+		return nil
+	}
+	return l
+}
+
 // labelsOf are a resource's labels ({} when it has none).
 func labelsOf(l *gen.Labels) map[string]string {
 	if l == nil || *l == nil {
