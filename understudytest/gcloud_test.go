@@ -21,52 +21,8 @@ import (
 // under CI=true a missing gcloud fails the test, as it fails .ci/doc-blocks.sh; elsewhere it
 // skips.
 func TestGoogleCloudCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the Google Cloud CLI, about a second a command")
-	}
-	gcloud, err := exec.LookPath("gcloud")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("gcloud is not installed (%v); CI's machines come with the Google Cloud CLI", err)
-		}
-		t.Skipf("gcloud is not installed (%v)", err)
-	}
-	srv := understudytest.Start(t, understudytest.WithOperationMode("immediate"))
-	config := t.TempDir()
-	token := filepath.Join(config, "token")
-	if err := os.WriteFile(token, []byte("any-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLOUDSDK_") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env,
-		"CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE="+srv.URL+"/compute/v1/",
-		"CLOUDSDK_CONFIG="+config, "CLOUDSDK_CORE_PROJECT=my-project",
-		"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE="+token,
-		"CLOUDSDK_CORE_DISABLE_PROMPTS=1", "CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=1")
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(gcloud, args...)
-		cmd.Env, cmd.Dir = env, config
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("gcloud %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	describe := func(args ...string) map[string]any {
-		t.Helper()
-		var m map[string]any
-		out := run(append(args, "--format=json", "--verbosity=none")...)
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatalf("gcloud %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return m
-	}
+	g := startGcloud(t)
+	run, describe := g.run, g.object
 
 	for _, name := range []string{"fr-a", "fr-b", "fr-c"} {
 		run("compute", "forwarding-rules", "create", name, "--global", "--target-http-proxy=web-proxy", "--ports=80", "--load-balancing-scheme=EXTERNAL")
@@ -90,7 +46,7 @@ func TestGoogleCloudCLI(t *testing.T) {
 	if r := describe("compute", "forwarding-rules", "describe", "fr-b", "--global"); r["externalManagedBackendBucketMigrationState"] != nil {
 		t.Errorf("migration state after clearing: %v", r["externalManagedBackendBucketMigrationState"])
 	}
-	export := filepath.Join(config, "fr-b.yaml")
+	export := filepath.Join(g.config, "fr-b.yaml")
 	run("beta", "compute", "forwarding-rules", "export", "fr-b", "--global", "--destination="+export)
 	run("beta", "compute", "forwarding-rules", "import", "fr-b", "--global", "--source="+export)
 
@@ -122,4 +78,109 @@ func TestGoogleCloudCLI(t *testing.T) {
 	if out := run("compute", "operations", "list", "--global", "--filter=operationType=delete", "--format=value(status)"); strings.Count(out, "DONE") != 2 {
 		t.Errorf("the batch's delete operations: %q", out)
 	}
+}
+
+// gcloud runs the installed Google Cloud CLI against a server of its own, as docs/compute.md
+// shows: an endpoint override for the compute API, an access-token file and a throwaway
+// configuration directory, so that nothing of the CLI's own configuration is used or
+// changed.
+type gcloud struct {
+	t      *testing.T
+	path   string
+	env    []string
+	config string
+}
+
+// startGcloud starts a server whose operations finish at once and points gcloud at it. It
+// skips under -short, and where gcloud is not installed, except under CI=true (CI's
+// machines come with it, no reachable apt source offers google-cloud-cli), where it fails
+// as .ci/doc-blocks.sh does.
+func startGcloud(t *testing.T) *gcloud {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the Google Cloud CLI, about a second a command")
+	}
+	path, err := exec.LookPath("gcloud")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("gcloud is not installed (%v); CI's machines come with the Google Cloud CLI", err)
+		}
+		t.Skipf("gcloud is not installed (%v)", err)
+	}
+	srv := understudytest.Start(t, understudytest.WithOperationMode("immediate"))
+	config := t.TempDir()
+	token := filepath.Join(config, "token")
+	if err := os.WriteFile(token, []byte("any-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CLOUDSDK_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE="+srv.URL+"/compute/v1/",
+		"CLOUDSDK_CONFIG="+config, "CLOUDSDK_CORE_PROJECT=my-project",
+		"CLOUDSDK_AUTH_ACCESS_TOKEN_FILE="+token,
+		"CLOUDSDK_CORE_DISABLE_PROMPTS=1", "CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=1")
+	return &gcloud{t: t, path: path, env: env, config: config}
+}
+
+// exec runs gcloud with args and returns its standard output and error.
+func (g *gcloud) exec(args ...string) (stdout, stderr string, err error) {
+	cmd := exec.Command(g.path, args...)
+	cmd.Env, cmd.Dir = g.env, g.config
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// run runs a command that must succeed and returns all it wrote.
+func (g *gcloud) run(args ...string) string {
+	g.t.Helper()
+	out, errOut, err := g.exec(args...)
+	if err != nil {
+		g.t.Fatalf("gcloud %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out + errOut
+}
+
+// fail runs a command that must fail and returns its error output.
+func (g *gcloud) fail(args ...string) string {
+	g.t.Helper()
+	out, errOut, err := g.exec(args...)
+	if err == nil {
+		g.t.Fatalf("gcloud %s succeeded:\n%s%s", strings.Join(args, " "), out, errOut)
+	}
+	return errOut
+}
+
+// decode runs a command that must succeed with --format=json and decodes its output.
+func (g *gcloud) decode(v any, args ...string) {
+	g.t.Helper()
+	out, errOut, err := g.exec(append(args, "--format=json", "--verbosity=none")...)
+	if err != nil {
+		g.t.Fatalf("gcloud %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		g.t.Fatalf("gcloud %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// object is what a command that prints one resource prints, as JSON.
+func (g *gcloud) object(args ...string) map[string]any {
+	g.t.Helper()
+	var m map[string]any
+	g.decode(&m, args...)
+	return m
+}
+
+// list is what a command that prints a list prints, as JSON.
+func (g *gcloud) list(args ...string) []map[string]any {
+	g.t.Helper()
+	var l []map[string]any
+	g.decode(&l, args...)
+	return l
 }
