@@ -78,13 +78,13 @@ func applyAccount(a *Account, obj, req map[string]any) error {
 		obj["metadata"] = cur
 	}
 	if id, ok := req["identity"].(map[string]any); ok {
-		id = cloneTree(id)
+		cur, _ := obj["identity"].(map[string]any)
+		merged := mergeTree(cur, id) // the request's tree is left as it is (a retry reads it again)
 		if c, ok := id["country"].(string); ok {
 			// Either case is taken; ISO 3166-1 writes codes in capitals, and so do we.
-			id["country"] = strings.ToUpper(c)
+			merged["country"] = strings.ToUpper(c)
 		}
-		cur, _ := obj["identity"].(map[string]any)
-		obj["identity"] = mergeTree(cur, id)
+		obj["identity"] = merged
 	}
 	if d, ok := req["defaults"].(map[string]any); ok {
 		cur, _ := obj["defaults"].(map[string]any)
@@ -111,11 +111,11 @@ func applyConfiguration(a *Account, obj map[string]any, name string, v any) {
 		a.OnboardedConfigurations = slices.DeleteFunc(a.OnboardedConfigurations, func(n string) bool { return n == name })
 		return
 	}
-	c = cloneTree(c)
-	delete(c, "applied")
-	requested, _ := take(c, "capabilities")
+	// The request's tree is left as it is (a retry reads it again): its applied flag and
+	// capabilities are not merged, the capabilities are applied below.
+	requested := c["capabilities"]
 	cur, _ := cfgs[name].(map[string]any)
-	cur = mergeTree(cur, c)
+	cur = mergeTreeExcept(cur, c, "applied", "capabilities")
 	caps, _ := cur["capabilities"].(map[string]any)
 	if caps == nil {
 		caps = map[string]any{}
@@ -242,9 +242,9 @@ func fillDefaults(obj map[string]any) {
 	}
 	dashboard, _ := obj["dashboard"].(string)
 	fees, losses := collectors(dashboard)
-	for k, v := range map[string]string{"fees_collector": fees, "losses_collector": losses, "requirements_collector": "stripe"} {
-		if r[k] == nil {
-			r[k] = v
+	for _, d := range [...]struct{ key, value string }{{"fees_collector", fees}, {"losses_collector", losses}, {"requirements_collector", "stripe"}} {
+		if r[d.key] == nil {
+			r[d.key] = d.value
 		}
 	}
 }

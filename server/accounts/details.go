@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"maps"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -48,12 +49,20 @@ func convert(in, out any) error {
 
 // mergeTree applies an update's tree to dst, as v2 updates do: a member sent as null is
 // removed, an object is merged member by member, anything else (a string, a list) replaces
-// the stored value. It returns dst, made when nil.
-func mergeTree(dst, src map[string]any) map[string]any {
+// the stored value. It returns dst, made when nil. src is left as it is: dst takes copies
+// of its objects.
+func mergeTree(dst, src map[string]any) map[string]any { return mergeTreeExcept(dst, src) }
+
+// mergeTreeExcept is mergeTree but for src's members named in skip, which dst does not
+// take.
+func mergeTreeExcept(dst, src map[string]any, skip ...string) map[string]any {
 	if dst == nil {
 		dst = map[string]any{}
 	}
 	for k, v := range src {
+		if slices.Contains(skip, k) {
+			continue
+		}
 		switch v := v.(type) {
 		case nil:
 			delete(dst, k)
@@ -89,15 +98,17 @@ func cloneTree(m map[string]any) map[string]any {
 
 // dig reads the member at a dotted path of a tree (nil when absent).
 func dig(tree map[string]any, path string) any {
-	var cur any = tree
-	for _, p := range strings.Split(path, ".") {
-		m, ok := cur.(map[string]any)
+	for {
+		head, rest, nested := strings.Cut(path, ".")
+		if !nested {
+			return tree[head]
+		}
+		sub, ok := tree[head].(map[string]any)
 		if !ok {
 			return nil
 		}
-		cur = m[p]
+		tree, path = sub, rest
 	}
-	return cur
 }
 
 // digString is the string at a path, "" when absent or not a string.
@@ -108,17 +119,19 @@ func digString(tree map[string]any, path string) string {
 
 // setPath writes v at a dotted path of tree, making the objects on the way.
 func setPath(tree map[string]any, path string, v any) {
-	parts := strings.Split(path, ".")
-	node := tree
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := node[p].(map[string]any)
+	for {
+		head, rest, nested := strings.Cut(path, ".")
+		if !nested {
+			tree[head] = v
+			return
+		}
+		next, ok := tree[head].(map[string]any)
 		if !ok {
 			next = map[string]any{}
-			node[p] = next
+			tree[head] = next
 		}
-		node = next
+		tree, path = next, rest
 	}
-	node[parts[len(parts)-1]] = v
 }
 
 // deletePath removes the member at a dotted path of tree, and the objects on the way that

@@ -41,36 +41,32 @@ func requirementsOf(a *Account, obj map[string]any, persons []Person) []requirem
 		return nil
 	}
 	entityType := digString(obj, "identity.entity_type")
-	fields := []struct {
+	type field struct {
 		field string
 		have  bool
-	}{
-		{"contact_email", digString(obj, "contact_email") != ""},
-		{"display_name", digString(obj, "display_name") != ""},
-		{"identity.country", digString(obj, "identity.country") != ""},
-		{"identity.entity_type", entityType != ""},
 	}
+	// At most seven fields: kept on the stack.
+	fields := append(make([]field, 0, 7),
+		field{"contact_email", digString(obj, "contact_email") != ""},
+		field{"display_name", digString(obj, "display_name") != ""},
+		field{"identity.country", digString(obj, "identity.country") != ""},
+		field{"identity.entity_type", entityType != ""},
+	)
 	switch {
 	case entityType == "" || a.Onboarded:
 		// A seeded account marked onboarded (every configuration) went through onboarding
 		// before the seed was written: who is behind it was given then, and a seed file
 		// written before these requirements existed still loads.
 	case entityType == "individual":
-		fields = append(fields, []struct {
-			field string
-			have  bool
-		}{
-			{reqGivenName, digString(obj, reqGivenName) != ""},
-			{reqSurname, digString(obj, reqSurname) != ""},
-			{reqDateOfBirth, dig(obj, reqDateOfBirth) != nil},
-		}...)
+		fields = append(fields,
+			field{reqGivenName, digString(obj, reqGivenName) != ""},
+			field{reqSurname, digString(obj, reqSurname) != ""},
+			field{reqDateOfBirth, dig(obj, reqDateOfBirth) != nil},
+		)
 	default:
-		fields = append(fields, struct {
-			field string
-			have  bool
-		}{reqRepresentative, hasRepresentative(persons)})
+		fields = append(fields, field{reqRepresentative, hasRepresentative(persons)})
 	}
-	var out []requirement
+	out := make([]requirement, 0, len(fields)+len(relationships)+1)
 	for _, f := range fields {
 		if !f.have {
 			out = append(out, requirement{Field: f.field, Configurations: all})
@@ -79,9 +75,10 @@ func requirementsOf(a *Account, obj map[string]any, persons []Person) []requirem
 	if entityType != "" && entityType != "individual" && !a.Onboarded {
 		// An organization says who owns, directs and runs it: persons with the relationship,
 		// or an attestation that they were all provided (none there may be).
-		for _, rel := range []string{"owners", "directors", "executives"} {
-			if !personsProvided(obj, persons, rel) {
-				out = append(out, requirement{Field: "identity.attestations.persons_provided." + rel, Eventual: true})
+		attested, _ := dig(obj, personsAttested).(map[string]any)
+		for _, rel := range relationships {
+			if !personsProvided(attested, persons, rel.name) {
+				out = append(out, requirement{Field: rel.requirement, Eventual: true})
 			}
 		}
 	}
@@ -94,14 +91,29 @@ func requirementsOf(a *Account, obj map[string]any, persons []Person) []requirem
 	if len(terms) > 0 {
 		out = append(out, requirement{Field: termsOfService, Configurations: terms})
 	}
+	if len(out) == 0 {
+		return nil // as none made: the events compare requirements with reflect.DeepEqual
+	}
 	return out
+}
+
+// personsAttested is where an account attests that it provided all its persons of a
+// relationship (relationships).
+const personsAttested = "identity.attestations.persons_provided"
+
+// relationships are the relationships an organization provides its persons of, each with
+// the requirement it makes until they are.
+var relationships = [...]struct{ name, requirement string }{
+	{"owners", personsAttested + ".owners"},
+	{"directors", personsAttested + ".directors"},
+	{"executives", personsAttested + ".executives"},
 }
 
 // personsProvided says whether the account's persons of a relationship (owners,
 // directors, executives) were provided: one of its persons has the relationship, or the
-// account attests they were all provided.
-func personsProvided(obj map[string]any, persons []Person, rel string) bool {
-	if provided, _ := dig(obj, "identity.attestations.persons_provided."+rel).(bool); provided {
+// account attests they were all provided (attested: the account's persons_provided).
+func personsProvided(attested map[string]any, persons []Person, rel string) bool {
+	if provided, _ := attested[rel].(bool); provided {
 		return true
 	}
 	for _, p := range persons {
@@ -109,7 +121,15 @@ func personsProvided(obj map[string]any, persons []Person, rel string) bool {
 		if r == nil {
 			continue
 		}
-		has := map[string]*bool{"owners": r.Owner, "directors": r.Director, "executives": r.Executive}[rel]
+		var has *bool
+		switch rel {
+		case "owners":
+			has = r.Owner
+		case "directors":
+			has = r.Director
+		case "executives":
+			has = r.Executive
+		}
 		if has != nil && *has {
 			return true
 		}
@@ -153,6 +173,8 @@ func requirementsSection(reqs []requirement, capabilities map[string][]string) g
 	type (
 		deadline   = gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadline
 		restricted = gen.V2CoreAccountRequirementsEntryImpactRestrictsCapability
+		capability = gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability
+		config     = gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration
 	)
 	dueStatus := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusCurrentlyDue
 	eventualStatus := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityDeadlineStatusEventuallyDue
@@ -161,23 +183,46 @@ func requirementsSection(reqs []requirement, capabilities map[string][]string) g
 	routine := gen.V2CoreAccountRequirementsEntryRequestedReasonCodeRoutineOnboarding
 	reasons := []gen.V2CoreAccountRequirementsEntryRequestedReason{{Code: &routine}}
 	summary := gen.V2CoreAccountRequirementsSummaryMinimumDeadlineStatusEventuallyDue
-	for _, r := range reqs {
+	// What the entries point at is made once for all of them: each entry's impact, and each
+	// configuration's name and capabilities, which every entry holding it back names.
+	impacts := make([]gen.V2CoreAccountRequirementsEntryImpact, len(reqs))
+	type held struct {
+		config *config
+		caps   []capability
+	}
+	configs := map[string]held{}
+	for i := range reqs {
+		r := &reqs[i]
 		var restricts []restricted
 		minimum := eventually
 		if !r.Eventual {
+			n := 0
 			for _, name := range r.Configurations {
-				config := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityConfiguration(name)
-				for _, p := range capabilities[name] {
-					capability := gen.V2CoreAccountRequirementsEntryImpactRestrictsCapabilityCapability(p)
-					restricts = append(restricts, restricted{Capability: &capability, Configuration: &config, Deadline: due})
+				n += len(capabilities[name])
+			}
+			if n > 0 {
+				restricts = make([]restricted, 0, n)
+			}
+			for _, name := range r.Configurations {
+				h, ok := configs[name]
+				if !ok {
+					c := config(name)
+					h = held{config: &c, caps: make([]capability, len(capabilities[name]))}
+					for j, p := range capabilities[name] {
+						h.caps[j] = capability(p)
+					}
+					configs[name] = h
+				}
+				for j := range h.caps {
+					restricts = append(restricts, restricted{Capability: &h.caps[j], Configuration: h.config, Deadline: due})
 				}
 			}
 			minimum, summary = due, gen.V2CoreAccountRequirementsSummaryMinimumDeadlineStatusCurrentlyDue
 		}
+		impacts[i].RestrictsCapabilities = restricts
 		out.Entries = append(out.Entries, gen.V2CoreAccountRequirementsEntry{
 			AwaitingActionFrom: &user, Description: &r.Field, Errors: []gen.V2CoreAccountRequirementsEntryError{},
-			Impact:          &gen.V2CoreAccountRequirementsEntryImpact{RestrictsCapabilities: restricts},
-			MinimumDeadline: minimum, RequestedReasons: reasons,
+			Impact: &impacts[i], MinimumDeadline: minimum, RequestedReasons: reasons,
 		})
 	}
 	out.Summary = &gen.V2CoreAccountRequirementsSummary{MinimumDeadline: &gen.V2CoreAccountRequirementsSummaryMinimumDeadline{Status: &summary}}
