@@ -173,19 +173,12 @@ func TestAzureEventGridDestination(t *testing.T) {
 	c := env.client(apiTestKey)
 	send := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, env.srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+apiTestKey)
-		req.Header.Set("Service-Version", apiVersion)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		status, b := env.send(method, path, body)
 		var out map[string]any
-		if err := json.Unmarshal([]byte(readBody(resp)), &out); err != nil {
+		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatal(err)
 		}
-		return resp.StatusCode, out
+		return status, out
 	}
 	grid := `"azure_event_grid":{"azure_region":"eastus","azure_resource_group_name":"payments","azure_subscription_id":"a925f2f7-5c63-4b7b-8799-25a5f97bc3b2"}`
 	status, d := send(http.MethodPost, "/v2/core/event_destinations", `{"name":"azure","type":"azure_event_grid","event_payload":"thin","enabled_events":["v2.core.account.created"],`+grid+`}`)

@@ -176,17 +176,7 @@ func TestUpdateAccountRefusals(t *testing.T) {
 		t.Errorf("after the refusals and the swap: metadata %v, display_name %s; want %v and null", after.Metadata, str(after.DisplayName), before.Metadata)
 	}
 
-	raw := func(body string) (int, []byte) {
-		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v2/core/accounts/"+a.Id, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+apiTestKey)
-		req.Header.Set("Service-Version", apiVersion)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, []byte(readBody(resp))
-	}
+	raw := func(body string) (int, []byte) { return e.send(http.MethodPost, "/v2/core/accounts/"+a.Id, body) }
 	status, body := raw(`{"nickname":"x"}`)
 	wantAPIError(t, status, body, 400, "invalid_request_error", "parameter_unknown")
 	status, body = raw(`{"dashboard":null}`)
@@ -365,17 +355,7 @@ func TestAccountTextRules(t *testing.T) {
 	e := newAPIEnv(t)
 	c := e.client(apiTestKey)
 	a := apiCreateAccount(t, c, gen.CreateAccountRequest{})
-	send := func(path, body string) (int, []byte) {
-		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+apiTestKey)
-		req.Header.Set("Service-Version", apiVersion)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, []byte(readBody(resp))
-	}
+	send := func(path, body string) (int, []byte) { return e.send(http.MethodPost, path, body) }
 	for _, path := range []string{"/v2/core/accounts", "/v2/core/accounts/" + a.Id} {
 		for body, field := range map[string]string{
 			`{"display_name":"a\u0000b"}`:                   "display_name",
@@ -406,16 +386,8 @@ func TestDocumentSigner(t *testing.T) {
 	e := newAPIEnv(t)
 	c := e.client(apiTestKey)
 	send := func(path, body string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+apiTestKey)
-		req.Header.Set("Service-Version", apiVersion)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, readBody(resp)
+		status, b := e.send(http.MethodPost, path, body)
+		return status, string(b)
 	}
 	documents := func(id string) map[string]any {
 		t.Helper()
