@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+
+	"github.com/understudy-dev/understudy/server/validate"
 )
 
 // resourcePatches are the patch methods whose body is the resource itself, a JSON merge
@@ -46,7 +48,7 @@ func patchNulls(ctx context.Context, op string, data []byte) (context.Context, [
 			continue
 		}
 		if slices.Contains(replacedWhole[op], name) && bytes.Contains(v, []byte("null")) {
-			if unset, ok := withoutNulls(v); ok {
+			if unset := validate.WithoutNulls(v); unset != nil {
 				members[name], rewritten = unset, true
 			}
 		}
@@ -63,38 +65,6 @@ func patchNulls(ctx context.Context, op string, data []byte) (context.Context, [
 	}
 	slices.Sort(nulls)
 	return context.WithValue(ctx, nullsKey{}, nulls), out
-}
-
-// withoutNulls is the JSON object v without the members given as null in it, at any depth
-// (in the objects of its lists too); a list element that is null stays, for validation to
-// refuse (proto3 JSON takes no null there). ok is false when v is not an object.
-func withoutNulls(v json.RawMessage) (json.RawMessage, bool) {
-	d := json.NewDecoder(bytes.NewReader(v))
-	d.UseNumber() // numbers pass as written
-	var obj map[string]any
-	if d.Decode(&obj) != nil || obj == nil {
-		return nil, false
-	}
-	out, err := json.Marshal(dropNulls(obj))
-	return out, err == nil
-}
-
-func dropNulls(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, m := range v {
-			if m == nil {
-				delete(v, k)
-			} else {
-				v[k] = dropNulls(m)
-			}
-		}
-	case []any:
-		for i, e := range v {
-			v[i] = dropNulls(e)
-		}
-	}
-	return v
 }
 
 // nullMembers are the members the patch request's body gave as null, sorted (patchNulls).
