@@ -166,17 +166,22 @@ func uniqueValues(l []any) []any {
 // with another type's), thin payloads of types this API does not emit, snapshot payloads
 // of v2 types (v2 events are thin only).
 func checkDestination(b gen.CreateEventDestinationRequest) error {
-	configured := map[gen.EventDestinationType]bool{
-		gen.EventDestinationTypeWebhookEndpoint:   b.WebhookEndpoint != nil,
-		gen.EventDestinationTypeAmazonEventbridge: b.AmazonEventbridge != nil,
-		gen.EventDestinationTypeAzureEventGrid:    b.AzureEventGrid != nil,
+	configured := [...]struct {
+		typ gen.EventDestinationType
+		set bool
+	}{
+		{gen.EventDestinationTypeAmazonEventbridge, b.AmazonEventbridge != nil},
+		{gen.EventDestinationTypeAzureEventGrid, b.AzureEventGrid != nil},
+		{gen.EventDestinationTypeWebhookEndpoint, b.WebhookEndpoint != nil},
 	}
-	if !configured[b.Type] {
-		return invalidRequest(http.StatusBadRequest, "parameter_missing", "%s: required request field missing", b.Type)
+	for _, c := range configured {
+		if c.typ == b.Type && !c.set {
+			return invalidRequest(http.StatusBadRequest, "parameter_missing", "%s: required request field missing", b.Type)
+		}
 	}
-	for _, other := range []gen.EventDestinationType{gen.EventDestinationTypeAmazonEventbridge, gen.EventDestinationTypeAzureEventGrid, gen.EventDestinationTypeWebhookEndpoint} {
-		if other != b.Type && configured[other] {
-			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: must not be set when type is %s", other, b.Type)
+	for _, c := range configured {
+		if c.typ != b.Type && c.set {
+			return invalidRequest(http.StatusBadRequest, "parameter_invalid", "%s: must not be set when type is %s", c.typ, b.Type)
 		}
 	}
 	if b.EventPayload == gen.EventPayloadSnapshot {

@@ -77,7 +77,7 @@ func requirementsOf(a *Account, obj map[string]any, persons []Person) []requirem
 		// or an attestation that they were all provided (none there may be).
 		attested, _ := dig(obj, personsAttested).(map[string]any)
 		for _, rel := range relationships {
-			if !personsProvided(attested, persons, rel.name) {
+			if !personsProvided(attested, persons, rel) {
 				out = append(out, requirement{Field: rel.requirement, Eventual: true})
 			}
 		}
@@ -103,35 +103,30 @@ const personsAttested = "identity.attestations.persons_provided"
 
 // relationships are the relationships an organization provides its persons of, each with
 // the requirement it makes until they are.
-var relationships = [...]struct{ name, requirement string }{
-	{"owners", personsAttested + ".owners"},
-	{"directors", personsAttested + ".directors"},
-	{"executives", personsAttested + ".executives"},
+var relationships = [...]relationship{
+	{"owners", personsAttested + ".owners", func(r *gen.V2CoreAccountIdentityIndividualRelationship) *bool { return r.Owner }},
+	{"directors", personsAttested + ".directors", func(r *gen.V2CoreAccountIdentityIndividualRelationship) *bool { return r.Director }},
+	{"executives", personsAttested + ".executives", func(r *gen.V2CoreAccountIdentityIndividualRelationship) *bool { return r.Executive }},
+}
+
+type relationship struct {
+	name, requirement string
+	// of is a person's flag for it.
+	of func(*gen.V2CoreAccountIdentityIndividualRelationship) *bool
 }
 
 // personsProvided says whether the account's persons of a relationship (owners,
 // directors, executives) were provided: one of its persons has the relationship, or the
 // account attests they were all provided (attested: the account's persons_provided).
-func personsProvided(attested map[string]any, persons []Person, rel string) bool {
-	if provided, _ := attested[rel].(bool); provided {
+func personsProvided(attested map[string]any, persons []Person, rel relationship) bool {
+	if provided, _ := attested[rel.name].(bool); provided {
 		return true
 	}
 	for _, p := range persons {
-		r := p.Object.Relationship
-		if r == nil {
-			continue
-		}
-		var has *bool
-		switch rel {
-		case "owners":
-			has = r.Owner
-		case "directors":
-			has = r.Director
-		case "executives":
-			has = r.Executive
-		}
-		if has != nil && *has {
-			return true
+		if r := p.Object.Relationship; r != nil {
+			if has := rel.of(r); has != nil && *has {
+				return true
+			}
 		}
 	}
 	return false
