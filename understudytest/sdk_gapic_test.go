@@ -719,6 +719,21 @@ func gapicInterconnects(t *testing.T, ctx context.Context, c *gapicClients) {
 		t.Errorf("filtered: %v", got)
 	}
 
+	// Clearing the labels through a patch: the client leaves the empty map out, so the
+	// fingerprint alone says it.
+	before := get("gapic-ic-a")
+	op, err = c.interconnects.Patch(ctx, &computepb.PatchInterconnectRequest{
+		Project: project, Interconnect: "gapic-ic-a",
+		InterconnectResource: &computepb.Interconnect{Labels: map[string]string{}, LabelFingerprint: before.LabelFingerprint},
+	})
+	if body := c.sent.last().body; !gapicSameJSON(t, body, `{"labelFingerprint":"`+before.GetLabelFingerprint()+`"}`) {
+		t.Errorf("the patch clearing labels sent %s", body)
+	}
+	gapicWait(t, ctx, op, err, "patch")
+	if after := get("gapic-ic-a"); len(after.GetLabels()) != 0 || after.GetLabelFingerprint() == before.GetLabelFingerprint() {
+		t.Errorf("after clearing the labels with a patch: %v", after)
+	}
+
 	// A link type the catalog does not know is 400; delete, then 404.
 	_, err = c.interconnects.Insert(ctx, &computepb.InsertInterconnectRequest{
 		Project: project,

@@ -70,3 +70,52 @@ func TestPatchEmptyLabels(t *testing.T) {
 		t.Errorf("interconnect labels after clearing with the fingerprint: %v", got)
 	}
 }
+
+// TestPatchFingerprintWithoutLabels: a patch with a labelFingerprint and no labels member
+// clears the labels, as one with "labels": {} does: in proto3 JSON an absent map and an
+// empty one are the same message. Google's GAPIC Go client (cloud.google.com/go/compute)
+// leaves an empty map out of the body, so what it sends to clear labels through a patch is
+// the fingerprint alone; a stale one is 412, as with the labels.
+func TestPatchFingerprintWithoutLabels(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	labelled := func(path string) (map[string]string, string) {
+		t.Helper()
+		status, b := w.raw("GET", path, "")
+		if status != 200 {
+			t.Fatalf("get %s: %d %s", path, status, b)
+		}
+		var r struct {
+			Labels           map[string]string `json:"labels"`
+			LabelFingerprint string            `json:"labelFingerprint"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Labels, r.LabelFingerprint
+	}
+	ok := func(method, path, body string) {
+		t.Helper()
+		if status, b := w.raw(method, path, body); status != 200 {
+			t.Fatalf("%s %s %s: %d %s", method, path, body, status, b)
+		}
+	}
+
+	w.interconnect("ic-f", "iad-zone1-1")
+	w.attachment("us-east4", "att-f", "ic-f", true)
+	for _, path := range []string{"global/interconnects/ic-f", "regions/us-east4/interconnectAttachments/att-f"} {
+		_, stale := labelled(path)
+		ok("POST", path+"/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+stale+`"}`)
+		_, fp := labelled(path)
+		// Without the fingerprint the labels stay; a stale one is 412; the current one clears.
+		ok("PATCH", path, `{"description":"kept"}`)
+		if got, _ := labelled(path); got["env"] != "prod" {
+			t.Errorf("%s: labels after a patch without them: %v", path, got)
+		}
+		status, b := w.raw("PATCH", path, `{"labelFingerprint":"`+stale+`"}`)
+		wantGoogleError(t, status, b, 412, "conditionNotMet")
+		ok("PATCH", path, `{"description":"cleared","labelFingerprint":"`+fp+`"}`)
+		if got, next := labelled(path); len(got) != 0 || next == fp {
+			t.Errorf("%s: after a patch with the fingerprint alone: labels %v, fingerprint %s (was %s)", path, got, next, fp)
+		}
+	}
+}

@@ -42,17 +42,21 @@ func sameName(f *fixed, sent, current string) {
 	}
 }
 
-// labelsGiven are the labels a patch body sends (l) and whether it sends any: "labels": {}
-// without a labelFingerprint (fingerprint) sends none. In the proto3 JSON the API is
-// transcoded from, an empty map is no map at all, and Google's Node client writes every
-// map of the resource, empty ones included, into each patch body; clearing labels through
-// a patch takes the fingerprint, as `gcloud beta compute interconnects update
-// --clear-labels` sends it.
+// labelsGiven are the labels a patch body sends (l) and whether it sends any: empty labels
+// without a labelFingerprint (fingerprint) send none, and with one they are the labels.
+// In the proto3 JSON the API is transcoded from, an empty map is no map at all, so
+// "labels": {} and no labels member read alike: Google's Node client writes every map of
+// the resource, empty ones included, into each patch body, and its GAPIC Go client leaves
+// them out. Clearing labels through a patch takes the fingerprint, as `gcloud beta compute
+// interconnects update --clear-labels` sends it.
 func labelsGiven(l *gen.Labels, fingerprint []byte) (map[string]string, bool) {
-	if l == nil || (len(*l) == 0 && len(fingerprint) == 0) {
+	var m map[string]string
+	if l != nil {
+		m = *l
+	}
+	if len(m) == 0 && len(fingerprint) == 0 {
 		return nil, false
 	}
-	m := map[string]string(*l)
 	if m == nil {
 		m = map[string]string{}
 	}
