@@ -191,10 +191,11 @@ func TestDocVersions(t *testing.T) {
 	}
 	versions := map[string]string{} // the name the pages use -> its version
 	for name, module := range map[string]string{
-		"google.golang.org/api": "google.golang.org/api",
-		"armauthorization/v2":   "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2",
-		"azcore":                "github.com/Azure/azure-sdk-for-go/sdk/azcore",
-		"stripe-go/v85":         "github.com/stripe/stripe-go/v85",
+		"google.golang.org/api":       "google.golang.org/api",
+		"armauthorization/v2":         "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2",
+		"azcore":                      "github.com/Azure/azure-sdk-for-go/sdk/azcore",
+		"stripe-go/v85":               "github.com/stripe/stripe-go/v85",
+		"cloud.google.com/go/compute": "cloud.google.com/go/compute",
 	} {
 		m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(module) + ` (v\S+)`).FindSubmatch(gomod)
 		if m == nil {

@@ -1,17 +1,20 @@
 package understudytest_test
 
-// The recipes for the vendors' own Go SDKs (sdk_*_test.go, each a Go block of docs/sdks.md),
-// each run against a server.
+// The recipes for the vendors' own Go SDKs (sdk_google_test.go, sdk_azure_test.go and
+// sdk_stripe_test.go, each a Go block of docs/sdks.md), each run against a server.
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	gapic "cloud.google.com/go/compute/apiv1"
+	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 	"github.com/stripe/stripe-go/v85"
 	"google.golang.org/api/compute/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/understudy-dev/understudy/understudytest"
 )
@@ -27,6 +30,19 @@ func TestRecipes(t *testing.T) {
 	}
 	if _, err := svc.GlobalForwardingRules.Insert("my-project", &compute.ForwardingRule{Name: "fr-recipe"}).Context(ctx).Do(); err != nil {
 		t.Errorf("Google compute insert: %v", err)
+	}
+
+	rules, err := gapic.NewGlobalForwardingRulesRESTClient(ctx, gapicOptions(srv.URL)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rules.Close()
+	op, err := rules.Insert(ctx, &computepb.InsertGlobalForwardingRuleRequest{Project: "my-project", ForwardingRuleResource: &computepb.ForwardingRule{Name: proto.String("fr-gapic")}})
+	if err == nil {
+		err = op.Wait(ctx)
+	}
+	if err != nil {
+		t.Errorf("Google compute insert (GAPIC): %v", err)
 	}
 
 	sub := "a925f2f7-5c63-4b7b-8799-25a5f97bc3b2"

@@ -14,3 +14,13 @@ func googleCompute(ctx context.Context, baseURL string) (*compute.Service, error
 		option.WithEndpoint(baseURL+"/compute/v1/"),
 		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "any-token"})))
 }
+
+// gapicOptions are the options of a GAPIC compute client (cloud.google.com/go/compute/apiv1)
+// of understudy's at baseURL: its endpoint is the base URL alone, as the client adds the
+// path /compute/v1/... itself.
+func gapicOptions(baseURL string) []option.ClientOption {
+	return []option.ClientOption{
+		option.WithEndpoint(baseURL),
+		option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "any-token"})),
+	}
+}
