@@ -90,10 +90,10 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 			fillAttachment(req.Project, req.Region, &next)
 		}
 		if labelsSent && !maps.Equal(labels, labelsOf(a.Labels)) {
-			if len(b.LabelFingerprint) > 0 {
-				if err := checkLabelFingerprint(b.LabelFingerprint, a.LabelFingerprint); err != nil {
-					return operations.Start{}, err
-				}
+			// Changing labels takes the current labelFingerprint, missing or stale alike, as
+			// the discovery document says (412 conditionNotMet); gcloud sends the one it read.
+			if err := checkLabelFingerprint(b.LabelFingerprint, a.LabelFingerprint); err != nil {
+				return operations.Start{}, err
 			}
 			relabel(&next.Labels, &next.LabelFingerprint, labels)
 		}

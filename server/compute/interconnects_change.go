@@ -76,10 +76,10 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 			next.RequestedLinkCount = b.RequestedLinkCount
 		}
 		if labelsSent && !maps.Equal(labels, labelsOf(ic.Labels)) {
-			if len(b.LabelFingerprint) > 0 {
-				if err := checkLabelFingerprint(b.LabelFingerprint, ic.LabelFingerprint); err != nil {
-					return operations.Start{}, err
-				}
+			// Changing labels takes the current labelFingerprint, missing or stale alike, as
+			// the discovery document says (412 conditionNotMet); gcloud sends the one it read.
+			if err := checkLabelFingerprint(b.LabelFingerprint, ic.LabelFingerprint); err != nil {
+				return operations.Start{}, err
 			}
 			relabel(&next.Labels, &next.LabelFingerprint, labels)
 		}
