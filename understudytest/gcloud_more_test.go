@@ -85,6 +85,12 @@ func TestGoogleCloudCLIMore(t *testing.T) {
 		len(str(psks[0].(map[string]any), "cak")) != 32 || cfg["etag"] == nil {
 		t.Errorf("macsec get-config: %v", cfg)
 	}
+	// Removing the last key sends "macsec": {} (an empty list is left out): macsec is
+	// replaced by the value sent, not merged into, or the key would stay.
+	run("compute", "interconnects", "macsec", "remove-key", "ic-a", "--key-name=k2")
+	if m, _ := object("compute", "interconnects", "describe", "ic-a")["macsec"].(map[string]any); hasKey(m, "preSharedKeys") {
+		t.Errorf("macsec after removing its last key: %v", m)
+	}
 	// Two links, both down: ic-a is drained.
 	diag := object("compute", "interconnects", "get-diagnostics", "ic-a")
 	links, _ := diag["result"].(map[string]any)["links"].([]any)
