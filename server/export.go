@@ -48,6 +48,9 @@ func (s *Server) Export() ([]byte, error) {
 			return err
 		}
 		seed.Authorization.Directory = s.authz.ExportDirectory(tx)
+		if seed.Authorization.DenyAssignments, err = s.authz.ExportDenyAssignments(tx); err != nil {
+			return err
+		}
 		st := s.accts.Export(tx)
 		seed.Accounts.Accounts, seed.Accounts.Persons, seed.Accounts.Links, seed.Accounts.IdempotencyKeys = st.Accounts, st.Persons, st.Links, st.IdempotencyKeys
 		seed.Accounts.EventDestinations = st.Destinations

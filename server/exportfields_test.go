@@ -28,6 +28,10 @@ func TestExportDecidesEveryRecordField(t *testing.T) {
 		{authorization.Membership{}, []string{"Group", "Member"}, nil},
 		// A custom role: its object, as stored (id and type derived from its name).
 		{authgen.RoleDefinition{}, []string{"Id", "Name", "Properties", "Type"}, nil},
+		// A deny assignment: its object, as stored (id and type derived), and its principals'
+		// rows, derived from its principals and excludePrincipals.
+		{authgen.DenyAssignment{}, []string{"Id", "Name", "Properties", "Type"}, nil},
+		{authorization.DenyPrincipal{}, []string{"Principal", "Deny", "Excluded"}, nil},
 		{accounts.Account{}, []string{"Object", "Head", "Platform", "Seq", "OnboardedConfigurations", "Onboarded", "Concurrency"}, nil}, // Head: from Object
 		{accounts.Person{}, []string{"Object", "Seq"}, nil},
 		{accounts.Token{}, nil, map[string]string{"Object": "tokens are not exported: they live minutes and are used once", "Platform": "the same",

@@ -29,7 +29,8 @@ func TestGoccyJSONIsEncodingJSON(t *testing.T) {
 	types := []reflect.Type{
 		// Rows.
 		reflect.TypeFor[authorization.Assignment](), reflect.TypeFor[authorization.DirectoryObject](),
-		reflect.TypeFor[authorization.Membership](), reflect.TypeFor[accounts.Account](),
+		reflect.TypeFor[authorization.Membership](), reflect.TypeFor[authorization.DenyPrincipal](),
+		reflect.TypeFor[authzgen.DenyAssignment](), reflect.TypeFor[accounts.Account](),
 		reflect.TypeFor[accounts.AccountLink](), reflect.TypeFor[accounts.Idempotency](),
 		reflect.TypeFor[accounts.Person](), reflect.TypeFor[accounts.Token](), reflect.TypeFor[accounts.Event](),
 		reflect.TypeFor[accounts.EventDestination](), reflect.TypeFor[accounts.Delivery](),
@@ -39,7 +40,8 @@ func TestGoccyJSONIsEncodingJSON(t *testing.T) {
 		reflect.TypeFor[operations.Record](), reflect.TypeFor[control.Entry](), reflect.TypeFor[control.Rule](),
 		// Objects, lists and errors the APIs answer with.
 		reflect.TypeFor[authzgen.RoleAssignmentListResult](), reflect.TypeFor[authzgen.RoleDefinitionListResult](),
-		reflect.TypeFor[authzgen.PermissionGetResult](), reflect.TypeFor[authzgen.ErrorResponse](),
+		reflect.TypeFor[authzgen.PermissionGetResult](), reflect.TypeFor[authzgen.DenyAssignmentListResult](),
+		reflect.TypeFor[authzgen.ErrorResponse](),
 		reflect.TypeFor[accountsgen.V2CoreAccountList](), reflect.TypeFor[accountsgen.V2CoreAccountLink](),
 		reflect.TypeFor[accountsgen.V2CoreAccountPersonList](), reflect.TypeFor[accountsgen.V2CoreEventList](),
 		reflect.TypeFor[accountsgen.V2CoreEventDestinationList](), reflect.TypeFor[accountsgen.ErrorResponse](),

@@ -61,6 +61,8 @@ type AuthorizationSeed struct {
 	ManagementGroups []authorization.ManagementGroup `yaml:"managementGroups,omitempty"`
 	// Directory is the principals and group memberships, at start and after every reset.
 	Directory []authorization.DirectoryEntry `yaml:"directory,omitempty"`
+	// DenyAssignments exist at start and after every reset.
+	DenyAssignments []authorization.SeedDenyAssignment `yaml:"denyAssignments,omitempty"`
 }
 
 // AccountsSeed is the accounts section of a seed file.
@@ -503,7 +505,7 @@ func (s *Seed) offsets(c *Config) offsets {
 	roles = slices.DeleteFunc(slices.Clone(roles), func(old authorization.SeedRole) bool { return s.replacesRole(old) })
 	return offsets{
 		roles: len(roles), assignments: len(c.Authorization.Assignments),
-		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory),
+		groups: len(c.Authorization.ManagementGroups), directory: len(c.Authorization.Directory), denies: len(c.Authorization.DenyAssignments),
 		platforms: len(c.Accounts.Platforms), projects: len(c.Compute.Projects),
 		accounts: map[string]int{accounts.SeedAccounts: len(c.Accounts.Accounts), accounts.SeedPersons: len(c.Accounts.Persons), accounts.SeedDestinations: len(c.Accounts.EventDestinations), accounts.SeedLinks: len(c.Accounts.Links),
 			accounts.SeedIdempotencyKeys: len(c.Accounts.IdempotencyKeys), accounts.SeedPlatforms: len(c.Accounts.Platforms)},
@@ -524,6 +526,7 @@ func (s *Seed) addState(c *Config) {
 	z.RoleDefinitions = append(slices.DeleteFunc(slices.Clone(z.RoleDefinitions), s.replacesRole), s.Authorization.RoleDefinitions...)
 	z.Assignments = append(z.Assignments, s.Authorization.RoleAssignments...)
 	z.Directory = append(z.Directory, s.Authorization.Directory...)
+	z.DenyAssignments = append(z.DenyAssignments, s.Authorization.DenyAssignments...)
 
 	ac := &c.Accounts
 	ac.Accounts = append(ac.Accounts, s.Accounts.Accounts...)
@@ -557,7 +560,7 @@ func (s *Seed) replaceState(next *Config, running Config) error {
 		return err
 	}
 	z, ac := &next.Authorization, &next.Accounts
-	z.RoleDefinitions, z.Assignments, z.Directory = nil, nil, nil
+	z.RoleDefinitions, z.Assignments, z.Directory, z.DenyAssignments = nil, nil, nil, nil
 	ac.Accounts, ac.Persons, ac.EventDestinations, ac.Links, ac.IdempotencyKeys = nil, nil, nil, nil, nil
 	next.Compute.Projects = nil
 	at := s.offsets(next)
@@ -624,7 +627,7 @@ func sameYAML(a, b any) bool {
 // applied to (earlier seeds' entries come first); accounts' by collection.
 type offsets struct {
 	roles, assignments, platforms, projects int
-	groups, directory                       int
+	groups, directory, denies               int
 	accounts                                map[string]int
 }
 
@@ -639,9 +642,10 @@ func (s *Seed) check(c *Config, at offsets) error {
 	var ase *authorization.SeedError
 	if errors.As(err, &ase) {
 		first := map[string]int{authorization.SeedRoles: at.roles, authorization.SeedAssignments: at.assignments,
-			authorization.SeedManagementGroups: at.groups, authorization.SeedDirectory: at.directory}[ase.Collection]
+			authorization.SeedManagementGroups: at.groups, authorization.SeedDirectory: at.directory, authorization.SeedDenyAssignments: at.denies}[ase.Collection]
 		count := map[string]int{authorization.SeedRoles: len(s.Authorization.RoleDefinitions), authorization.SeedAssignments: len(s.Authorization.RoleAssignments),
-			authorization.SeedManagementGroups: len(s.Authorization.ManagementGroups), authorization.SeedDirectory: len(s.Authorization.Directory)}[ase.Collection]
+			authorization.SeedManagementGroups: len(s.Authorization.ManagementGroups), authorization.SeedDirectory: len(s.Authorization.Directory),
+			authorization.SeedDenyAssignments: len(s.Authorization.DenyAssignments)}[ase.Collection]
 		return s.entryError(ase.Index-first, count, path("authorization", ase.Collection), ase.Field, ase.Err)
 	} else if err != nil {
 		return err

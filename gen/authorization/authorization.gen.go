@@ -47,6 +47,24 @@ func (e CreatedByType) Valid() bool {
 	}
 }
 
+// Defines values for DenyAssignmentPropertiesDenyAssignmentEffect.
+const (
+	DenyAssignmentPropertiesDenyAssignmentEffectAudit    DenyAssignmentPropertiesDenyAssignmentEffect = "audit"
+	DenyAssignmentPropertiesDenyAssignmentEffectEnforced DenyAssignmentPropertiesDenyAssignmentEffect = "enforced"
+)
+
+// Valid indicates whether the value is a known member of the DenyAssignmentPropertiesDenyAssignmentEffect enum.
+func (e DenyAssignmentPropertiesDenyAssignmentEffect) Valid() bool {
+	switch e {
+	case DenyAssignmentPropertiesDenyAssignmentEffectAudit:
+		return true
+	case DenyAssignmentPropertiesDenyAssignmentEffectEnforced:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PrincipalType.
 const (
 	PrincipalTypeDevice           PrincipalType = "Device"
@@ -76,6 +94,120 @@ func (e PrincipalType) Valid() bool {
 
 // CreatedByType The kind of identity behind a change.
 type CreatedByType string
+
+// DenyAssignment A deny assignment: actions denied to principals at a scope, whatever their role
+// assignments grant. The members each api-version returns: `condition` and
+// `conditionVersion` (and a permission's) from 2022-04-01, `denyAssignmentEffect` in
+// 2024-07-01-preview.
+type DenyAssignment struct {
+	// Id `/{scope}/providers/Vendor.Authorization/denyAssignments/{name}`.
+	Id *string `json:"id,omitempty"`
+
+	// Name The deny assignment's name (a GUID).
+	Name *string `json:"name,omitempty"`
+
+	// Properties What a deny assignment denies, to whom and where.
+	Properties DenyAssignmentProperties `json:"properties"`
+
+	// Type Always `Vendor.Authorization/denyAssignments`.
+	Type *string `json:"type,omitempty"`
+}
+
+// DenyAssignmentListResult One page of deny assignments.
+type DenyAssignmentListResult struct {
+	// NextLink The URL of the next page; absent on the last page.
+	NextLink *string `json:"nextLink,omitempty"`
+
+	// Value The deny assignments on this page.
+	Value []DenyAssignment `json:"value"`
+}
+
+// DenyAssignmentPermission Actions a deny assignment denies, minus the not-actions.
+type DenyAssignmentPermission struct {
+	// Actions Denied actions.
+	Actions []string `json:"actions,omitempty"`
+
+	// Condition A condition limiting what this permission applies to (from 2022-04-01).
+	Condition *string `json:"condition,omitempty"`
+
+	// ConditionVersion The condition's language version (from 2022-04-01).
+	ConditionVersion *string `json:"conditionVersion,omitempty"`
+
+	// DataActions Denied data actions.
+	DataActions []string `json:"dataActions,omitempty"`
+
+	// NotActions Actions excluded from `actions`.
+	NotActions []string `json:"notActions,omitempty"`
+
+	// NotDataActions Data actions excluded from `dataActions`.
+	NotDataActions []string `json:"notDataActions,omitempty"`
+}
+
+// DenyAssignmentPrincipal A principal a deny assignment names.
+type DenyAssignmentPrincipal struct {
+	// DisplayName The principal's name.
+	DisplayName *string `json:"displayName,omitempty"`
+
+	// Email The principal's email.
+	Email *string `json:"email,omitempty"`
+
+	// Id The principal's object id.
+	Id *string `json:"id,omitempty"`
+
+	// Type `User`, `Group`, `ServicePrincipal`, ..., or `SystemDefined` for All Principals.
+	Type *string `json:"type,omitempty"`
+}
+
+// DenyAssignmentProperties What a deny assignment denies, to whom and where.
+type DenyAssignmentProperties struct {
+	// Condition A condition limiting where it applies (from 2022-04-01).
+	Condition *string `json:"condition,omitempty"`
+
+	// ConditionVersion The condition's language version (from 2022-04-01).
+	ConditionVersion *string `json:"conditionVersion,omitempty"`
+
+	// CreatedBy The principal that created it.
+	CreatedBy *string `json:"createdBy,omitempty"`
+
+	// CreatedOn Creation time.
+	CreatedOn *time.Time `json:"createdOn,omitempty"`
+
+	// DenyAssignmentEffect `enforced` (blocks) or `audit` (only logs); 2024-07-01-preview.
+	DenyAssignmentEffect *DenyAssignmentPropertiesDenyAssignmentEffect `json:"denyAssignmentEffect,omitempty"`
+
+	// DenyAssignmentName The display name; unique at its scope.
+	DenyAssignmentName *string `json:"denyAssignmentName,omitempty"`
+
+	// Description What the deny assignment is for.
+	Description *string `json:"description,omitempty"`
+
+	// DoNotApplyToChildScopes When true, the deny assignment applies at its scope only, not below it.
+	DoNotApplyToChildScopes *bool `json:"doNotApplyToChildScopes,omitempty"`
+
+	// ExcludePrincipals Principals it does not deny.
+	ExcludePrincipals []DenyAssignmentPrincipal `json:"excludePrincipals,omitempty"`
+
+	// IsSystemProtected Whether the platform made it and it cannot be edited or deleted.
+	IsSystemProtected *bool `json:"isSystemProtected,omitempty"`
+
+	// Permissions The denied actions.
+	Permissions []DenyAssignmentPermission `json:"permissions,omitempty"`
+
+	// Principals Whom it denies: principals, or All Principals (`00000000-0000-0000-0000-000000000000`, type `SystemDefined`).
+	Principals []DenyAssignmentPrincipal `json:"principals,omitempty"`
+
+	// Scope The deny assignment's scope with a leading slash (`/` for the tenant root).
+	Scope *string `json:"scope,omitempty"`
+
+	// UpdatedBy The principal that last updated it.
+	UpdatedBy *string `json:"updatedBy,omitempty"`
+
+	// UpdatedOn Last update time.
+	UpdatedOn *time.Time `json:"updatedOn,omitempty"`
+}
+
+// DenyAssignmentPropertiesDenyAssignmentEffect `enforced` (blocks) or `audit` (only logs); 2024-07-01-preview.
+type DenyAssignmentPropertiesDenyAssignmentEffect string
 
 // ErrorAdditionalInfo Additional error information.
 type ErrorAdditionalInfo struct {
@@ -295,6 +427,9 @@ type SystemData struct {
 // ApiVersion defines model for ApiVersion.
 type ApiVersion = string
 
+// DenyAssignmentId defines model for DenyAssignmentId.
+type DenyAssignmentId = string
+
 // RoleAssignmentName defines model for RoleAssignmentName.
 type RoleAssignmentName = string
 
@@ -319,8 +454,9 @@ type RoleDefinitionsListAtTenantParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -330,8 +466,42 @@ type RoleDefinitionsGetByIdParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// DenyAssignmentsListForScopeParams defines parameters for DenyAssignmentsListForScope.
+type DenyAssignmentsListForScopeParams struct {
+	// Filter `atScope()`, `denyAssignmentName eq '{name}'`, `principalId eq '{id}'`, `gdprExportPrincipalId eq '{id}'`, `assignedTo('{id}')`, or `atScope() and assignedTo('{id}')`.
+	Filter *string `form:"$filter,omitempty" json:"$filter,omitempty"`
+
+	// SkipToken The opaque continuation token from a previous page's `nextLink`.
+	SkipToken *string `form:"$skipToken,omitempty" json:"$skipToken,omitempty"`
+
+	// Top At most this many deny assignments in one page (understudy's knob; default and maximum 1000); `nextLink` keeps it.
+	Top *int32 `form:"$top,omitempty" json:"$top,omitempty"`
+
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
+	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
+}
+
+// DenyAssignmentsGetParams defines parameters for DenyAssignmentsGet.
+type DenyAssignmentsGetParams struct {
+	// ApiVersion The API version. Role assignments: 2015-07-01, 2017-10-01-preview, 2018-01-01-preview,
+	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
+	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
+	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -341,8 +511,9 @@ type PermissionsListForScopeParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -364,8 +535,9 @@ type RoleAssignmentsListForScopeParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -378,8 +550,9 @@ type RoleAssignmentsDeleteParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -392,8 +565,9 @@ type RoleAssignmentsGetParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -403,8 +577,9 @@ type RoleAssignmentsCreateParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -417,8 +592,9 @@ type RoleDefinitionsListParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -428,8 +604,9 @@ type RoleDefinitionsDeleteParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -439,8 +616,9 @@ type RoleDefinitionsGetParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -450,8 +628,9 @@ type RoleDefinitionsCreateOrUpdateParams struct {
 	// 2018-09-01-preview, 2020-03-01-preview, 2020-04-01-preview, 2020-08-01-preview,
 	// 2020-10-01-preview, 2022-04-01, 2022-05-01-preview. Role definitions: 2015-07-01,
 	// 2017-10-01-preview, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Permissions:
-	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Each answers with that
-	// version's shape; any other is refused (400 `NoRegisteredProviderFound`).
+	// 2015-07-01, 2018-01-01-preview, 2022-04-01, 2022-05-01-preview. Deny assignments:
+	// 2018-07-01-preview, 2022-04-01, 2024-07-01-preview. Each answers with that version's
+	// shape; any other is refused (400 `NoRegisteredProviderFound`).
 	ApiVersion ApiVersion `form:"api-version" json:"api-version"`
 }
 
@@ -552,6 +731,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DenyAssignmentsListForScope List deny assignments for a scope
+	//
+	// Without a filter: the deny assignments at, above and below the scope (at the root
+	// `/` a filter is required). `$filter=atScope()`: at or above.
+	// `denyAssignmentName eq '{name}'`: those of that display name at or above.
+	// `principalId eq '{id}'`: those whose `principals` name the principal, at, above or
+	// below. `gdprExportPrincipalId eq '{id}'`: those whose `principals` or
+	// `excludePrincipals` name it, at, above or below, with only their name and
+	// description. `assignedTo('{id}')` (alone or after `atScope() and`): those that apply
+	// to the principal, through its groups and All Principals too, unless it or a group of
+	// it is excluded. A deny assignment with `doNotApplyToChildScopes` is not listed
+	// below its scope. Any other filter is 400 `UnsupportedQuery`. ARM's
+	// `DenyAssignments_List` (a subscription), `_ListForResourceGroup` and
+	// `_ListForResource` are this operation at those scopes. Results come in pages;
+	// follow `nextLink` until it is absent.
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments (the `DenyAssignmentsListForScope` operationId).
+	DenyAssignmentsListForScope(ctx context.Context, scope Scope, params *DenyAssignmentsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DenyAssignmentsGet Get a deny assignment by scope and name
+	//
+	// Returns the deny assignment of that name at exactly that scope; 404
+	// `DenyAssignmentNotFound` when there is none. ARM's `DenyAssignments_GetById` is this
+	// operation (`/{denyAssignmentId}` is this path). Deny assignments are read-only:
+	// the platform makes them (Blueprints, managed applications, deployment stacks; here
+	// the seed file and the admin API). The caller needs
+	// `Vendor.Authorization/denyAssignments/read` when permission enforcement is on.
+	// api-version: `2018-07-01-preview`, `2022-04-01`, `2024-07-01-preview`.
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments/{denyAssignmentId} (the `DenyAssignmentsGet` operationId).
+	DenyAssignmentsGet(ctx context.Context, scope Scope, denyAssignmentId DenyAssignmentId, params *DenyAssignmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PermissionsListForScope List the caller's permissions at a scope
 	//
@@ -727,6 +938,58 @@ func (c *Client) RoleDefinitionsListAtTenant(ctx context.Context, params *RoleDe
 // Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 func (c *Client) RoleDefinitionsGetById(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRoleDefinitionsGetByIdRequest(c.Server, roleDefinitionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DenyAssignmentsListForScope List deny assignments for a scope
+//
+// Without a filter: the deny assignments at, above and below the scope (at the root
+// `/` a filter is required). `$filter=atScope()`: at or above.
+// `denyAssignmentName eq '{name}'`: those of that display name at or above.
+// `principalId eq '{id}'`: those whose `principals` name the principal, at, above or
+// below. `gdprExportPrincipalId eq '{id}'`: those whose `principals` or
+// `excludePrincipals` name it, at, above or below, with only their name and
+// description. `assignedTo('{id}')` (alone or after `atScope() and`): those that apply
+// to the principal, through its groups and All Principals too, unless it or a group of
+// it is excluded. A deny assignment with `doNotApplyToChildScopes` is not listed
+// below its scope. Any other filter is 400 `UnsupportedQuery`. ARM's
+// `DenyAssignments_List` (a subscription), `_ListForResourceGroup` and
+// `_ListForResource` are this operation at those scopes. Results come in pages;
+// follow `nextLink` until it is absent.
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments (the `DenyAssignmentsListForScope` operationId).
+func (c *Client) DenyAssignmentsListForScope(ctx context.Context, scope Scope, params *DenyAssignmentsListForScopeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDenyAssignmentsListForScopeRequest(c.Server, scope, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DenyAssignmentsGet Get a deny assignment by scope and name
+//
+// Returns the deny assignment of that name at exactly that scope; 404
+// `DenyAssignmentNotFound` when there is none. ARM's `DenyAssignments_GetById` is this
+// operation (`/{denyAssignmentId}` is this path). Deny assignments are read-only:
+// the platform makes them (Blueprints, managed applications, deployment stacks; here
+// the seed file and the admin API). The caller needs
+// `Vendor.Authorization/denyAssignments/read` when permission enforcement is on.
+// api-version: `2018-07-01-preview`, `2022-04-01`, `2024-07-01-preview`.
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments/{denyAssignmentId} (the `DenyAssignmentsGet` operationId).
+func (c *Client) DenyAssignmentsGet(ctx context.Context, scope Scope, denyAssignmentId DenyAssignmentId, params *DenyAssignmentsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDenyAssignmentsGetRequest(c.Server, scope, denyAssignmentId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1071,6 +1334,163 @@ func NewRoleDefinitionsGetByIdRequest(server string, roleDefinitionId RoleDefini
 	}
 
 	operationPath := fmt.Sprintf("/providers/Vendor.Authorization/roleDefinitions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDenyAssignmentsListForScopeRequest constructs an http.Request for the DenyAssignmentsListForScope method
+func NewDenyAssignmentsListForScopeRequest(server string, scope Scope, params *DenyAssignmentsListForScopeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/denyAssignments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "$filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SkipToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "$skipToken", *params.SkipToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Top != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "$top", *params.Top, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "api-version", params.ApiVersion, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDenyAssignmentsGetRequest constructs an http.Request for the DenyAssignmentsGet method
+func NewDenyAssignmentsGetRequest(server string, scope Scope, denyAssignmentId DenyAssignmentId, params *DenyAssignmentsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "scope", scope, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "denyAssignmentId", denyAssignmentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/%s/providers/Vendor.Authorization/denyAssignments/%s", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -1842,6 +2262,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId} (the `RoleDefinitionsGetById` operationId).
 	RoleDefinitionsGetByIdWithResponse(ctx context.Context, roleDefinitionId RoleDefinitionId, params *RoleDefinitionsGetByIdParams, reqEditors ...RequestEditorFn) (*RoleDefinitionsGetByIdResponse, error)
 
+	// DenyAssignmentsListForScopeWithResponse List deny assignments for a scope
+	//
+	// Without a filter: the deny assignments at, above and below the scope (at the root
+	// `/` a filter is required). `$filter=atScope()`: at or above.
+	// `denyAssignmentName eq '{name}'`: those of that display name at or above.
+	// `principalId eq '{id}'`: those whose `principals` name the principal, at, above or
+	// below. `gdprExportPrincipalId eq '{id}'`: those whose `principals` or
+	// `excludePrincipals` name it, at, above or below, with only their name and
+	// description. `assignedTo('{id}')` (alone or after `atScope() and`): those that apply
+	// to the principal, through its groups and All Principals too, unless it or a group of
+	// it is excluded. A deny assignment with `doNotApplyToChildScopes` is not listed
+	// below its scope. Any other filter is 400 `UnsupportedQuery`. ARM's
+	// `DenyAssignments_List` (a subscription), `_ListForResourceGroup` and
+	// `_ListForResource` are this operation at those scopes. Results come in pages;
+	// follow `nextLink` until it is absent.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments (the `DenyAssignmentsListForScope` operationId).
+	DenyAssignmentsListForScopeWithResponse(ctx context.Context, scope Scope, params *DenyAssignmentsListForScopeParams, reqEditors ...RequestEditorFn) (*DenyAssignmentsListForScopeResponse, error)
+
+	// DenyAssignmentsGetWithResponse Get a deny assignment by scope and name
+	//
+	// Returns the deny assignment of that name at exactly that scope; 404
+	// `DenyAssignmentNotFound` when there is none. ARM's `DenyAssignments_GetById` is this
+	// operation (`/{denyAssignmentId}` is this path). Deny assignments are read-only:
+	// the platform makes them (Blueprints, managed applications, deployment stacks; here
+	// the seed file and the admin API). The caller needs
+	// `Vendor.Authorization/denyAssignments/read` when permission enforcement is on.
+	// api-version: `2018-07-01-preview`, `2022-04-01`, `2024-07-01-preview`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments/{denyAssignmentId} (the `DenyAssignmentsGet` operationId).
+	DenyAssignmentsGetWithResponse(ctx context.Context, scope Scope, denyAssignmentId DenyAssignmentId, params *DenyAssignmentsGetParams, reqEditors ...RequestEditorFn) (*DenyAssignmentsGetResponse, error)
+
 	// PermissionsListForScopeWithResponse List the caller's permissions at a scope
 	//
 	// What the caller may do at the scope: one entry per role assignment that applies to
@@ -2092,6 +2548,102 @@ func (r RoleDefinitionsGetByIdResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RoleDefinitionsGetByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DenyAssignmentsListForScopeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DenyAssignmentListResult
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DenyAssignmentsListForScopeResponse) GetJSON200() *DenyAssignmentListResult {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DenyAssignmentsListForScopeResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DenyAssignmentsListForScopeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DenyAssignmentsListForScopeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DenyAssignmentsListForScopeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DenyAssignmentsListForScopeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DenyAssignmentsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DenyAssignment
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DenyAssignmentsGetResponse) GetJSON200() *DenyAssignment {
+	return r.JSON200
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DenyAssignmentsGetResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DenyAssignmentsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DenyAssignmentsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DenyAssignmentsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DenyAssignmentsGetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -2571,6 +3123,54 @@ func (c *ClientWithResponses) RoleDefinitionsGetByIdWithResponse(ctx context.Con
 	return ParseRoleDefinitionsGetByIdResponse(rsp)
 }
 
+// DenyAssignmentsListForScopeWithResponse List deny assignments for a scope
+//
+// Without a filter: the deny assignments at, above and below the scope (at the root
+// `/` a filter is required). `$filter=atScope()`: at or above.
+// `denyAssignmentName eq '{name}'`: those of that display name at or above.
+// `principalId eq '{id}'`: those whose `principals` name the principal, at, above or
+// below. `gdprExportPrincipalId eq '{id}'`: those whose `principals` or
+// `excludePrincipals` name it, at, above or below, with only their name and
+// description. `assignedTo('{id}')` (alone or after `atScope() and`): those that apply
+// to the principal, through its groups and All Principals too, unless it or a group of
+// it is excluded. A deny assignment with `doNotApplyToChildScopes` is not listed
+// below its scope. Any other filter is 400 `UnsupportedQuery`. ARM's
+// `DenyAssignments_List` (a subscription), `_ListForResourceGroup` and
+// `_ListForResource` are this operation at those scopes. Results come in pages;
+// follow `nextLink` until it is absent.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments (the `DenyAssignmentsListForScope` operationId).
+func (c *ClientWithResponses) DenyAssignmentsListForScopeWithResponse(ctx context.Context, scope Scope, params *DenyAssignmentsListForScopeParams, reqEditors ...RequestEditorFn) (*DenyAssignmentsListForScopeResponse, error) {
+	rsp, err := c.DenyAssignmentsListForScope(ctx, scope, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDenyAssignmentsListForScopeResponse(rsp)
+}
+
+// DenyAssignmentsGetWithResponse Get a deny assignment by scope and name
+//
+// Returns the deny assignment of that name at exactly that scope; 404
+// `DenyAssignmentNotFound` when there is none. ARM's `DenyAssignments_GetById` is this
+// operation (`/{denyAssignmentId}` is this path). Deny assignments are read-only:
+// the platform makes them (Blueprints, managed applications, deployment stacks; here
+// the seed file and the admin API). The caller needs
+// `Vendor.Authorization/denyAssignments/read` when permission enforcement is on.
+// api-version: `2018-07-01-preview`, `2022-04-01`, `2024-07-01-preview`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /{scope}/providers/Vendor.Authorization/denyAssignments/{denyAssignmentId} (the `DenyAssignmentsGet` operationId).
+func (c *ClientWithResponses) DenyAssignmentsGetWithResponse(ctx context.Context, scope Scope, denyAssignmentId DenyAssignmentId, params *DenyAssignmentsGetParams, reqEditors ...RequestEditorFn) (*DenyAssignmentsGetResponse, error) {
+	rsp, err := c.DenyAssignmentsGet(ctx, scope, denyAssignmentId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDenyAssignmentsGetResponse(rsp)
+}
+
 // PermissionsListForScopeWithResponse List the caller's permissions at a scope
 //
 // What the caller may do at the scope: one entry per role assignment that applies to
@@ -2845,6 +3445,72 @@ func ParseRoleDefinitionsGetByIdResponse(rsp *http.Response) (*RoleDefinitionsGe
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest RoleDefinition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDenyAssignmentsListForScopeResponse parses an HTTP response from a DenyAssignmentsListForScopeWithResponse call
+func ParseDenyAssignmentsListForScopeResponse(rsp *http.Response) (*DenyAssignmentsListForScopeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DenyAssignmentsListForScopeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DenyAssignmentListResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDenyAssignmentsGetResponse parses an HTTP response from a DenyAssignmentsGetWithResponse call
+func ParseDenyAssignmentsGetResponse(rsp *http.Response) (*DenyAssignmentsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DenyAssignmentsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DenyAssignment
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -3180,6 +3846,12 @@ type ServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx echo.Context, roleDefinitionId RoleDefinitionId, params RoleDefinitionsGetByIdParams) error
+	// DenyAssignmentsListForScope List deny assignments for a scope
+	// (GET /{scope}/providers/Vendor.Authorization/denyAssignments)
+	DenyAssignmentsListForScope(ctx echo.Context, scope Scope, params DenyAssignmentsListForScopeParams) error
+	// DenyAssignmentsGet Get a deny assignment by scope and name
+	// (GET /{scope}/providers/Vendor.Authorization/denyAssignments/{denyAssignmentId})
+	DenyAssignmentsGet(ctx echo.Context, scope Scope, denyAssignmentId DenyAssignmentId, params DenyAssignmentsGetParams) error
 	// PermissionsListForScope List the caller's permissions at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/permissions)
 	PermissionsListForScope(ctx echo.Context, scope Scope, params PermissionsListForScopeParams) error
@@ -3261,6 +3933,85 @@ func (w *ServerInterfaceWrapper) RoleDefinitionsGetById(ctx echo.Context) error 
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RoleDefinitionsGetById(ctx, roleDefinitionId, params)
+	return err
+}
+
+// DenyAssignmentsListForScope converts echo context to params.
+func (w *ServerInterfaceWrapper) DenyAssignmentsListForScope(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DenyAssignmentsListForScopeParams
+	// ------------- Optional query parameter "$filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "$filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter $filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "$skipToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "$skipToken", ctx.QueryParams(), &params.SkipToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter $skipToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "$top" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "$top", ctx.QueryParams(), &params.Top, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter $top: %s", err))
+	}
+
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DenyAssignmentsListForScope(ctx, scope, params)
+	return err
+}
+
+// DenyAssignmentsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) DenyAssignmentsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scope" -------------
+	var scope Scope
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scope", ctx.Param("scope"), &scope, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scope: %s", err))
+	}
+
+	// ------------- Path parameter "denyAssignmentId" -------------
+	var denyAssignmentId DenyAssignmentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "denyAssignmentId", ctx.Param("denyAssignmentId"), &denyAssignmentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter denyAssignmentId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DenyAssignmentsGetParams
+	// ------------- Required query parameter "api-version" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "api-version", ctx.QueryParams(), &params.ApiVersion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api-version: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DenyAssignmentsGet(ctx, scope, denyAssignmentId, params)
 	return err
 }
 
@@ -3644,6 +4395,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsList, options.OperationMiddlewares["RoleDefinitions_List"]...)
 	router.GET(options.BaseURL+"/providers/Vendor.Authorization/roleDefinitions", wrapper.RoleDefinitionsListAtTenant, options.OperationMiddlewares["RoleDefinitions_ListAtTenant"]...)
 	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/permissions", wrapper.PermissionsListForScope, options.OperationMiddlewares["Permissions_ListForScope"]...)
+	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/denyAssignments/:denyAssignmentId", wrapper.DenyAssignmentsGet, options.OperationMiddlewares["DenyAssignments_Get"]...)
+	router.GET(options.BaseURL+"/:scope/providers/Vendor.Authorization/denyAssignments", wrapper.DenyAssignmentsListForScope, options.OperationMiddlewares["DenyAssignments_ListForScope"]...)
 
 }
 
@@ -3717,6 +4470,87 @@ type RoleDefinitionsGetByIddefaultJSONResponse struct {
 }
 
 func (response RoleDefinitionsGetByIddefaultJSONResponse) VisitRoleDefinitionsGetByIdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DenyAssignmentsListForScopeRequestObject struct {
+	Scope  Scope `json:"scope"`
+	Params DenyAssignmentsListForScopeParams
+}
+
+type DenyAssignmentsListForScopeResponseObject interface {
+	VisitDenyAssignmentsListForScopeResponse(w http.ResponseWriter) error
+}
+
+type DenyAssignmentsListForScope200JSONResponse DenyAssignmentListResult
+
+func (response DenyAssignmentsListForScope200JSONResponse) VisitDenyAssignmentsListForScopeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DenyAssignmentsListForScopedefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DenyAssignmentsListForScopedefaultJSONResponse) VisitDenyAssignmentsListForScopeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DenyAssignmentsGetRequestObject struct {
+	Scope            Scope            `json:"scope"`
+	DenyAssignmentId DenyAssignmentId `json:"denyAssignmentId"`
+	Params           DenyAssignmentsGetParams
+}
+
+type DenyAssignmentsGetResponseObject interface {
+	VisitDenyAssignmentsGetResponse(w http.ResponseWriter) error
+}
+
+type DenyAssignmentsGet200JSONResponse DenyAssignment
+
+func (response DenyAssignmentsGet200JSONResponse) VisitDenyAssignmentsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DenyAssignmentsGetdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DenyAssignmentsGetdefaultJSONResponse) VisitDenyAssignmentsGetResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4134,6 +4968,12 @@ type StrictServerInterface interface {
 	// RoleDefinitionsGetById Get a role definition by its id
 	// (GET /providers/Vendor.Authorization/roleDefinitions/{roleDefinitionId})
 	RoleDefinitionsGetById(ctx context.Context, request RoleDefinitionsGetByIdRequestObject) (RoleDefinitionsGetByIdResponseObject, error)
+	// DenyAssignmentsListForScope List deny assignments for a scope
+	// (GET /{scope}/providers/Vendor.Authorization/denyAssignments)
+	DenyAssignmentsListForScope(ctx context.Context, request DenyAssignmentsListForScopeRequestObject) (DenyAssignmentsListForScopeResponseObject, error)
+	// DenyAssignmentsGet Get a deny assignment by scope and name
+	// (GET /{scope}/providers/Vendor.Authorization/denyAssignments/{denyAssignmentId})
+	DenyAssignmentsGet(ctx context.Context, request DenyAssignmentsGetRequestObject) (DenyAssignmentsGetResponseObject, error)
 	// PermissionsListForScope List the caller's permissions at a scope
 	// (GET /{scope}/providers/Vendor.Authorization/permissions)
 	PermissionsListForScope(ctx context.Context, request PermissionsListForScopeRequestObject) (PermissionsListForScopeResponseObject, error)
@@ -4220,6 +5060,59 @@ func (sh *strictHandler) RoleDefinitionsGetById(ctx echo.Context, roleDefinition
 		return err
 	} else if validResponse, ok := response.(RoleDefinitionsGetByIdResponseObject); ok {
 		return validResponse.VisitRoleDefinitionsGetByIdResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DenyAssignmentsListForScope operation middleware
+func (sh *strictHandler) DenyAssignmentsListForScope(ctx echo.Context, scope Scope, params DenyAssignmentsListForScopeParams) error {
+	var request DenyAssignmentsListForScopeRequestObject
+
+	request.Scope = scope
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DenyAssignmentsListForScope(ctx.Request().Context(), request.(DenyAssignmentsListForScopeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DenyAssignmentsListForScope")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DenyAssignmentsListForScopeResponseObject); ok {
+		return validResponse.VisitDenyAssignmentsListForScopeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DenyAssignmentsGet operation middleware
+func (sh *strictHandler) DenyAssignmentsGet(ctx echo.Context, scope Scope, denyAssignmentId DenyAssignmentId, params DenyAssignmentsGetParams) error {
+	var request DenyAssignmentsGetRequestObject
+
+	request.Scope = scope
+	request.DenyAssignmentId = denyAssignmentId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DenyAssignmentsGet(ctx.Request().Context(), request.(DenyAssignmentsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DenyAssignmentsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DenyAssignmentsGetResponseObject); ok {
+		return validResponse.VisitDenyAssignmentsGetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -4517,113 +5410,135 @@ func (sh *strictHandler) RoleDefinitionsCreateOrUpdate(ctx echo.Context, scope S
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H2Pb9s4sv+/MtB3D4kPsq24SZM6OHyfu93t67vdtq9pb4G3Kk60RNu8yqRLUkl9hf/3Bw4piZLlxE7S",
-	"u717CxSoLVP8MRwOZz78DPM1SMVyJTjlWgXjrwH9QparnOLndyKnE6XYnC8p1+aJKpZLItfBOJiApCSj",
-	"EkhVAIgGApIqUciUwlyKYhWEwTXJC2peZlkwDoaqmKpUspVmgqsheTY6m41m5/2z9OmT/un0fNq/OH/2",
-	"rD86I2ezZ+fT9Ml0NCyrfGlqVENNlZbz4UqKa5ZRqYZ/oTwTcjAp9EJI9ndiqh7KRufVcBrNTp+kZ6d9",
-	"en5x3j+9eDrqXzybnvTJ07MnM/IsnZ2fngdhwMmSBuNgz9IrKVZUambllUpKNM2eG/k8nV1Mp9Ppaf8Z",
-	"HU37p9MnZ33yhGT9KI2mETkjF9nIVOBeecODcTCKRk/7Jyf90cn7k2gcmX+DKIr+JwiDjFYyC8bBO0oy",
-	"IGlKlYKZkKAXFKYszxmfg6ZkiR1jPGUrkr8yQk/pKKUnp7R/cZad90+fjp71p9k07Z+enWbR2cmz7NnF",
-	"uf/S+/XKCOGDojIIAyPJF3TGODPtY4X7CL9+RQ1JmmXnI3Lef/Lk4qx/ekFn/Wl2OurPnkZPZ1NycUKo",
-	"6YBKBTb8aEoShEGxyg6dFPfK7ZOyCQO1VpouXxBNvNmf6Nun8v5K8nzdnJecKP2zyNiM3d2qX/aQppvv",
-	"+e1vwkDbr/ssv2CzCdGe1FrRtCfvjQ4XLNd9xuGdNS2mjm0D8m1Uz637PUs31701gWSa0yujwCoY/xoM",
-	"g4/tZfsXRm+A5HllIlUI00JDJqgCLrT5TdzAWhSgBSzJJwqEryFdED6namCapXLJlDLjCsa/fg1Iqt3n",
-	"4I9DY4+xUaLJpPrhYxhwodvfXzTLbD7aVf7aCsGKP6gm+LmZl1fcTN8+0+5JP9iYeV8RSZZUU4nSmqzY",
-	"X6hUTgOaIjJaMHn7Cq5tgQGYNr0tRo1hFJ2c9aPzfnQSms/n/ZOoH530V5JeM3qDzy7MA+9ZzO3DZ62C",
-	"o6gfPel4dtrx7KJd4Sjabnk0si+Xn8+8391Yslo4jbFgH/cZzJ3NvK2VZIy1+uI6uLYfSLoAwtUNlQpu",
-	"mF6AXhAdczdDRwrUgqzoJaqq0AsqgSmQdFYomsHxaRRB8lq8o3OmNJU0e+tW74+i4FnSG8Q8CEunw5ow",
-	"150gDJhRic8FlWtvga5Y37Vttib6uWCSZsFYy4KaDWRBl2iNl4z/RPlcL4LxSaWySkvG55Utqu2TVfwu",
-	"bTTNgpjhHiubymjHfE1ylsHLD69eDBoj2dODwDGuiF7UQ5TbXbt1pORLOdLR2dNwr5E3t/OucZsBNcZd",
-	"K25znHtazB3jbHTkMUd5ZV2JrqGhlxGCotdUkhxMp0DROdoXVHFRaBx3TklmfCqVE7UYxzxpuiVfFcs2",
-	"SQhdj9vuyFc53yRhdxVdZb1d7qsRl1qRlG6GX81AN/bRJgEhY57UJX9mqRRKzPTgZ8LJnJoRDZfVx7J6",
-	"02s4tmu1ehk+Uboyo2bSePZ5zLHZS0icna+rTMwKN+7nStMMiEJZKbNOULK9EISEZJjAscKoQEHyh9GP",
-	"SYjdJQoIB7pc6XUp9DEkd23qg8Eg6VW+rqaccA1SCN22H4/oOHZorPVP91XT6PTibj19j2PpXIV2lCzD",
-	"cZuZVf1y5PRzQZVWl9408AzYnAtJM5iuoeBGmLrI1oMdhlSXDe/o/tPT7e5uzNDVSnBlHZ8fpBQSfV/B",
-	"tQsRyWqVs9RO29+U3eSr+fka0PqVDH2NhrH74QtTWgVhsKRKkTl1K7ZleIHkxtlZA8XiAxRkPYjvJJ0F",
-	"4+D/DevIdmh/VUPs8Ts3BjuiptQnfA0zwvJC0hAYR32bvPsZsN9A+TXNxYr6TaIkvm+66F1m5xPjmbGo",
-	"LKNcM72GKV2YR8R5eGhWebE03pzz8Ce1LIMwsCswe+XeD8Lgz3RtPL7WNIV2XiZZhoaV5K/4TGz3qf7d",
-	"DY7xmZBLUpr4po/LOusw42q95jojpn+jqa7dxVsl0lmDt0i26sQBvqCasLxjYNwOKLT+CqfKLJAMS6ty",
-	"T7P2yrgu22Ml+0uu1XWm6VLtpYOt2akHSaQka/PdLpCttmFJ0gXjtG+WgIk5wBQMgQ7mA0i6llPSIVSj",
-	"9iiP7RZeW3mhCNVhg3Iz0jGYaj1vj2dRLAmvR+NKdvZZEzmnuluZZozmmdl5qmgDiIYZKXIdws2CcvjE",
-	"xc0OBasN+q9W7nWPP+5Sv8qKdEcxHTajrWeVLdxbsK2u2gq6elgHAV0iV1SbdeDCR7dObliepURmKoQl",
-	"44Xd1rnQfVesY52UEeRWCyaQNZtS2YBVThujJg2d2p7jluY0wtldDZlC4PVz/+r94HirdvsD0C9pXmQ0",
-	"g5kUS0hcO8nBDb24bSgvvCG0W/RkcFCrm1s14yXV76gq8h0LKiV5TuWRAg91sBAvukHb6sDpF/0T45+6",
-	"q/vw7qfS9pqCsCJzeun5KVWQyTgITvH3AfpaJHvD83Xpa20NuYKHmm2+4RQo13Jt+m89CBO5AvondH/D",
-	"5q2kLvn6y9H2pHM5NpFV01e0TDWYt3t3rFDZS0hM4cRaMy40zNk15R1+w0sHvV9Rec1SWrUehMGPQlI2",
-	"52WJF9QU6HQittH/thlpuWUdTkOHW5sMv6L+bA4F8F3Qs5dO8J3xvOdFYmh/TDDU7e1VbXN0t2lNU3hv",
-	"6/e2YOPbarmqS+50pCb5DVmrKky7VYb7CK+l0ywrQwZXsiGFLl1vDt06xm8bCOD2rExFtsYdCSzW3Rey",
-	"b1H4MtbZVq7HmIzWYA8a2U9M7bSfb5wBM2NqrRL1OIaTTDG4FjZCyYnSD7aYzeWhbN1MVfXuZS5bVuP+",
-	"JnPnpN3Rb7NhVYUH8IZX0TIk3qlYghFz0sagEiCSxrzs4qXFvyjJ+oLna1jS5dTsUccJ2rAkhKQ6wTNf",
-	"qpMj75fnawR+qnOopAdLYqI/wBmckvQT9oVIWkbwFtVoHS4KnlXnJlsBz+T55HuoipQO13+8c9jGr846",
-	"XGkhyZwOlf1/kqaiwMPRXEzdZqGGJpgnjFOpxmbhf4Qr1JwfPhckV3CUi7k6QkvioQUXJ89GHZpW9ehW",
-	"xL8qBTnh88KsGwfxXgKKPRkNogbqFFq8Q5tnZobcdmp3RuJVyFS9SXrdPXna1dn6ZK6rl5XyWD/Clcbm",
-	"m3vgnevPO/RtN4Tm0nRcsyUuOhteBmPjB9O+ebpPCxnN6dy00cIMSn3owpteZaWZqd4GCx5mNWZRgmUt",
-	"eVqsq6MbXgPb/oP3vWy6Kcm7W2icc986a0cKrHEBljV2/YOQ5a1D8jucx0bhTddZelenW4A7sGwMybAL",
-	"Oj7wMPTrvEDMOubJfV81ITbhaxsEwJTOhDGYfnWDwSAZgPNLJNWF5BYnvm+b1hweBq1WZII7nEA7DAyA",
-	"SRPw32spe+yCPWwGbtPulfsYDo+Y0G7tp7rqB9mO1v7ccUbjL7ldG3fzlL8zbqjV226yd7uAoIWAY6ZV",
-	"x4bsbZ6mNkl7+0Yj91TJh0Uh7QVeHh8+cgRSd7wZgdwzkvDksGckcYdy3OZCd4jpt+06d3V2b5fZWzAP",
-	"c5k7p3yrv78sLFcPQ5M8FzcKHaobs3KMW5USbhxUa55oNtiD8rLzpFXVZ8itaoFoOE6GCR5w0Wsq1zfV",
-	"0q0kd7cPsAWc38uPI5AWSoul7ekxdgc8tkHvErjgFPtKaqqSKf2oTl93060WISVSMifajKzx/5Rokos5",
-	"3BAFmnyyTu99/cdbHDdUnmpOGXIQ9/TWfP5S58ZcAsc8qzHQLlz3voidz3PauYiN3a4OVJALlVxCwdnn",
-	"gpZHgvb0NISbBdFmvsBsSylRbcf47GS0U2O39iKPZ5XgGfr3qJH4vfM85AHex7dW9wNcld+AxndtVVcN",
-	"mG7HijWKukR+pD2mhSXVJCOaDHaxgyf6TgPw4f33vZ0jOTRsrUK3rajVj+V217pPmNM8/d5sU1M7VaAh",
-	"t/uMvE1qvXv4ed3uPkLoYr8eJInNTs0r9cwEKjQtJNPrK1OH1RVBCr0Ydbhofy8k7U9e9JVe5xTeGB8N",
-	"RoMI2HKVs5RpmOXiZuAfq5h1oTBim1IiqQQtPlE+dusnz5GwF3PzNREsSyDNCVtaT/y/fnlvHW7c7HUh",
-	"0dxzoSFd0PQTzXoh0FxRrMy3NhQUpVnMZyynsCQru2yxZdDCe6kEbqqXbaxnRmF9djcu9Dl8h/SDzINx",
-	"sNB6pcbDYS7mjA880ksuUpKbCVoKPrTSHJbv05Jpji0Uisq/suWKSiU4cXKuv1NYi0KCKQXEwmWWNlLO",
-	"o50pfFRyJBBAS7HPjmxT92xrd/V+O1JAl0VOSkCEcJi8+9nN9bvnk+9h8vbVeAtQhqmlkbSDCi1iTrxp",
-	"QZdvwagkMl2wlOQlE64Op9o+rINophQ3OqAkXWCZmC/JGjJhcTicfe+Q0Fg9OwhlAoqb0l9w6mZf9Y8S",
-	"Yx5z60ea/WYJBLSkdNwme0EyTEKoCW02xUTF/Ph+JLgQyFRcW0VsgCttDV4VWrmdf9kLm2XDVsaL9aQr",
-	"ivcAJrxBXbLHjzEnGn0Giz+YV6YUl24FGdW9AOyEI7+RbMk4kqRXhS7dkYxJmmoh1zFfkGtqBLheUTi+",
-	"WTCk7zbx8aSBYSWwLIxVJDpd9LAndhzGuWHpIuZJ6a+/F8c9i5vXs20tgZk347rhTBqzm7hDvsTSK2tO",
-	"hloRrnZwL48xDrBcsf2pkonttNEqphXNZ+AA7AbelFw6ccprKmOuVrmRPrE9cHOBu8OdiEAygKucqAUt",
-	"VcLNoQX1Y47BpSQ3cEwU0kDSnOHwMtFDr+4Pox+TPlUpWdEMC80pp5Kl9n/cnr1XUKQ/oINU4iCc0kxB",
-	"0ujWGJ5b8x4XUfQkRVOLH6mdMcIh+f+eh/WnBLv+7oer90YaNK23Ylz/tE4tqvT7uGZnY51IIVWh0VFr",
-	"GqqFf6RiXs15bwBIYlExL5zZR3aM48VA8jW2TJY4GH+NkX8TB2FcMnDws2X+4EdHXMLPTaZWHGxKsFAz",
-	"nTcNLzS2D1xAx13zu2Vee0EYlIzzBkF9EwZiRTlZsWAcPBlEgyfG5yN6gfvKgcCSeWUnt8m3gSZg7oVg",
-	"detIQRzkTGHuiO/Ro24S92IcmP1LAdNjG2bHvPKtMdJC7fLjgXoLCC0oYEMcPIKpIv8BJN/NWK6pTIBY",
-	"i+YMOhwnRKNBn/DsubFrxnC4RBbjPywYn4ON9THZB5lf03XZOzNVxm1L7WLAbSMsmcbtPeoIWIYAoJ35",
-	"SgcxUa0Jiai//sSUnmhLrQ2amSm/bsVjZagI9DMcWfrBURJCgrbVPPMCtuYPdeCGz7eFgTB6aQX/Jhi3",
-	"tN2EcMuPqhnNjU7YaPRoB6XXzcYuRu9JNOrg9H5scXpHUbQHo3c/tu1OtK+DeNsNoWExR5XpbqvqvGXK",
-	"WY+6SiszbXpuxJHaasMYCzLHHKqWsgQfN1sa0tWDusjQy23amLcPRpfbePtmp10wqqC6vL6FFMV8gYNm",
-	"mQ17tjxGeypjHKd74t+9fRbbS6qfr11ex8Ea5iciy60jha55KN/YAlT3ZodvvbiPlj5cSV9S3TGRU/Rn",
-	"AAk4j6ehW9k/m/Bwrd6TwdWC+zrV+JedwUHlWY2RD9ji8nkutU/rw6CHaXsGZGNXccPLMEUoZOTY/Q69",
-	"XLepMVPEaxIPOTE2MHumXiAlxPfyw62gwT7ZCk6qakK3eQltgmZiHGs8dcTzLLNRqJouW5NSQ/C4nziK",
-	"Jo/0EvSN8Jd2zH2CO4pqzq5pLcKB8xsSL08Qt8UfkdJce9foN8b8tnLIlrEkoTrm67gFwHqgGkgtxks3",
-	"CzYNyQqdKeufZ6CFGMBzIbTSkqzMFFJp/GQNb8zHI9VwG2LuAMQOt2Fcui3TMqvLPh/4cOMYkjpPMon5",
-	"cZkF5vOKeyGWamVQJvi09Anrb34WZdJlLDvEelWlF93XWpqP7ojqUdOD97agXeziHWa0i1/8iBv+HfRl",
-	"z6h6M3EPg2on7Rta0XYm/U5L6nSWgHUDx40dn+gS7aiwhtrc1Z78n5yretxLxkZamLJnXvOKeAQA6xmz",
-	"bHNkDyw8pMA+NtWgffZ4ODHv7piQJQYyqXKJy6FgHvEHrorVSkhNs/82nm9irIBRMQWpWNKYM44nuerS",
-	"wRGQlOfDidkLqjOE5Dv1ia3emxg5qSEsL5rhGSTfabFKQMwsNupi7x4UXLO8Miom2N/lCnmT1l7ht8cd",
-	"9RyEDc6iJ+2wU9Y287J63Zrd7WKtBN6y+GNGFWFXGCtW5HOBdD/NeOFwf8SEMc2BANpLUVjKqdmjqunb",
-	"lcVYT2Rwaxrmnf2baFgKNB1MmV183Vg9Xk4CHDcA209cTC8rGNsCUV/YsljCSRRFvUtfBT9RujJR+M7B",
-	"aLFqDKM6BmFcPxnZk0VTt5F6FCEDyn2tRsi4pnMq7RDvsEhV7uk9g8DOTefet/z89u7z+T93ic7Bl7p8",
-	"PCi06uTOd3gHPnu+QZx/FOdgKxi2R9xtr6Blwf8FPAOLHjRvjthYPyGnmnZBCLqQXFWcX5vOX8VVx6Mo",
-	"ssn8o+jUUqttWHVDFJIDBnduey9sy4dK7pEMU4UdNNOY7sQO/PyFeyr4LqfXE6+RopO6x4Bku6YDtX8U",
-	"nXYixNWkgCrSRfutB60ZO4UVWazu/3TtHV6VGUK3LJ4dKFatgv7NKqfRaTuZ+bXQ9tIYXxXZvpr4kurf",
-	"1bBDDR8VvXqAdnwj09pxzc+hBjkMVsUuzg5ta26Zm8lpfVmSTTS0d1UYo3piHXPLgFIIAC0LTaY5jTlm",
-	"sSs4TrzGMJeozGhpfHGdbIQJeKQbxjy5Owck6dko64YpOoZRFJUHmh40ouAGYbPbDgrNm/awkCl4++E9",
-	"HhTuuFvrwfdo9fAeK9tToVxSr+2JTRYaRScxP77HNWHQcUuY62HjSrBe6GRy9eLPCiRhyrTsXYClNNGF",
-	"cndnlYvHxL3Jl74v2gRy1Akj8krcFs3EXGhEDS0n110PB5kYQIPaF7Zx45gb5XIoJnJIUPMYn1s9TAm3",
-	"BB7CTTCDgXVzlXxAxXwtNAIjWtMs6V3GnICiRvNsNeXhMMKMxyWRpH12WHWz17oV7FnMu++qsEebJrZu",
-	"HEjiYmrkwVssp423xtyO6BXHe7nsIm029M5G8knPStLhznimHvO90miHN5Jp6vYhjwpB+UzI1PaGKRB8",
-	"H2TAdtFdKkSVfi6y9WGx1+oWovdv4KrQbxMKHhwY3XcL3Upg3jQJ+VoWdPPv66Wi8XCMbONilvzhY7dV",
-	"VHYrx3LI3mxaObPjb+8HQRhsbwjlw4attg/rWwG3twR0IEbRyb9TZOD4t5fQlrPd74TdEew2MYqiEEiu",
-	"BBDug6u27I4ZNLbpoa6fXRsmQnR07of6gQcGv/vwZyx1qsF36Wa6uE295reU6SupuKayBstDxJntvZAy",
-	"o9KnwRzbs7XmIeuP+GNvDN2EEuBESnGjYq4Fooz2XoqUKNpnXFGumGbXtLeTeIKgbyf1BE9DTZWfGHc5",
-	"013EHJJl1glpEIg8QaBfVZ0ZxBzlcOl4FXKpyoT2FpHFnnOajRqhVcHTxj2hVmhmpzyNoph3wPt7Enp+",
-	"J/Lcn8hzC4b7L3TR8h4XI3/DO44/3pNg8k8lRG1RvQuFa73ziPThvJN/CBh6N5VqFxRqUa521HHNFHMy",
-	"qakhlt5tYSvmUNLLNkTKVMwRmIKJf/dU41gJlGZ57qiZndFR3f3/JMq/x6dnjbkSNlJqpmftYTUrXPYf",
-	"RP3bU793Y6KYQ+D9egga+uh8rQoS7XYk7lg3t+Kgrbm0ty002vG2ZV8tETLdUpsXgqrXwsbWSQ327Ene",
-	"+524dy/i3j/bgj6Y4rcH4ulrZLJtatEnlXSVk5S6xcvc3zdQISKemGMbc/8KmJqt4HnfA5i4ewEd6jcV",
-	"eoGZtqokwds/oIBcv6sXf1Yxt7cEmfXv43G9Qe2AJ9bg2hjeorG3pvfGvMzvRfMMrWX2C9OLK7LEqksc",
-	"qyS4tUdks22mFIjzo5HuV5ED7cXZPoY1aTo9pe2vveryfvqlqbINiN1aF3aTcMdwA+tKwkLkmcJ6kz8m",
-	"QHTMsaFmRfjGG/m6JI857on7uSaQYZH6a1KiUDFHbh0CoJ3ZvohSTqkDKrPDwDrfEXgoWOcbRbsE3kgL",
-	"kT4eaNfp2N7j/P5j2MkSn+ZiqmrdJkskm9q7v+74uyJ1Ot2Bd4ftIBw+oEIcRbc3/zwXU/cHqR64a9wF",
-	"7J38BjykMom7wl2ywbeAcu7h3fjpzKhJZSLzr115tjiLNiOvK2wngFm8fjKzLQzHfuowyTJJFV7sneAf",
-	"zZEFT3pBGBRVivB4ODwZnQ+iQTQ4GV9EFxFucm4Y3duczYoNwSZX8cw5ntvskeaNuC66bSNb23wzBOY7",
-	"4zAbKTSSNWaYtg3HHShW79KpQ1hNXN1ZN4OC2/tuvc414tdwf1I+KXOGkbFXctfb11u6hnxi7ebj5n8D",
-	"AAD//w==",
+	"7H0Lc9s2tv9XwfC/O5Z2qIcVO3bk2flfpUl7c7dNcuNkO3OrzBIiIQlrClAJMI424+9+B+eAJEhCL9vp",
+	"Zve202llicTz4Dx+54EvQSxXaymY0CoYfwnYZ7papww+v2BiM1GKL8SKCW2+UflqRbNNMA4mZEUFXbCE",
+	"0PU65THVXIoTRRImNoSWLxGqCdeqfDhjSuZZzMgik/k6CINPNM2ZaZonwTgYqHym4oyvTWtqQJ+Nzuej",
+	"+UXvPH76pHc2u5j1Li+ePeuNzun5/NnFLH4yGw2KJn8wLaqB7amXLQbrTH7iCcvU4K9MJDLrT3K9lBn/",
+	"Bwx2kNSmpwYjehFfzk9Z72z2JOmdsae09yw+n/cuklM2nI3ok/gsCcJA0BULxsGBT68zuWaZ5riiccao",
+	"Zslzs4K5MEPTebLpKcbMs/bXN8I0Pxw97Z2e9kan70+H46H593+CMKiP+TUOxewTuc24ZopoSfSSbV/v",
+	"hJXrG4yD77BHMtvU3nK21LwiX0s9Wa/TzXv53ZKnyXUs12Y+c5oqFgbsc5zmCXubcRHzNU1VMP7F7mfM",
+	"RjE7PWO9y/Pkonf2dPSsN0tmce/s/CwZnp8+S55dXgRhoDdrM49rln3icdVQcPcxDLi63ijNVm8zqVms",
+	"WRKMdZazMFizbMWVMoQCHdJY28/Bn4KPYSCknjhfDTJGk+CjaXLtGenQ/tPz/Kf4xxkpDOkFm3PBEhim",
+	"Mmvy2BQchEG+TnZQjP11O8XclUM+5AgEd3dh8E6mbPupN6vIssYJp7/BudZM6f1nOqsNXg1mw/nZk/j8",
+	"rMcuLi96Z5dPR73LZ7PTHn16/mROn8Xzi7OL6kwf+PT2M/10fjmbzWZnvWdsNDOc4bxHn9CkN4yHsyE9",
+	"p5fJ6GL/Qe8Pi8PuntV3jCaExjFTisxlBgd2xtOUiwXRjK4Ch7BfHXH4ypfeI6F8UCwLwsCsJBA4N/1D",
+	"g4csfvWKGtA4SS5G9KL35Mnlee/sks17s+Rs1Js/HT6dz+jlKWVmAI94dJBIGsfmwE3Zc5ZwU+7CQOHZ",
+	"p5o6uz/Ru7fy/kTyfFPfl5Qq/ZNM+Jzv79V99piu6++5/e/hJ43jV/KTiirq/OS9oeGcp7rHBXmHrMW0",
+	"0WYgX4f07Lk/8On6uUcWSGcpK+ThL8HACJ76sf0rZ7eEpmnJIlVIZrkmiWSKCKnNb/KWbGRuZPeK3jBC",
+	"xYbESyoWTPWD3YLOSrUwSKimlbhrij/8+0X9GSO2zLpZLQKXv5Jxz82+vBJm+w7Zdmf1gzuz72ua0RXT",
+	"LIPVmqz5X1mmLAXUl8hQweTtK/IJH+gT06cjYtSYjIan573hRW94GprPF73TYW942ltn7BNnt/DdpfnC",
+	"+W4q8MtnjQdHw97wiee7M893l80GR8N2z6MRvlx8Pnd+t3NJqsWpzQXGeMhk9nbztiKSMbTqLtfRrb2o",
+	"a/G2yUtscmszZ/Xf++QljZeECnXLMkVuuV4SvaS62OcTNRVqSdfsCihe6iXLCFckY/NcsYR0zoZDEr2W",
+	"79iCK80ylry1TOB7mYsk6vanRj21FgtyQjucIAy4oaxfc5ZtnHO+5j3buZFw7NecZ5VCqeIlWwFTX3Hx",
+	"IxMLvQzGpyXlK51xsQCWVjeMjGz0kbTplMg5COqmWdSh5IcPr150+/UJHGZTwNTWVC+rmSXNEe2cHv1c",
+	"TG90/jTcO926RojsYt+Es/oRxi3+RFOewMTr8z5Q7/LMO2sP7bFnXleCfPM2E6rNuzru9XkeKGe2zLM2",
+	"kMec5TUqYL6pgW4WEsU+sYymxAyKKLYApgAnWuYa5p0ymhhNVKVULcdTEdWVuS+KJ3dRSHxfN5W4L9ni",
+	"Lgr9TfiedXSDL2a51JrG7G7wxUz0Dr+6i4jMpiKqnvyJx5lUcq77P4G5ZWZkLS/zsWjejJp0kDWVL5Mb",
+	"xtZm1jwz9lA6FdDtFYmsdKyajAxDM0r72pjZVMFaKXNOYGW7IZEZiQYR6SiwpRSJ/jj6PgphuFQRKghb",
+	"rfWmWPQxifapQv1+P+qWFoJmggpNMil1k10+orrtoVjU6g8l0+HZ5X46fQ9z8Z5CnCVPYN5mZ1WvmDn7",
+	"NWdKqytnG0RC+ELIDJGPyqzub5Ebuuh4y/CfnrWHe2emrtZSKFQXX2aZzMBikEJbw9rBWQZ/V6galfvz",
+	"JWDVKwloaDVm9/IzV1oFYbBiStEFsye2wXgJTY2KuCEMHu/DQlaT+EPG5sE4+H+DCgUc4K9qACN+Z+eA",
+	"M6qv+kRsyJzyNM9YSLgAepu8+4nAuAkTn1gq18ztElbiu7ph42M7N1wkhqPyhAnN9YbM2NJ8Ra1eDGxV",
+	"5CujA1u7aFLDrPAEJq/s+0EY/IVtjJ7c2KbQA3I2JtmU3WNiFXDzA2eJUdsrRAnhEMs2b5dUG85Z8AqZ",
+	"MnOqS7WKLDIqdJ+YKa/YamZ4CwOdqVJUSMZ0nhm9MYqlSID/R4aEp6L6wqrWEelQWKXKZDhRXTLP5Kqm",
+	"q0V1deHlfM5iw6oEqLhNNQ7YRt324Z4zGA2+wLTvjsVdLYfuA7OgyRuRbgpm0dotsVX5aOzSiUJ1xFW0",
+	"9rZen+Sus1GnmrfVe6Wl1KKj9JZuVCkidi7JIWtx57LWX8yO2NWxT9ZmUxG+nP2dxbpN+D9ypd8xlaee",
+	"I/BGMLKmC9DtGsuMBmpt2QT7rH/k4sa/TR/e/VioSuZBaPeK0BmIP4k8JKUKfzho00qgYC9NKOyAq7Jx",
+	"rtnqyL12bGGaZXTT2gkcz/4Vryw2D7FYDkNbhgPwHBWSFRc5ahNC6p7lSO3NKLGCZg8vkHc5L5Zr0Vrh",
+	"+nTDoGQ7Pm5Z/khSvuLa6ISGDdp1L+eMPgZ0WHQaDAoOa2sUTWbn3/LyqRNFUioWuaHbgpUe1lENStmy",
+	"buaZ+y2ei8ts23brUUmQc0e2n+jojl7snIkzhWaPzhIc1evdfqovnTse2inFqIfwQcVuE3jC1Tqlm+1G",
+	"admmlQjeLWcrytP978Nj3gZ4sv9tXBLCE28LfqkRGe3G2E2gcZsPTSdZFJJ+v492RM0tFYEuPElTUnnm",
+	"PD0fsmW1Ba+N7+cl6DvbuJSW5HYpV6Bx3y5ZxtobeDwzYRkjXJcM5BvjHg7Sv5MgEAqzTxOuD5J1juPo",
+	"i8+Va4apORL5XGYrqoOx4WesZ749pAefZughSybmMosNkXVmqYxvVBcIkOYJ18ZgFumGpHKhulc+YNDR",
+	"3ouGgjCAl706us/r7ZX3yAzgnF+RXPBfc1ZEIIBu6uf3bjteAvcheBy8cP4GtznM240zQWAjvF0UFO7O",
+	"gJilDcFxMGOpvLWUY8cwkzJlVABLa3vlm91Xv5nzVDokzDDuqRw5rvu2QPJ48j0LAlCLWY11SrWhYbKi",
+	"CR54Y7ZrElOBsycs4ebsyIwkLGWaJf6VqPlPtqiJ23ShI6ZeqXOeua93bMPPhkPygmmOHWMSuHqdg5NO",
+	"dEioQhQSM4SmSOh+jX1V2+HDtlGGRAy+AFoHDUknGkQ+3MrPZx0P7wF8FkwK+8qhzNZxCDd7+LFq7kH8",
+	"1id8AXaZJCiHaPpKzKVHNJa/W7SFC+zfYs4Nc93bhlmmxmutwej9EI23hb0TfMG0V+WaCJxQiDQimDI7",
+	"lsDTqrAcEUBd0rVHn6CHr1xj6AedC9/ueE2kxIcBkBWNl1ywnqELOkuNxpGwkLD+ok8iH74XbRFZsB7t",
+	"Hl7jesESquMmZXfEM5kSYGzPZ5mvqKhmY5/0K7g0WzDtJ6Y5Zykw8tJpbITenOapDo3GJ8iNkLdbCMw1",
+	"vmHdqxF/3EZ+Jazpd0Z7QMwmnZXg7MEL2xgqNuAb4U5kgCimzTmw0sqek1ueJjHNkkdABiZpKm8rcVgQ",
+	"J4YaHGmD7jSli45+t6UPtqUryviBbYXrwJChacqyExdxcaHpx0HtKsdJ6eTngkiLFj4EvHsjGGFCZxsz",
+	"fnRpgBi3GvHBjG2XUnYwbPe2HiBnxgqcqYrJ2i4dSzXkiqApj9zMKLAL/okJjyPjBxtB2YqGDYPvZcb4",
+	"QhRPvGDmAa/F1A7ibLKRhp+o/7gYfzMO83Ew/gYc9LXA/fri1cH9evTfrlauqyfv5xRorOFv4hSoTx09",
+	"dW9rgVztXZnJZAMSyaIZPZn1rG5sna9t4nqMzWhM9qiZHeruaJySb9vd8WBPR4Nr3J9lbt20PeM2Aqt8",
+	"uE/eiNJ9TyInuBn8nyRqBsVEhGZsKoohXmFADqNJD/CowsPaiYCHRSGJSjzN/FHae84vzzcQiVIam1GX",
+	"rOiGzBiBHZzR+AbGQjNWhBT4/KW7QE5BJs8n31XQY6Fw/cc7G2zxi+UO11pmdMEGCv8/iWOZQ4x7KmdW",
+	"WKhBLIWmXLBMjc3B/0iugXJe/prTVJGTVC7UCXASJ3zh8vTZ6OGQaQswvQKsikSj/rAWBhMWSA5XFvYC",
+	"cYqSkToNclUJSWe4p08fDXbVy6YM/CYg2JQtTB+NIIaCHnwBMK+SKtLQvl1m85RBFEX0TmM9MfjmOFh0",
+	"Qpy/i67rK7m/h1q6wsHek5rUPyrUrZXrsEd5rD1850uJ8A26EQFIeDIm0cAXy3ZkTPuXRQ5BdFMR3fdV",
+	"Y2JTsbEo3IzNpWGYbnP9fj/qE6uXYOgJBq7dt09kh8fFeu3EFB0lcDuYeAzAdx8I8R6M47eBE1357Aka",
+	"dY/cNsFdT9bw2g0VeaOQ3a8CEi0l6XCtPALZEZ6mtYx1D7VG7kmSD7NCmge8iGd+ZAukGviDw4sa63Cg",
+	"JbGHOHap0J5l+rZVZ99gD1aZnQPzMJXZu+XbfO5omqSpvFWVf906yIyCiuwJnWL7Mpe2hn6rKqi90Syh",
+	"uvLYsE8s29yWR7dcuf06QAs4v5ceR0mcKy1XONIODMcNouxeESEFg7HSKuPMPP2oSp+/60aPJKZZxu3S",
+	"JhRTr2OqaSoX5JYqoukNKr331R8P8WfDSCon9gHa2j43Ki2AY5FUGOixTtXdbtQqXW3rITZ8u3SoQEpb",
+	"VIYC2Bhl9C064blGLMVUNRXj89PR4YE6TrpcBLEQ3wFFwt+P7cD82uR+hKryDVC8T1Rd12C6LSfWEOoK",
+	"0lwxbpysmKYJ1bS/Lcl7ovcygA/vv+tuncmxZmtpurWsVteW297qIWZOPRz/rp1h7CWB2rrdZ+bN3OT9",
+	"00+rfg9ZBF8S81ErcbeV8go6M4YKi/OM6821aQNpRdJcL0ceFe0fecZ6kxc9pTcpI2+MjkZG/SHhq3XK",
+	"Y67JPJW3fdetYs6FAottxmjGMqLlDRNje37SFBImp8L8GUmeRCROKV+hJv5fP79HhRuEvc4zYPdCahIv",
+	"WXzDkm5IWKoYBts43IYRxVgyFXOeMrKiazy20DPR0nmpAG7Kl9HWM7NAnd3OC3QOVyH9kKXBOFhqvVbj",
+	"wSCVCy76ThZOKmOamg1aSTHA1RwU77OiYAD0kCuW/Y2v1ixTUlC7ztXfjGxknhHzFKEIl2EeS7GPuFPw",
+	"VREjAQAaxrzZ7J9qZC3p6vwG4aF5SgtAhAoyefeT3et3zyffkcnbV+MWoExmmNfSNCq0nArqBsQalW/J",
+	"WUazeMljmhY5JpU51dRhLUQzYxiADYklmIKyohuSSAw6cx2EhuPhBJQxJm4LXcGSGr5Wy3AxLDRhYlNP",
+	"a+mUgwoxesvWlylCuro2MMg6TLcl0PSnYipQRSUQCUaJzhgbNwOESDSIQlIl72EREjUVnfsl/IWEzuQn",
+	"pPEabtM8HOtcK6tUrLph/dmwURMFlfSyCECfTIQn1m8qasF+5hUI8+u7IWDFKAgMwgZM0WTFBaTRr3Nd",
+	"aDoJz1isZbaZiiX9xMwCbtaMdG6XHDKz69B7VIPHIrLKDcOlOl52YSQ4D6M38Xg5FVFhCryXnS5C8k58",
+	"PzAZs29GK4SdNBw9sv7DCFNJq3APtaZCbckz7YCJgXlxh6eFRjhoQ7RcK5bOicXGa1BWdGWXM/vEsqlQ",
+	"69SsPsUR2L0AwbMXbIj65DqlaskKkrB7iP6CqQC7NaO3pEMVRJjEKYfpJRKDZ/84+j7qMRXTNUvgoQUT",
+	"LOMx/h8kv/MKLOlL0L0KiEUwligS1YY1Js9Rckzz4fBJDFwcPjLcMSpI9P8d5e3PEQz93cvr92Y1WFxJ",
+	"eWAtrCo+U9J3p4qJhjYhXVaFhkaR65R85URNRbnn3T6B+Bg1FbmVKBB4Y0NuSPRlikEy02D8ZQqhPdMg",
+	"nBbBPfAZg4rgo42Jgs/1ILBpcFfgkJrrtM7TSU0ywQHq+Pa3xbm7QRgUxQRqtQfuwkCumaBrHoyDJ/1h",
+	"/4lRJ6legsg6ErMyr2wNm3J5oLHFuyFB2jpRZBqkXEF1EddYANqk9sVpYESjIlyP0YKfilJtByMOqMs1",
+	"NSrpEiLegNYTeHdKUKFPoj/MeapZFhGKHM0ydNKJqAaGPhHJc8PXDOOwpU6MarLkYkEQRoByMBBUNtsU",
+	"ozNbZTTCGA8DSKWwyKpuir8TwhPAFnHnSxqEUkZ1tEX97Ueu9ERjGnFQr13yS8vUK6xQwn4lJxjZcBKF",
+	"JALear5zbMH6D5VNCN+3FwMQ+oIL/l1ygSnKERUYelVlb9cGgYbuyZb0Zbsb27KXT4cjT/7yx0b+8mg4",
+	"PCB7+bDM4q1AoifJ2I/OwWM2CsffVzl4DMJDZb0sPGT6dNSIE9XqwzALuoAqOw1iCT7etSjEN4LqkYFT",
+	"/ebOvH00cN2E8u+28gVDCsqnUC4zmS+WMGmeoEXVUkbR4WMUp3tC691DDtsPTD/f2BoWR1OYW6Aya3kr",
+	"fPtQvNHCag/OhG+9eAiVPpxIf2Das5Ez0GcIxPY8HoW2Kp3chcdT9f0SwLeS8s+2vgglyMDGviwZYzAU",
+	"CnupLjvqV6fEO6WeimgQlc1hrSHE5ruV0Pqz5cqdbjQ2GqDMsPX+VETtRKSaDDADlMrWwKG6lo/UbMrx",
+	"xGEbPHFauIX/Vg+pCBup2eqhM3WZTYW1FKJFss5efl7LrMrbOLQTqJLSSh2ynXNd7xHX2kYggwmKdQ5w",
+	"uiKZCmc/+8S1F3Ak3Yh0aCoFNEbnZk+icvVNC1G3GGsZ/rmZClvj1FmHgrlxqKlQWluN1BktZUhykTIF",
+	"CU8AjsLTRM6nAtWYArjuk1bhB5xntCW7KyrQFaN2GQuxSM8qUs/IpCxyVdEflLj6IFS+NtvFkv82kjvq",
+	"ow43FVE9DQf1FLNoNVuzG5IIfvkeAtsrQ6ioE9H8EQKlMD6sMvnhnJilRnjFKGBGJisSyxVA52u6YOpq",
+	"KtCkI1HhvotILjRPCz0QHHQ+MeCby/cyu7aFYnbrXNWhbJWv8Kli/tMV7j8boZdMMb22RprE81ij2lPx",
+	"+GOqZaHPDpBr+msOoViai9xisoDXQQg6JZB4KXMMBzSWfrl320re/EHd8PV700aws2bP3vFNNFlJZfP/",
+	"V1Rs2gzcCRonnRqidiPk7KrEGdGc/8xX+YqcDofD7pVLhDeMrZXN7fLOSMt1bS4lTs2FfjJC149p2yz9",
+	"cAghKvbPcppcaLZg2VdWj7dW5vAoHrtrczyKmtzaL3QrFQWeCh2kcbzvoYMgJ/jtFI/Bl2bZvF1qNVTh",
+	"8ebpFuK+EPPsM411ar0WMLIrcjY8a7Hz11JjJUMMfdTowFfgu7MigLQkgFWeI4ye5GoqKhbeiTxTKp8E",
+	"TKvbLu4IwqBEbMfoTnCyb2/Qcbcinedpzgxn1Sr01QpXIUnYOpUbDM7SNL5RV2DOY5sVZmlOcg207GIR",
+	"JAs0A5A1FQfVysG0JFxBB360eeVFqrYU/alwYK4xidoFLQ3zr3Ac+1cjdz06RLL9wPTDjZukVZhqp3HT",
+	"rFJzsHHTetFr3DRo/rGMm+ZRmm0c5LvIXPjtGUyrwOdXZEqNuAq/JbTVE1MaOmOQoY2kKWdl3fwp8C5x",
+	"bTkOOAnlrQjtsbQWDKJ/qB+jasfNI06XpT0DCKJeQuy96/MIWy6U0LlnwHHVlM2Epa3WDQE7ngrQuiFw",
+	"UKZGdynzEqvsv5A4SXZIOrWEvSuib6XL8qbCzSSGpVpwY9MUS1iyX6eu7k4Ve8dz27TtZtV81Co1odUy",
+	"XtldQLMBF50r9FYkxp7pk+dSaqUzujZbyDJFFkyTN+bjiaqBqFNhIzU8IOq4VN6Lep74fZ+0eKatKxxN",
+	"Raeo/+kmcHbDgrOe7uOsjarDXs7qWdbrsrDkfdmr+WhjAR+1nPbBLNeXxrmF7/oSOR8R/tyTJ+pwX2cn",
+	"vkXVrll5/nBM6WAoaRdENBUI7FSP+C1QtCPbluMY+bOT8FD3qLdhlzaeMN6KJriW/FSUpjxpW/IdiB/F",
+	"YK2osgGjsFTZHN+OSEhkrKoI8BN0CYInsnsgIlBPE3sIIrD+3Zj/5xjz/+p2/H6OVFYdvqfN7xU6974V",
+	"59u7/+b/3KUzR1+C8vEoR9N9kJ/HB31arkE/6NPg4P8CmgH6Uuvo8R3qCSnTbB/yA3XGajc5jIZDLOM+",
+	"Gp65QM4ttUjOXrH3Ans+duUeiTGVntQjwIZmovg9CXyb0uv6XKgqVt1JNePbtgOofzQ888bLlJtCVB4v",
+	"HxXNwC0ss3IOAzR8h2cv+OjeqXE2PGtWjdqJKe6lRASufifDJhk+qi//AdTxlVir54KXYxlyGKzzbckR",
+	"rEm5RREcwZxbgQA9x1sKDFM9RcUcU00UXiKaazpL2VRAuTBFOpHTGRRtKAvku38UxfHDZoBrCB79fcn2",
+	"URetrFuu2JiMhsMivNOBRpT1pe8KmzRvYugkV+Tth/cQNrnlLqoH3zvVhXufcKSl+xxHgp760fB0Kjr3",
+	"uFaLeG7VsiOsXaHVDe2aXL/4iyIZ5cr07Nz0pDTVubKXRBWHB5zen3vu0kbgUUcSKpcb0UwoOgWoISY/",
+	"2uvUSCLRneBECDSiaKbCEJdFMSFYHyiPiwXSoS0yiqGJ9iaq+in5AIT5WmLhT61ZEnWvpoISxQzlYTNF",
+	"qCzAjJ0iYr8ZSVkOs9u4/urZVPiLAmKgp7Gta+GZNkDBKTiGWE4Tb50KnNErATcy4SGtd/QOLfnoCMdM",
+	"U9GCG2kP88zsFUw4RHudDFP6uUw2x9le6x0Ztd/A1ZpfxxQ82jC6rwhtVYq6q2c+6yxnd/++WiowD5v6",
+	"alTMIlGzY0VFybcwOAjS5Opczkj8tjwIwqAtEIova7wav6yuv2uLBFAgRsPTfyfLwCY6XpHmOqO8kygR",
+	"UEyMhsOQ0FRJQoULruKzW3bQ8KaHqn54NoyFaPNmH6oHHmn8HpJNgIkkteh/f9y/FepVtH9RJyCW9qIj",
+	"mxoGODPeCJglLHOTAjroW6uHnH4PP3bHxB9eTwTNMnmrIPrPKI5YADCmivW4UEworvkn1t0ahg+grzcQ",
+	"H7yhpskbLmxxKl+aAk0SVEJq6RTOQoBeVfoMpsJGfmCUebZSReWwRlh/aK98stCqFHHtQsxarOBUeOD9",
+	"A9Mbfk9ruH9aww4M91/oYuIDLhL+incCf7xnuP0/NT2klVObKzjrXhfpw6PwfxMwdH9iyTYoFFGuptXx",
+	"iStu16QKDcFkV4StuEVJr5oQKVdTYYPd3CK/9ZAgpXma2kQ1r3VUDf8/qXILpnaRmSuJllK9DsYBXLPE",
+	"ZX+jRKgD6Xs7JgoJ286vx6Chj569UkKifkViz7nZiYM29hLL2tX6ccSyS5ZFHGa9xxeSqdcSbeuoAnsO",
+	"TGX6PY3pXmlM/2wO+uCEpwMQT5ciozarBZ00Y+uUxsweXq5tSa8QEE8oZlRLo3GiFRztu08mtgC7Rf1m",
+	"Ui+hpJEqUoLxfh+I9bt+8Rc1FViO1Zx/F4/r9isFPHIzpBCN3VlHaSqKQkrAnknjmP3M9fKarqDpAscq",
+	"AtyaM8LaAzNGqNWj8cqjIjgQr0x2MaxJXekpeH+lVRc3k69Mk01AbGdbMEwqbIQbQVWSLGWaKGg3+lNE",
+	"qJ4K6KjeELzxJntdBI/Z2BP7cxVABo9Uf5bX4EwFxNYBAOotq1RchYRAZXIcWOcqAg8F61ymiEfgTYYQ",
+	"6eOBdl7F9h7++4+hN2d2lsqZqmibriDYFIssQ0Wo7epzVVzkyCLNWwIOH9AgzMKvzT9P5QwC/Vn2QKmx",
+	"D9g7/QY0pKJaVom7JP2vAeXcQ7tx60YBJRUVo37xFTSCXcT6JD6znRIol+RWjcKHScet0USTJGMKblCK",
+	"VvSGkSwXUTcIg7ysxTQeDE5HF/1hf9g/HV8OL4cg5Ow0/GIOyw+FBEtNQC0gUPpa0SP1q0esddtEttrx",
+	"ZgDMe+0wtBRqqetzqI9FOh4Uq3tlySEsN64arN1BKfBiEWdwNfs1PDwovyyPBBF7Rex68x4B25EbWLtj",
+	"BTxpz+5F4zxeEk/eTgf0/L3JN9VomkkWdx/v/jcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

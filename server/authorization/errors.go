@@ -269,9 +269,22 @@ func errUnsupportedFilter(filter string) *Error {
 
 // errRootListUnfiltered is ARM's answer to a role-assignment list at the tenant root without
 // $filter (its message as azure-powershell's issue 20323 quotes it; the code is not on
-// record, BadRequest is ours).
-func errRootListUnfiltered() *Error {
-	return newError(http.StatusBadRequest, "BadRequest", "The role assignments query at '/' scope is not allowed without any filters.")
+// record, BadRequest is ours); what is "role assignments" or "deny assignments", whose list
+// at the root needs a filter too (the vendor's article on listing them), in the same words.
+func errRootListUnfiltered(what string) *Error {
+	return newError(http.StatusBadRequest, "BadRequest", "The %s query at '/' scope is not allowed without any filters.", what)
+}
+
+// errUnsupportedDenyFilter is errUnsupportedFilter for the deny-assignment list, naming
+// its filters (ARM's words for it are not on record).
+func errUnsupportedDenyFilter(filter string) *Error {
+	return newError(http.StatusBadRequest, "UnsupportedQuery", "The filter '%s' is not supported. Supported filters are 'atScope()', 'denyAssignmentName eq '{value}'', 'principalId eq '{value}'', 'gdprExportPrincipalId eq '{value}'' and 'assignedTo('{value}')', alone, or 'atScope() and assignedTo('{value}')'.", shown(filter))
+}
+
+// errDenyAssignmentNotFound: DenyAssignmentNotFound is ARM's code (what the vendor's own Go
+// code checks a deny assignment GET for); the words are ours, as RoleAssignmentNotFound's.
+func errDenyAssignmentNotFound(name string) *Error {
+	return newError(http.StatusNotFound, "DenyAssignmentNotFound", "The deny assignment '%s' is not found.", shown(name))
 }
 
 func errUnsupportedRoleDefinitionFilter(filter string) *Error {

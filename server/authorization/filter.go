@@ -23,6 +23,8 @@ var (
 	reRoleName   = regexp.MustCompile(`(?i)^roleName\s+eq\s+'((?:[^']|'')*)'$`) // OData doubles a quote inside a string
 	reRoleType   = regexp.MustCompile(`(?i)^type\s+eq\s+'(BuiltInRole|CustomRole)'$`)
 	reAndBelow   = regexp.MustCompile(`(?i)^atScopeAndBelow\(\)$`)
+	reDenyName   = regexp.MustCompile(`(?i)^denyAssignmentName\s+eq\s+'((?:[^']|'')*)'$`)
+	reGDPR       = regexp.MustCompile(`(?i)^gdprExportPrincipalId\s+eq\s+'([^']*)'$`)
 )
 
 // parseAssignmentFilter accepts ARM's filters: atScope(), principalId eq '{id}',
@@ -130,4 +132,62 @@ func splitAnd(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// denyFilter is a parsed $filter of the deny-assignment list: ARM's DenyAssignmentFilter
+// (denyAssignmentName, principalId, gdprExportPrincipalId) and atScope(), as its REST
+// specification describes them, and assignedTo(), as the vendor's article on listing deny
+// assignments adds.
+type denyFilter struct {
+	// AtOrAbove limits results to the scope and its ancestors (atScope(), and
+	// denyAssignmentName, which searches at the scope).
+	AtOrAbove bool
+	// ByName limits results to the deny assignments of display name Name (any case).
+	ByName bool
+	Name   string
+	// Principal, when set, limits results to the deny assignments that name it (lower-case):
+	// in principals, or in excludePrincipals too with GDPR, or (Applies) that apply to it.
+	Principal string
+	GDPR      bool
+	// Applies is assignedTo(): the principal's, its groups' and All Principals' deny
+	// assignments that exclude none of them.
+	Applies bool
+}
+
+// parseDenyFilter accepts "", atScope(), denyAssignmentName eq '{name}', principalId eq
+// '{id}', gdprExportPrincipalId eq '{id}', assignedTo('{id}'), and atScope() and
+// assignedTo('{id}') (either order).
+func parseDenyFilter(raw string) (denyFilter, bool) {
+	var f denyFilter
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return f, true
+	}
+	terms := splitAnd(s)
+	if len(terms) > 2 {
+		return f, false
+	}
+	byPrincipal := false // an empty id would otherwise read as no principal term at all
+	for _, t := range terms {
+		t = strings.TrimSpace(t)
+		if reAtScope.MatchString(t) && !f.AtOrAbove {
+			f.AtOrAbove = true
+		} else if m := reAssignedTo.FindStringSubmatch(t); m != nil && !byPrincipal {
+			byPrincipal, f.Principal, f.Applies = true, strings.ToLower(m[1]), true
+		} else if len(terms) > 1 {
+			return f, false // only atScope() and assignedTo() go together
+		} else if m := reDenyName.FindStringSubmatch(t); m != nil {
+			f.AtOrAbove, f.ByName, f.Name = true, true, strings.ReplaceAll(m[1], "''", "'")
+		} else if m := rePrincipal.FindStringSubmatch(t); m != nil {
+			byPrincipal, f.Principal = true, strings.ToLower(m[1])
+		} else if m := reGDPR.FindStringSubmatch(t); m != nil {
+			byPrincipal, f.Principal, f.GDPR = true, strings.ToLower(m[1]), true
+		} else {
+			return f, false
+		}
+	}
+	if byPrincipal && f.Principal == "" {
+		return f, false
+	}
+	return f, len(terms) == 1 || f.AtOrAbove && f.Applies
 }

@@ -28,19 +28,11 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		return nil, errUnsupportedFilter(deref(req.Params.Filter))
 	}
 	if scope.Root() && deref(req.Params.Filter) == "" {
-		return nil, errRootListUnfiltered()
+		return nil, errRootListUnfiltered("role assignments")
 	}
-	var after *store.Cursor
-	if tok := deref(req.Params.SkipToken); tok != "" {
-		c, ok := decodeSkipToken(tok)
-		if !ok {
-			return nil, errInvalidSkipToken()
-		}
-		after = &c
-	}
-	limit := s.cfg.PageSize
-	if req.Params.Top != nil && int(*req.Params.Top) < limit {
-		limit = int(*req.Params.Top)
+	after, limit, err := s.page(req.Params.SkipToken, req.Params.Top)
+	if err != nil {
+		return nil, err
 	}
 
 	var page []Assignment
@@ -112,14 +104,15 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		out.Value = append(out.Value, render(apiVersion(ctx), a))
 	}
 	if more {
-		out.NextLink = ptr(s.nextLink(ctx, scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last)))
+		out.NextLink = ptr(s.nextLink(ctx, "roleAssignments", scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last)))
 	}
 	return out, nil
 }
 
-// nextLink is the URL of the page after token: the same list, filter and page size ($top,
-// as ARM keeps it across pages; without it the next page would be of the default size).
-func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string, top *int32, token string) string {
+// nextLink is the URL of the page after token of the list of kind (roleAssignments,
+// denyAssignments): the same list, filter and page size ($top, as ARM keeps it across
+// pages; without it the next page would be of the default size).
+func (s *Server) nextLink(ctx context.Context, kind, scopePath string, filter *string, top *int32, token string) string {
 	q := url.Values{}
 	q.Set("api-version", apiVersion(ctx)) // the next page in the shape of the first
 	if filter != nil && *filter != "" {
@@ -131,7 +124,25 @@ func (s *Server) nextLink(ctx context.Context, scopePath string, filter *string,
 	q.Set("$skipToken", token)
 	// A scope's names may hold what a URL holds only escaped (a space, '#', '?'): raw, '#'
 	// and '?' would end the link's path there.
-	return s.baseURL(ctx) + escapeSegments(scopeID(scopePath)) + providerSegment + "roleAssignments?" + q.Encode()
+	return s.baseURL(ctx) + escapeSegments(scopeID(scopePath)) + providerSegment + kind + "?" + q.Encode()
+}
+
+// page reads a list's $skipToken (the position after which the page starts, nil for the
+// first page) and $top (the page size: the configured one, or less).
+func (s *Server) page(skipToken *string, top *int32) (*store.Cursor, int, error) {
+	var after *store.Cursor
+	if tok := deref(skipToken); tok != "" {
+		c, ok := decodeSkipToken(tok)
+		if !ok {
+			return nil, 0, errInvalidSkipToken()
+		}
+		after = &c
+	}
+	limit := s.cfg.PageSize
+	if top != nil && int(*top) < limit {
+		limit = int(*top)
+	}
+	return after, limit, nil
 }
 
 // The skip token is the position of the last entry returned, opaque to clients.

@@ -114,6 +114,24 @@ type tables struct {
 	ByMember *store.Index[Membership]
 	// ByGroup orders memberships by group: a group's direct members.
 	ByGroup *store.Index[Membership]
+
+	// Denies holds the deny assignments, by lower-case name.
+	Denies *store.Table[gen.DenyAssignment]
+	// DeniesByScope orders deny assignments by scope key, then name (denyKey): lists at,
+	// above and below a scope walk it as role-assignment lists walk ByScope.
+	DeniesByScope *store.Index[gen.DenyAssignment]
+	// DenyPrincipals is keyed by principal|name (denyPrincipalKey): one row for each
+	// principal a deny assignment names, so that a principal's deny assignments are a range
+	// of keys. A row has one key per index, and a deny assignment names many principals.
+	DenyPrincipals *store.Table[DenyPrincipal]
+}
+
+// DenyPrincipal says that a deny assignment names a principal (a lower-case id, the zero
+// GUID for All Principals) in its principals, or in its excludePrincipals.
+type DenyPrincipal struct {
+	Principal string `json:"principal"`
+	Deny      string `json:"deny"` // the deny assignment's lower-case name
+	Excluded  bool   `json:"excluded,omitempty"`
 }
 
 func newTables(db *store.DB) *tables {
@@ -135,11 +153,16 @@ func newTables(db *store.DB) *tables {
 		}),
 		ByMember: store.OrderedIndex("member", func(m Membership) (string, bool) { return m.Member, true }),
 		ByGroup:  store.OrderedIndex("group", func(m Membership) (string, bool) { return m.Group, true }),
+		DeniesByScope: store.OrderedIndex("scope", func(d gen.DenyAssignment) (string, bool) {
+			return denyKey(d), true
+		}),
 	}
 	t.Assignments = store.NewCompactTable(db, "roleAssignments", t.ByScope, t.ByPrincipal, t.PerSubscription, t.PerCustomRole)
 	t.CustomRoles = store.NewTable(db, "roleDefinitions", t.RoleNames)
 	t.Directory = store.NewTable[DirectoryObject](db, "directory")
 	t.Memberships = store.NewTable(db, "memberships", t.ByMember, t.ByGroup)
+	t.Denies = store.NewTable(db, "denyAssignments", t.DeniesByScope)
+	t.DenyPrincipals = store.NewTable[DenyPrincipal](db, "denyAssignmentPrincipals")
 	return t
 }
 
@@ -200,3 +223,14 @@ func subscriptionOfPath(path string) string {
 }
 
 func membershipKey(group, member string) string { return group + "|" + member }
+
+// denyKey is a deny assignment's DeniesByScope key: its scope's key and lower-case name, so
+// that the ranges of atScope, hierarchy.above and hierarchy.below hold deny assignments as
+// they hold role assignments.
+func denyKey(d gen.DenyAssignment) string {
+	return scopeKeyOf(deref(d.Properties.Scope)) + keySep + asciiLower(deref(d.Name))
+}
+
+// denyPrincipalKey is the DenyPrincipals key of a principal named by the deny assignment
+// name (both lower-case).
+func denyPrincipalKey(principal, name string) string { return principal + keySep + name }

@@ -258,11 +258,7 @@ func parseRoleDefinitionID(id string) (string, bool) {
 func render(v string, a Assignment) gen.RoleAssignment {
 	out := a.RoleAssignment
 	p := &out.Properties
-	scope := deref(p.Scope) // "/" and the path, or "/" for the root, whose ids start at /providers
-	if scope == "/" {
-		scope = ""
-	}
-	out.Id = ptr(scope + providerSegment + "roleAssignments/" + deref(out.Name))
+	out.Id = ptr(resourceID(deref(p.Scope), "roleAssignments", deref(out.Name)))
 	out.Type = ptr(roleAssignmentType)
 	createdType, modifiedType := optionalType(a.CreatedByType), optionalType(a.UpdatedByType)
 	if a.UpdatedByType == a.CreatedByType {

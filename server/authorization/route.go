@@ -15,6 +15,7 @@ var routeWords = map[string]string{
 	"roleassignments": "roleAssignments",
 	"roledefinitions": "roleDefinitions",
 	"permissions":     "permissions",
+	"denyassignments": "denyAssignments",
 }
 
 // rootScope is how the tenant root travels as the route's scope segment: "/" escaped. The
@@ -81,7 +82,7 @@ func rewrite(path string) (newPath, newRaw string, ok bool) {
 	if slash {
 		sep = "/"
 	}
-	if scope == "" && (canonical == routeWords["roleassignments"] || canonical == routeWords["permissions"]) {
+	if scope == "" && (canonical == routeWords["roleassignments"] || canonical == routeWords["permissions"] || canonical == routeWords["denyassignments"]) {
 		// /providers/Vendor.Authorization/roleAssignments/...: the tenant root, "/", as the
 		// scope (ARM's clients send the root scope "/" so, or as "//providers/...").
 		newPath = "//" + providerSegment + canonical + sep + tail

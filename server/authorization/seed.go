@@ -64,9 +64,10 @@ func (e *SeedError) Error() string {
 
 func (e *SeedError) Unwrap() error { return e.Err }
 
-// Seed loads the directory and custom roles of seed (its RoleDefinitions, Directory and
-// Assignments; its settings are the server's own), then the assignments, into tx through
-// the same checks and rules as PUTs.
+// Seed loads the directory and custom roles of seed (its RoleDefinitions, Directory,
+// Assignments and DenyAssignments; its settings are the server's own), then the
+// assignments, into tx through the same checks and rules as PUTs, then the deny
+// assignments (putDeny).
 func (s *Server) Seed(tx *store.Tx, seed Config) error {
 	if err := s.seedDirectory(tx, seed.Directory); err != nil {
 		return err
@@ -77,6 +78,11 @@ func (s *Server) Seed(tx *store.Tx, seed Config) error {
 	for i, entry := range seed.Assignments {
 		if field, err := s.seedAssignment(tx, entry); err != nil {
 			return &SeedError{Collection: SeedAssignments, Index: i, Field: field, Err: err}
+		}
+	}
+	for i, entry := range seed.DenyAssignments {
+		if field, err := s.seedDeny(tx, entry); err != nil {
+			return &SeedError{Collection: SeedDenyAssignments, Index: i, Field: field, Err: err}
 		}
 	}
 	return nil
@@ -269,13 +275,21 @@ func (s *Server) Export(tx *store.Tx) ([]SeedAssignment, error) {
 	var out []SeedAssignment
 	var err error
 	s.tables.Assignments.Each(tx, func(pk string, a Assignment) bool {
-		var raw []byte
-		var entry SeedAssignment
-		if raw, err = json.Marshal(a.full(pk)); err == nil {
-			err = json.Unmarshal(raw, &entry)
-		}
+		var entry map[string]any
+		entry, err = seedEntry(a.full(pk))
 		out = append(out, entry)
 		return err == nil
 	})
 	return out, err
+}
+
+// seedEntry is an object as a seed entry: its JSON's members.
+func seedEntry(v any) (map[string]any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var entry map[string]any
+	err = json.Unmarshal(raw, &entry)
+	return entry, err
 }

@@ -39,6 +39,8 @@ type Config struct {
 	// Directory is the principals (and group members) that exist at start and again after
 	// every reset; the admin API adds more.
 	Directory []DirectoryEntry
+	// DenyAssignments exist at start and again after every reset; the admin API adds more.
+	DenyAssignments []SeedDenyAssignment
 	// StrictPrincipals refuses an assignment to a principal the directory does not know
 	// (400 PrincipalNotFound), as ARM does.
 	StrictPrincipals bool

@@ -18,15 +18,16 @@ import (
 const APIVersion = "2022-04-01"
 
 // apiVersions are the api-versions the vendor's REST specification defines for each
-// resource type, from 2015-07-01 through 2022-05-01-preview, oldest first: what ARM serves,
+// resource type, from 2015-07-01 through 2024-07-01-preview, oldest first: what ARM serves,
 // and so what clients send (a widely used infrastructure tool reads role definitions with
 // 2022-05-01-preview). Each answers with its own shape (shapeAssignment, shapeRole,
-// permissionOf).
+// permissionOf, shapeDeny).
 var apiVersions = map[string][]string{
 	"roleAssignments": {"2015-07-01", "2017-10-01-preview", "2018-01-01-preview", "2018-09-01-preview",
 		"2020-03-01-preview", "2020-04-01-preview", "2020-08-01-preview", "2020-10-01-preview", "2022-04-01", "2022-05-01-preview"},
 	"roleDefinitions": {"2015-07-01", "2017-10-01-preview", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
 	"permissions":     {"2015-07-01", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"},
+	"denyAssignments": {"2018-07-01-preview", "2022-04-01", "2024-07-01-preview"},
 }
 
 // versionedStatuses reads from the spec, per operationId, the statuses that only some
@@ -152,4 +153,24 @@ func shapeRole(v string, r gen.RoleDefinition) gen.RoleDefinition {
 		}
 	}
 	return r
+}
+
+// shapeDeny trims a deny assignment to what version v returns: condition and
+// conditionVersion (the assignment's and each permission's) arrived in 2022-04-01,
+// denyAssignmentEffect in 2024-07-01-preview. The created/updated members are in every
+// version: 2018-07-01-preview's REST specification does not define them, but ARM sends them
+// there (azure-powershell's issue 16410 shows a 2018-07-01-preview list carrying them).
+func shapeDeny(v string, d gen.DenyAssignment) gen.DenyAssignment {
+	p := &d.Properties
+	if !since(v, "2022-04-01") {
+		p.Condition, p.ConditionVersion = nil, nil
+		p.Permissions = slices.Clone(p.Permissions)
+		for i := range p.Permissions {
+			p.Permissions[i].Condition, p.Permissions[i].ConditionVersion = nil, nil
+		}
+	}
+	if !since(v, "2024-07-01") {
+		p.DenyAssignmentEffect = nil
+	}
+	return d
 }
