@@ -226,7 +226,7 @@ func New(cfg Config) (*Server, error) {
 	s.accts = accts
 
 	adminDeps := admin.Deps{Version: cfg.Version, Token: cfg.AdminToken, Clock: clk, Reset: s.Reset, Export: s.Export, Load: func(seed []byte) error { return s.loadState("(request body)", seed) }, Journal: s.journal, Faults: s.faults, Metrics: s.metrics,
-		Operations: operationIDs, Directory: authz, Ready: s.ready,
+		Operations: operationIDs, Directory: authz, Denies: authz, Ready: s.ready,
 		SetCircuit: func(project, region, name string, down bool) (string, error) {
 			return s.comp.SetCircuit(project, region, name, down)
 		}}

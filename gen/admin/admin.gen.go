@@ -370,6 +370,12 @@ type ConsoleStateForm struct {
 	Seed openapi_types.File `json:"seed"`
 }
 
+// DenyAssignment A deny assignment of the authorization API, as the seed file gives it: `name` (the
+// path's, which may be left out) and `properties` (`scope`, `denyAssignmentName`,
+// `permissions`, `principals`, ...; see docs/seed.md). The authorization API checks its
+// members.
+type DenyAssignment map[string]interface{}
+
 // ErrorResponse understudy's own error envelope for the admin API.
 type ErrorResponse struct {
 	// Error The error.
@@ -612,6 +618,9 @@ type ListRequestsParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// PutDenyAssignmentJSONRequestBody defines body for PutDenyAssignment for application/json ContentType.
+type PutDenyAssignmentJSONRequestBody = DenyAssignment
+
 // PutPrincipalJSONRequestBody defines body for PutPrincipal for application/json ContentType.
 type PutPrincipalJSONRequestBody = Principal
 
@@ -700,6 +709,45 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 
 // The interface specification for the client above.
 type ClientInterface interface {
+
+	// DeleteDenyAssignment Remove a deny assignment
+	//
+	// Removes the deny assignment of that name (204); 404 `NotFound` when there is none.
+	//
+	// Corresponds with DELETE /_understudy/authorization/denyAssignments/{name} (the `DeleteDenyAssignment` operationId).
+	DeleteDenyAssignment(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutDenyAssignmentWithBody Add or replace a deny assignment
+	//
+	// Makes the authorization API's deny assignment of that name (201), or replaces it
+	// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+	// stacks): ARM's API only reads them. The body is a seed file's
+	// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+	// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+	// unless the body gives them. The answer is the deny assignment as a GET with
+	// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+	// the member at fault. It lasts until a reset, which goes back to the seed file's.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+	PutDenyAssignmentWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutDenyAssignment Add or replace a deny assignment
+	//
+	// Makes the authorization API's deny assignment of that name (201), or replaces it
+	// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+	// stacks): ARM's API only reads them. The body is a seed file's
+	// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+	// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+	// unless the body gives them. The answer is the deny assignment as a GET with
+	// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+	// the member at fault. It lasts until a reset, which goes back to the seed file's.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+	PutDenyAssignment(ctx context.Context, name string, body PutDenyAssignmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPrincipals The authorization API's directory
 	//
@@ -997,6 +1045,75 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
 	LoadStateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// DeleteDenyAssignment Remove a deny assignment
+//
+// Removes the deny assignment of that name (204); 404 `NotFound` when there is none.
+//
+// Corresponds with DELETE /_understudy/authorization/denyAssignments/{name} (the `DeleteDenyAssignment` operationId).
+func (c *Client) DeleteDenyAssignment(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteDenyAssignmentRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutDenyAssignmentWithBody Add or replace a deny assignment
+//
+// Makes the authorization API's deny assignment of that name (201), or replaces it
+// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+// stacks): ARM's API only reads them. The body is a seed file's
+// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+// unless the body gives them. The answer is the deny assignment as a GET with
+// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+// the member at fault. It lasts until a reset, which goes back to the seed file's.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+func (c *Client) PutDenyAssignmentWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutDenyAssignmentRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutDenyAssignment Add or replace a deny assignment
+//
+// Makes the authorization API's deny assignment of that name (201), or replaces it
+// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+// stacks): ARM's API only reads them. The body is a seed file's
+// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+// unless the body gives them. The answer is the deny assignment as a GET with
+// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+// the member at fault. It lasts until a reset, which goes back to the seed file's.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+func (c *Client) PutDenyAssignment(ctx context.Context, name string, body PutDenyAssignmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutDenyAssignmentRequest(c.Server, name, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // ListPrincipals The authorization API's directory
@@ -1534,6 +1651,87 @@ func (c *Client) LoadStateWithBody(ctx context.Context, contentType string, body
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewDeleteDenyAssignmentRequest constructs an http.Request for the DeleteDenyAssignment method
+func NewDeleteDenyAssignmentRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/authorization/denyAssignments/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutDenyAssignmentRequest calls the generic PutDenyAssignment builder with application/json body
+func NewPutDenyAssignmentRequest(server string, name string, body PutDenyAssignmentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutDenyAssignmentRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewPutDenyAssignmentRequestWithBody constructs an http.Request for the PutDenyAssignment method, with any body, and a specified content type
+func NewPutDenyAssignmentRequestWithBody(server string, name string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_understudy/authorization/denyAssignments/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
 }
 
 // NewListPrincipalsRequest constructs an http.Request for the ListPrincipals method
@@ -2286,6 +2484,47 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// DeleteDenyAssignmentWithResponse Remove a deny assignment
+	//
+	// Removes the deny assignment of that name (204); 404 `NotFound` when there is none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_understudy/authorization/denyAssignments/{name} (the `DeleteDenyAssignment` operationId).
+	DeleteDenyAssignmentWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteDenyAssignmentResponse, error)
+
+	// PutDenyAssignmentWithBodyWithResponse Add or replace a deny assignment
+	//
+	// Makes the authorization API's deny assignment of that name (201), or replaces it
+	// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+	// stacks): ARM's API only reads them. The body is a seed file's
+	// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+	// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+	// unless the body gives them. The answer is the deny assignment as a GET with
+	// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+	// the member at fault. It lasts until a reset, which goes back to the seed file's.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+	PutDenyAssignmentWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutDenyAssignmentResponse, error)
+
+	// PutDenyAssignmentWithResponse Add or replace a deny assignment
+	//
+	// Makes the authorization API's deny assignment of that name (201), or replaces it
+	// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+	// stacks): ARM's API only reads them. The body is a seed file's
+	// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+	// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+	// unless the body gives them. The answer is the deny assignment as a GET with
+	// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+	// the member at fault. It lasts until a reset, which goes back to the seed file's.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+	PutDenyAssignmentWithResponse(ctx context.Context, name string, body PutDenyAssignmentJSONRequestBody, reqEditors ...RequestEditorFn) (*PutDenyAssignmentResponse, error)
+
 	// ListPrincipalsWithResponse The authorization API's directory
 	//
 	// Every principal of the authorization API's directory, in id order, each group with
@@ -2608,6 +2847,102 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /_understudy/state (the `LoadState` operationId).
 	LoadStateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*LoadStateResponse, error)
+}
+
+type DeleteDenyAssignmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteDenyAssignmentResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteDenyAssignmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteDenyAssignmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteDenyAssignmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteDenyAssignmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PutDenyAssignmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DenyAssignment
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *DenyAssignment
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutDenyAssignmentResponse) GetJSON200() *DenyAssignment {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PutDenyAssignmentResponse) GetJSON201() *DenyAssignment {
+	return r.JSON201
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PutDenyAssignmentResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutDenyAssignmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutDenyAssignmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutDenyAssignmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutDenyAssignmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type ListPrincipalsResponse struct {
@@ -3494,6 +3829,65 @@ func (r LoadStateResponse) ContentType() string {
 	return ""
 }
 
+// DeleteDenyAssignmentWithResponse Remove a deny assignment
+//
+// Removes the deny assignment of that name (204); 404 `NotFound` when there is none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_understudy/authorization/denyAssignments/{name} (the `DeleteDenyAssignment` operationId).
+func (c *ClientWithResponses) DeleteDenyAssignmentWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*DeleteDenyAssignmentResponse, error) {
+	rsp, err := c.DeleteDenyAssignment(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteDenyAssignmentResponse(rsp)
+}
+
+// PutDenyAssignmentWithBodyWithResponse Add or replace a deny assignment
+//
+// Makes the authorization API's deny assignment of that name (201), or replaces it
+// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+// stacks): ARM's API only reads them. The body is a seed file's
+// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+// unless the body gives them. The answer is the deny assignment as a GET with
+// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+// the member at fault. It lasts until a reset, which goes back to the seed file's.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+func (c *ClientWithResponses) PutDenyAssignmentWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutDenyAssignmentResponse, error) {
+	rsp, err := c.PutDenyAssignmentWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutDenyAssignmentResponse(rsp)
+}
+
+// PutDenyAssignmentWithResponse Add or replace a deny assignment
+//
+// Makes the authorization API's deny assignment of that name (201), or replaces it
+// (200), as the platform does in ARM (Blueprints, managed applications, deployment
+// stacks): ARM's API only reads them. The body is a seed file's
+// `authorization.denyAssignments` entry, with the same rules (docs/seed.md); a `name`
+// in it must be the path's. A replaced one keeps its `createdOn` and `createdBy`
+// unless the body gives them. The answer is the deny assignment as a GET with
+// api-version 2024-07-01-preview returns it. Refusals are 400 `InvalidRequest`, naming
+// the member at fault. It lasts until a reset, which goes back to the seed file's.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /_understudy/authorization/denyAssignments/{name} (the `PutDenyAssignment` operationId).
+func (c *ClientWithResponses) PutDenyAssignmentWithResponse(ctx context.Context, name string, body PutDenyAssignmentJSONRequestBody, reqEditors ...RequestEditorFn) (*PutDenyAssignmentResponse, error) {
+	rsp, err := c.PutDenyAssignment(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutDenyAssignmentResponse(rsp)
+}
+
 // ListPrincipalsWithResponse The authorization API's directory
 //
 // Every principal of the authorization API's directory, in id order, each group with
@@ -3959,6 +4353,75 @@ func (c *ClientWithResponses) LoadStateWithBodyWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseLoadStateResponse(rsp)
+}
+
+// ParseDeleteDenyAssignmentResponse parses an HTTP response from a DeleteDenyAssignmentWithResponse call
+func ParseDeleteDenyAssignmentResponse(rsp *http.Response) (*DeleteDenyAssignmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteDenyAssignmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePutDenyAssignmentResponse parses an HTTP response from a PutDenyAssignmentWithResponse call
+func ParsePutDenyAssignmentResponse(rsp *http.Response) (*PutDenyAssignmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutDenyAssignmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DenyAssignment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest DenyAssignment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
 }
 
 // ParseListPrincipalsResponse parses an HTTP response from a ListPrincipalsWithResponse call
@@ -4574,6 +5037,12 @@ func ParseLoadStateResponse(rsp *http.Response) (*LoadStateResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// DeleteDenyAssignment Remove a deny assignment
+	// (DELETE /_understudy/authorization/denyAssignments/{name})
+	DeleteDenyAssignment(ctx echo.Context, name string) error
+	// PutDenyAssignment Add or replace a deny assignment
+	// (PUT /_understudy/authorization/denyAssignments/{name})
+	PutDenyAssignment(ctx echo.Context, name string) error
 	// ListPrincipals The authorization API's directory
 	// (GET /_understudy/authorization/principals)
 	ListPrincipals(ctx echo.Context) error
@@ -4636,6 +5105,38 @@ type ServerInterface interface {
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// DeleteDenyAssignment converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteDenyAssignment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteDenyAssignment(ctx, name)
+	return err
+}
+
+// PutDenyAssignment converts echo context to params.
+func (w *ServerInterfaceWrapper) PutDenyAssignment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "name" -------------
+	var name string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutDenyAssignment(ctx, name)
+	return err
 }
 
 // ListPrincipals converts echo context to params.
@@ -4968,6 +5469,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/_understudy/authorization/principals", wrapper.ListPrincipals, options.OperationMiddlewares["listPrincipals"]...)
 	router.DELETE(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.DeletePrincipal, options.OperationMiddlewares["deletePrincipal"]...)
 	router.PUT(options.BaseURL+"/_understudy/authorization/principals/:id", wrapper.PutPrincipal, options.OperationMiddlewares["putPrincipal"]...)
+	router.DELETE(options.BaseURL+"/_understudy/authorization/denyAssignments/:name", wrapper.DeleteDenyAssignment, options.OperationMiddlewares["deleteDenyAssignment"]...)
+	router.PUT(options.BaseURL+"/_understudy/authorization/denyAssignments/:name", wrapper.PutDenyAssignment, options.OperationMiddlewares["putDenyAssignment"]...)
 	router.GET(options.BaseURL+"/_understudy/specs/:api.yaml", wrapper.GetAPISpec, options.OperationMiddlewares["getAPISpec"]...)
 	router.PUT(options.BaseURL+"/_understudy/compute/projects/:project/global/interconnects/:interconnect/circuit", wrapper.SetInterconnectCircuit, options.OperationMiddlewares["setInterconnectCircuit"]...)
 	router.PUT(options.BaseURL+"/_understudy/compute/projects/:project/regions/:region/interconnectAttachments/:attachment/circuit", wrapper.SetAttachmentCircuit, options.OperationMiddlewares["setAttachmentCircuit"]...)
@@ -5002,6 +5505,93 @@ type ConsoleSessionRedirectResponse struct {
 }
 
 type ErrorJSONResponse ErrorResponse
+
+type DeleteDenyAssignmentRequestObject struct {
+	Name string `json:"name"`
+}
+
+type DeleteDenyAssignmentResponseObject interface {
+	VisitDeleteDenyAssignmentResponse(w http.ResponseWriter) error
+}
+
+type DeleteDenyAssignment204Response struct {
+}
+
+func (response DeleteDenyAssignment204Response) VisitDeleteDenyAssignmentResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteDenyAssignmentdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DeleteDenyAssignmentdefaultJSONResponse) VisitDeleteDenyAssignmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutDenyAssignmentRequestObject struct {
+	Name string `json:"name"`
+	Body *PutDenyAssignmentJSONRequestBody
+}
+
+type PutDenyAssignmentResponseObject interface {
+	VisitPutDenyAssignmentResponse(w http.ResponseWriter) error
+}
+
+type PutDenyAssignment200JSONResponse DenyAssignment
+
+func (response PutDenyAssignment200JSONResponse) VisitPutDenyAssignmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutDenyAssignment201JSONResponse DenyAssignment
+
+func (response PutDenyAssignment201JSONResponse) VisitPutDenyAssignmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutDenyAssignmentdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response PutDenyAssignmentdefaultJSONResponse) VisitPutDenyAssignmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type ListPrincipalsRequestObject struct {
 }
@@ -5742,6 +6332,12 @@ func (response LoadStatedefaultJSONResponse) VisitLoadStateResponse(w http.Respo
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// DeleteDenyAssignment Remove a deny assignment
+	// (DELETE /_understudy/authorization/denyAssignments/{name})
+	DeleteDenyAssignment(ctx context.Context, request DeleteDenyAssignmentRequestObject) (DeleteDenyAssignmentResponseObject, error)
+	// PutDenyAssignment Add or replace a deny assignment
+	// (PUT /_understudy/authorization/denyAssignments/{name})
+	PutDenyAssignment(ctx context.Context, request PutDenyAssignmentRequestObject) (PutDenyAssignmentResponseObject, error)
 	// ListPrincipals The authorization API's directory
 	// (GET /_understudy/authorization/principals)
 	ListPrincipals(ctx context.Context, request ListPrincipalsRequestObject) (ListPrincipalsResponseObject, error)
@@ -5811,6 +6407,79 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// DeleteDenyAssignment operation middleware
+func (sh *strictHandler) DeleteDenyAssignment(ctx echo.Context, name string) error {
+	var request DeleteDenyAssignmentRequestObject
+
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteDenyAssignment(ctx.Request().Context(), request.(DeleteDenyAssignmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteDenyAssignment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteDenyAssignmentResponseObject); ok {
+		return validResponse.VisitDeleteDenyAssignmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutDenyAssignment operation middleware
+func (sh *strictHandler) PutDenyAssignment(ctx echo.Context, name string) error {
+	var request PutDenyAssignmentRequestObject
+
+	request.Name = name
+
+	var body PutDenyAssignmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutDenyAssignment(ctx.Request().Context(), request.(PutDenyAssignmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutDenyAssignment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutDenyAssignmentResponseObject); ok {
+		return validResponse.VisitPutDenyAssignmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // ListPrincipals operation middleware
@@ -6389,164 +7058,173 @@ func (sh *strictHandler) LoadState(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H0Jc9s4muhfweNuVaRaSpbkI7FcU1ueHN3ZybW2+/XOhHkhREISxhTAASDL6jz/91f4PoCHRMqSk+6d",
-	"rXqurrREgSDw4bsvfgsSucilYMLoYPwtyKmiC2aYgm8v5SJfGvZJyb+zxNgrKdOJ4rnhUgTj4GbOSIJj",
-	"yOWnt880yXFoPwgDdk8XecaCcbBY99z13nB0HIQBtzfn1MyDMBB0Yce4AUEYKPaPJVcsDcZGLVkY6GTO",
-	"FhQXZwxT9t7/85n2fvvyuUd7vw1651++nYSjFw+f3bd/DcLArHM7qzaKi1nw8BAGL6XQMmOXn95u7+Oj",
-	"yNbEPpdpo4mRxMy5tjsinSiIAjKVitAs6/b92v+xZGpdLp7mPKgulInlIhh/DoIwoEszl4r/RuFRYUCT",
-	"RC4tsMPAQS74smO5r5g2XODNjeBnd0wYkpbDnmnC0zr8WfrVMG2+ng2vf5qv5eJq+dvze706HQ3P7IW/",
-	"Dy6v/zN9+W71vvloKpPvezws/dqBR3b//fNl72/+mIbhcPTiYef5fGD3rYgGA0hOZ8ye0Uzaf6VIGMnk",
-	"bMZSwkXbAQk7a3WtC3r/jomZmQfj0eDkRVhd/NHXpUiZ0maZro/cU3ct+WPOVMsJNSOW9DeQjpkzonOW",
-	"PKtcfZu2IlplTNt2hqMXO9Z6bahZ6scWSoVeMcVSsuJmjmvWcGNIpMLvSUa1Jp2T+/uQnN7fdy9IlVLa",
-	"1o+zBC1Y0/k87J1++WxRBf75v/D9/r777ztR5qYRZeo7Ws2lZmTBzFymIbH4HZYAD/04wlO7wYTmZmm3",
-	"P5EpZ9pinqFcwMbbdvaPVvQ6Pdte+4OlI51LoZljtLCT10pJZb/bJzIBuzLs3hzNzSIDxlLQdLQcDI6T",
-	"/5XKxM5N7AC4xPCHze8Tma5rvw/x2xupJjxNmcDLR/66+7p521E5b22/Dfurn8alI9s5NUTTtT0QasjK",
-	"8q6VkmKGlOBJHPFPk59v3r8LiWB3TJH/uP74odsPymP/RGfsD4XVlUOm3x1UVU5X3fEVS7lqFMQ/WUZo",
-	"+QsV0syZqjPLDp0apgglyZyKGUMitrwIOCcXOMrSulwaQolmWnMpgAvNGU2dNvBOJjsEUY0t93cKii0Q",
-	"VPgTPnqfndb2GHpWxfzqSSLlLbdfDelYos4YVSz9wzYVBtfM9F7CIpon31hoXEqdr25rMen8bExuWVlI",
-	"rumCXXPD/nRtFE9MSK5ZslSMSEsdN++uu4cDvYnf0DzPOMLk6O8aAVOQ0reAlbekdr4P0ryRS2HF0YJp",
-	"DTQZCElouuCCMJHmkgtDqCE1sSpkzgBI5QL/VbFpMA7+5ajUSI/wV30EC71yHLORaMSaTCnPlspSTDEv",
-	"HHGLyseInALCsMUyo4alVuED/u7VtyfpbmHwkqtkyRGYacrtzTT7pKy4Mdzy+ynNNAsbMKKQSDQDgQu4",
-	"pxmo03llgm8gSBvQKn718dcP8Ri2leAyCNcklStxQeJfPsVjwg1JqFJWrhlFp1OekA7VZEoVoZpwA+Ju",
-	"ymdLp6JkzNjL3SpgfvkUhIF9VLPuWiLhZ7fQcpicgJpfgumK5VI1EPolUUzLpUpYVTfygAntYhsh4+9q",
-	"prnKnFYJICDVa0ZMP2g40hZwAxXDOQm5snNNpUrYEyFVLDzcBbRMJrdt7ETdMfXMqmYyud0GjJCrx25c",
-	"KmUlsuEL2MRUqgU11gKghvXs1SbYyOlUM3PNEinSBs3yZ7lC5LJM15KcYjSDRxBAzvqD5HJSVbbFcjFh",
-	"agtUdiubD26F1mV6RwXiwwHk6JdtJFnIO4ZY0gxY3bZ1tzSQVmlKOtSQhdRWwq4ZVd3mnS/oPV9Y5Dke",
-	"no1GJ4NBGCy4wEuDxwCjdwEDZYojuzdSLZqIznONNsaTaDXdKc6eafLy+uoNMfKWgT32iG3iNeimKbkw",
-	"TCVSCJYYywUUocbQZL5gwn63N8IKN/wCndIxMAjPhoVjoNGOCAvXw073RsWx8XQ3hD2sWauyUdsbDrwg",
-	"bJGbNZpVogaPjZV0YCn/1sP/gfn0by37fZSZlWf/BDYGCBJW/DlwvDt5mkNMS13NaHkAMf4O+PlPRN8O",
-	"uHuQ+es7JtqIXDivkZEkZRm/Y+oPgSM8dIcXq/BcVR1Jd+ZgT1IDwPDRO8D1hi6zVp44tT8StcxQ7bDY",
-	"Z8+VzPgds7oR6VDhCZWzLLUql5DkjmZL1t0GLc15i7vCux2rpPdUH2LoNPRGcFt1mtjf9zo4eFoDYPLc",
-	"rhkNScHuDa5/QcWaLKhJ5lzMSg9Mp+RkQpKML5xOWeNh7mzPH1pY1++AlVb1F8n6fQN9/0q521MmxYxM",
-	"udKmbclnbUsurKL2g3BDNpc7GJ00zmfmMt2FQD/f3Hxyrq7NKc+a9LeKT3HHrMWwvaAKHuTm2exP4E9U",
-	"xiJI4WLcmBfdso3Cq8mB6aXXEtkxOJBI52Qw6J2en3fB5TGw/5RY6A6eSJGt2071+KHN97jFZHYxlzZd",
-	"yzkwgJmAawwdNJZ7GKCeydJUfRrfy6ZDsprzZG7ZrVrXfUT50pp5AgxAux69xzEfCIZ3csZFMyxuCleU",
-	"fXaD7XJYVKARlQ728IcBAO0RowkdHU385mRwfvYYzPAJO4B2xTQzOxBoytWCpdaubdTWccD2ve+X2pAJ",
-	"IzHcGO/DJ344720W1X7JO2BybVXJNphoxlIy5RlgQyZp+gfpiCxtm9Kvp/PXy/fv6lrhhAsKUYS9QAMP",
-	"aYJL3T22tYwS2a0RtRJO7DBxxzKZA/8BLoOo7PSPOsgKt1+LDGtCvSbt45IsqFUMWE8xmtJJxgo1ZH/J",
-	"+Ws9dtB/HH52LeWE2yDcGI+7bYI06Im7dcSaH+hQzc9yaCa8+fVklW7rRt6CnXbBhd59iG50maYs9TK0",
-	"crM1UWfWcjlU83mCouPDeTtBdqh688h0T1BsHptRyQmd8IybdYuIm1ORuNgZRc3aWhiAcSwlnSHOb9xx",
-	"khXVYJoIIqRg3b0cbBb/F5QLu6ZG8xu1eqlYqdFzQyBYwKzKdUHoRFuSrCr4zXihmFHry6lh6rrdshbG",
-	"mlpXdmgPxjYBsTLpHnphEdXuDLYUwG7TrBtcgadB8ZxW3vCO6xZNpeQQepszwI8Ny3+L5ypVyoBHrwlV",
-	"DHGAAc1ywxb6sfAJcq2HYs1UKbre2p9bQ+vWrpbZoV7US8RIQN0FvWW6wTCcUp5ZzVxncgWRila+uWuL",
-	"l5/e7ssgSefy6j18CsndyH2Qivwk5Syz+E21FF0fGsC8Ji8r/zB7ObSjBFGscHhZSMLjvbdo2EQH+5uz",
-	"Eza15IxUYR/dkcpfnEl7AZih5WKOgAbdftWBdTawf43uqydJAdJJGRJJFLwVFvVYSiZrUqov/Sjo/g+x",
-	"knem9vz3mc9PETYVtKzInTEZ4h7doTkpJxfcGJZ2I0GzFV3rkAwwgSMkg/7olEjBXPDHaklLRaQg9I4p",
-	"qwWQy+I5hTDTOVVMRyKVaBYTIC5CZ5QLbUgMX+N+JHY7W4c7vaw/RCYVz3pxdvI4WXyXH6PJfVE8/vT8",
-	"fPfDHxoY/M+MZk0od8VoygXTmiiI0zZHops2cgnHT2J5G5f6CVrNPr+n6uaUt40+zGVukeX6MQ+85oi0",
-	"xROAPlBC7qH73DGlW8MyJfshkyXPUuJGP2527NAV3kmaghl7xXSjRQE2jjVfLfVRF5hJeXr4AdhJWBpX",
-	"gY2X9gvet2zgk+Ii4TnNDtYIcn+nz7+oubedvMX0H6nW2/tNuc4zuv7QGDW8hKAgEEjOZJ5tCuymbLx2",
-	"6wi3S3hKOplcMdVLqGbdIggAGQT2eVYXxuwbmlom7bNvGsSSRbmmwyIzJZd5sXPiRj4r16BJB8boUmEt",
-	"lL9qSHLQO6e96WXvzZdvLx561a8nh3wdjh6a/dn0/i0+dgjSv65S+u+N6AwwK06fa8vwF1RQyN1NmTDc",
-	"rK2EoUDFPKmONpIombFIUK35TCys8kc6cTHgZp2zMbnG+wrkjLsoGYo4pmYqCIOfLByDMNgcHoTBe1zP",
-	"W7ecIAzeSMX4TPh7XjF7y+O0A7/upJx2U2EH9kNQafuu1+DRLaARgis3RbthbzOhhMNjpgKuoml3Lkmy",
-	"eW//IZdK0IwwYRRvMoO89rt96we2snpBEYPZa0NuMVcskSp9dFPFw3fsy03VmE5W6Ego6/6Om93TC3SD",
-	"pobLkLVCLCW82WGQutSs9y3ZNqDdQwqHvAVEWPAs4y5mvKdEbNOf7TI3NOfDVOVamltY8Vw44ClGrWlr",
-	"9cQD/C83jhuHRRarnRNStPvNaRiQ5LjLtU9yJROr+KAq7HwHhS/HqqwZ0XNrjludNqWGTqhmpNPrudl7",
-	"VjRcWAvG2zXcaDKX2qCQoiItHsLTbstCASxtkPRJ5JAwUqSwdxyy9t5COvt/9crv3db0tj2dJ83eF8gN",
-	"a2D6G4dLleIWsTtmK1+tu2/C2SabxUFYgeOwNvQFLEW5QYVkmolbM7NTE6MYYXmaBlbGWLwcgivfpX9d",
-	"+ySeg3SvIhgxBqTVLAGdK2cKnc+W+Kx2E/d6dmhsyTHFFAc8MmONTosNaSR8wiL8PpdZqsE5hc+clNUj",
-	"lRiIE8cb/NCnM7TuBrWpTdUf1xKSPKMGQpYh8VMVn0jGxS2sl7xN2SKXYDT1/sLWuoLJJVjrqRZPXFCy",
-	"1EYuQF+xpM8FzKBDp+xY3QXVPfTylOIe1gm3VbScxnX6vI8nrrCaSEYylwIPYAotv3LJWyEpj9iuzO5E",
-	"A3P2DLxpcQ9NVzRLloqb9bWVzO7Y0wUXN+0RVgi+VW26FdXerkPU6sS9HszSg7Gxq05ihIk7riSAj9xR",
-	"xenEao7xLx9evb66vvnl1V+/Xr56//bD15uPf3n9Ie6GRDvbPr6snv+Y/JlRxRTBig54CFZ0xH3ya1Eu",
-	"gdeFZQ9VG1ffaucMFwyHW5oLgZUgO/SyihtYOezJFXCEkeAVj/XJYEjiX4THTkuZMDr+9ddfe3bNVltN",
-	"qGHFkhWj2eJPUSX2FwXxRSRMAVmuIbmRKqicg0C6oS77F44b626wtg7pFvQqe7ITeEh59nNjckTLahXH",
-	"zoj9M+2jrVCJJdDXt1GT0omTSu5A3B2T2BdExGEk4o2aiDgkMVZFxEVZRJ+gboypFRtlI84pDTbHp4/X",
-	"N5FIqFJra3OblnCwRZMVyzKECJSCYQFHWQu2XchRQorm/C9sjSUMXEylr76gmIC6NUOwVeqwFc21tyuZ",
-	"FcUWOkSfBYlreQ7xGLg5eHNCFGem2KiVJpGY0OTWWlpYnAUZ9iy1Sk9ViDu9NqwGNEKyLdFDqyMqnugQ",
-	"sW41t1BHRwa7zyXQMUVrz4mH0Hvc9TNwnVo+LlKMgGyVRsgpzlsvQK5yNuRaZVqtJh1aJDinciWsOLrx",
-	"QRUfBTeuBDIlCHWnAaqlqFSLSGWN17qzydNzJDb4EvICM2cLHx1LFAMDk2b6AikZWAPm5RRFM5OlIfEc",
-	"PHMxEYylOhJ7cyjcuyuka+EfyHxIRzNwnkUiLplyTDzPJkj23T6BPANNlpqR+FuEYfIoGH+LIO4SBWHk",
-	"3f1R8PAQX1R4nYVhxYuLUUysLM1ZQjpcJNkSnV2Y5zxjyjlByEpxY5hwDJJMFUW1BZKiI2GRydp9IdFL",
-	"VF9Gfcj1GrEBMFaKlgApittdeNSseMK6pM5oB5GI34o7mvHUqc2xf7CPUwi68ITjVihVOXk/EoBVBaPp",
-	"GDojsctdiZuJ0xd8wWpK79UYSiCBVWkHQpokLDeVfI0aVypEoC8usyZHhaFaTqvJVMkFSJ0SR4CWuMKI",
-	"jLbTuYdKiZzOcJPVWVOZLxJUXKjB0NmAAuzc4Lg/6B87lRzkfm3fNX3rqPBfwMAZM486OvbyIda8IU7J",
-	"Bf0LDjYSFkZ1t9uYGCgYrimvJGVJRhXTpBPXntcvnhR3UTXGuynkSMyZwtBGXa/DGsaKg6umCN4KudJk",
-	"hrVXluxrjq7Yn+AFiXFGlt7ITheJPmdqwV1p4ZwloIZkmVwBLqDeeeF2bhnV0sx/62mQn73yAGKLHDuW",
-	"CxzUEfMtVD9pRzyFF8mXBrroTM0tEGRcm0/lcW/UQ48Ggz3KEverHaz72xpqBzc8bvD71Of5NM1cLBXr",
-	"ElHBXS4WVK19KccudLTERGfaGniXloKCL3aCvcji6BtPH5AoMtZUxHEF8WK94Wq1WGEP32H3nOcaiv6o",
-	"IwNgAxo4nB3QvWjwtRppz1wbugb/9+XVe3LLWK4dpcgpoQRXlZZP7pOTwUnh5IlEieAbyGOacASnq3pn",
-	"N5DkpA0A6fcfI05Uw3kguhqdNhxlWOuh8rnRU+VntAqcd+/XW3aM3F8P/jmx/7zwX/1fc7cOyFLZr4fK",
-	"7xopePgSBvmygYO/VIyaLRTtjAbDrhVeiuUZdU6Fzmgw6Fre6YMjscPgmExYIqGEUHus8tgduilQl1iD",
-	"c4KmF8j2F0ttCM2sIrwmE+Z9tSVedmiaRsJN5dMhUDQi6+z2yTt+y5yu5g3k0D4mo1ZzXArDM+8wchnX",
-	"kZhZfPf6dU2s1KJdDVSQL02dBEAp+bNM14dVbtfiZoF3mqCiqoNKbOrzfthXeqUwNLJ3MXclzFB3eFlc",
-	"ffgjJEGTFLhCvEPOMRoM/5inIjH8AHZ1maYV6qmxLaciHSJ/El9m3KiDgXeGL2oBd7UUmliDJOPi1tp3",
-	"3OpdZTpMruRMOcvTwtReA1WJl245suIitXoPzbJSZ+mTt5B3gjaorx3Os6V2SjCU92qyoClrop8ZM1g1",
-	"/STMqhAQFFAHo8HorDcc9kbDm+FgPDgdDwb9wWDwt62C5PHxYLA3TeAKW5QTV+r4IxSTuom+LyYc0bKG",
-	"OpdNkb3LNNUkdjGmmHS8jQZnKVcs7ZZ8r7qCC8s30dFUcMgQ9AJ2x0QkpHClDaQABEmosKzbV1uej0bH",
-	"x89Hg+Mz4p5POnRiTdvR+QgqMXW3Xn0eicLHpedyZQ1yxCmqDRmNzoa94ah3PLwZHY9Pz8en539D73fp",
-	"9XzmEjK5JrfWGOMiEoIKqWvpKMPz5wNfcaOWgoC1LewDRt0xaNcIVfQvrOQyS8lMkglbS0sYjEMnF66J",
-	"YtOl9k7Pk8GAbBmodisZo17zQzgtBfq80iaqcM8uKeOJUqUojj07FNt9Xf4PEwKPkOpwB6me/1BSJdhv",
-	"p8Kdvp943/s00Dr9kKlUK6rSfSgZ/WRHzrmvj765Tw9Hs0xOaHZU850dfat+fThKyq4mjWrdNTO61VNH",
-	"djvqIB6akrh6LQaqit0a4zKyC0jNIcS92aukg/6r14JOMpbGYK1obGtCuO6OvdULXVLQNQLhIasOgkPQ",
-	"0mc8Y+YVpzMhteEJGsKpU/dqiy5sp0iUPkZ3FbzP3LisOV8kjFZYxSHZJVxYRnnHcLczZj6W4MNmbTHp",
-	"xC8/fvjw+uXN248fvsLaQzC2ZoqmLHVP9A3aKIFUpUhUz+H63WW3Dw1gyERBBI8b4LXIV/GYPDejiZKQ",
-	"8Ad+Te29Xyk1tGrBwXZE6T52Tl3nVHLxUiwrNIXma5fQJ5f1VgaRAA5YmITsnmts2oRt27jQTIEOoA3P",
-	"MstMBRezLvocTki809OgmXlbeZjvzrNlpzXRZDnkaKMX5kO4R8MK36CitOs4TXs86f0mBRu22G+VKQ7q",
-	"hnlQ1wtrnT2d52PsGRtC7M83HeB/D35fNv0JCvZW7zrazOM2juO7NuYaGbUIhqY2Qd8rE66Z2ewKYuWC",
-	"C3BYLqSAq32fcMBOJProG354qIHwsuRlR99KxvY7i4sKuwXJEYm4vBQDE8fFxnayigyhoKQ28YMY2c/U",
-	"xRSqjxu7WCtKDVPr1OKY71xmKYqkCsePxBbfdkzTsfyOlQa7RVYLQyvB/ruys4aONHV2ttQ9RrU5aWZl",
-	"rtnNIUys3sCmsfT+0YU2c12g8d5dRkXzYssp/j/X/XFc1zMPjyitzGPriP7n8+I6Vj6RLWP6wPhbyy9H",
-	"leSpx4YcfXOfHnYN3kiAahtXJiC1j4C0BL3HkIq0eHyoc009OrAoqdxzJMRWjorAyqN3YQ7fHgN9v622",
-	"gZX+2vroW+Xbw5NugoWJ9Kn3GovOrbdCKHn373K5CyqVDO/HhhxB16a9Rn7T7B+7oAVH0F9T6Ay8Oaha",
-	"e7s7qoZGYJn30t+SzdBl9g1OuE+46oPEBBrIQMnY1PywwNXmWhtDVa3u3UpuT8EkQ2/utVcjb8d422Bx",
-	"oKjxZ/TZpc8XCZC+5DewFiYTKUIES3rwrt6w1pu2pbJ0220M9sIbdK9wMbuCwm00RYNaufyosXxwWKZV",
-	"nw6OH77sLcLKMvIW8eVKyL8XT96UR9wcxmx09F4VzeyxphvTeFyxJii0NOdhteI1dLUCmJtAzZzkik35",
-	"vXONWjyNhMUjSMrpYj04aNx2tiL9PHWF2orZQ2PO90CNsw+225qEkZA5GhbZGieslG5eEKlcdXOsnZ9l",
-	"EEJpFVlRbkhcVFKj1j6TRIo+uYwEbLXsfFCWc7ti1KbmZ1DMjc14saQ77RYLwJQxvDd04UMXSXfJYXGl",
-	"bDcmE5bJFRm6gCacgIUZ1oUhTOTUMBGJzmCMzvVun1xV3kJQZX9AwuiBd5W9fXJVsKQNhxBrjNMnEMTC",
-	"JgPfoeDuR9iuuH50ML0+RqEH0Sf0QthLpx7+HkD4Z+NuB8FuF18LS8rnPygqSncLwWZtYO9EGylw4Re1",
-	"TBfFsAekYL4Igvocj6YUF086j2aO1Nr1lPZtiQmHJ4RUimPPTlos1se0GL80u+kZVG79sOybg85uXlSx",
-	"Nyo2ly4bdjQY4HtjKvFrjlGANTa/VYUCBWUxlv+fDo4hhfaO8oxOMhZb8ZWxSEBDdSGkq12z1t0tY3kh",
-	"vaDWxj0spYaWgXjI/NC3RXyPQqYri0SHVVPWkbn75CMBbTnsioDdU++nJ4ol8s5uD3LoqTZEr0XCUlxE",
-	"14pDhWuGpX2S2swUu/7Pd0QbqZjfxIQVNXgdbooMYgszaLpQbCYSRc0b94Hb8h0SblXdfiTiWhF/7EDt",
-	"4vgYKoWxIeSdgyQqs1sxyrWi2ofSLGtrCfO7Jgbfq2t6xhbI22CrA8Fw1D+tZrum7G5/74RbYJtboo6J",
-	"TyYil7YdjD9/qZOUS/7fg5Bc5n4rJX1S0ip1bKmJsZoPu8+l5piRXql+8PrPVyMNzUhnst7QDjEGD/C2",
-	"CLp961dfufe1iO3PuTZypuiC4HRIC35Gl4BbmQmwO/2KiXYaFnHLRdoNyxySn6wVBkkBz7SvWmjBsfcO",
-	"Mo8iGbyLJs8or6NX8C/k5q+fXu+AEig4ViduHfKN5vxPkVcSoiAsVvmnaKdkj4IQgf2nyK44Ch7IcVnY",
-	"s9/raW4g6x1B9N1svoJHiwKwjyFnvUi8WTy/XuSGM91UuNJitHv9ONhX4LnpLL1CU9kfYJFJNXNFZG7y",
-	"w4x2vyJIc0mYMBuvHsPSGtKxbH7DCuiGRFQq7EOfXYMlNm7iZ5po/hsjneFgMKjUNXf75Gd8o07FmFBQ",
-	"Kc/SkGiJNQpoxd2ytY4EjqF5zqi6cD2NKDSXw7uqddxcuUpu8tYQmmnpik1BSDjfZiTQDKTG2MPQld7m",
-	"2FwcrqzYZC7lbfV1eXpctVVJ7G6C9umxq1zyBTnPNPnl6l21+0dYtVE7A9T/OJQJQyQbpWcX65rKJueR",
-	"oDXUfJu2pchXsHKnctj6BsN9X1n4aG+17cDLP83L7Z74MrsDXlLX0lxpOGhsr7Sld7pMtbLdm2uAUXY8",
-	"Gw4GrXCBVorNyxnWG7A1dIRrUOAPjvJ4dtvgfKv2ohj0R8Oyc0Tw6eP1zZ52p2bmHZ2wTPvS/XFQRKTv",
-	"hkePhPSn9dmOpqq3YpOj6qSVNgr289e70cna/Nf16+ufXi4y+vp8WjYLGJ8MR76hwWayp/2vPxwd/y04",
-	"wJ9X7YjSJk+3u/+JWr+T7zenauJgLyGL0Y0WN+ArJXPnD8dO5egDSqv6PGTwlJ25wCSBabuYryipY+Ka",
-	"McsSrXVhBY9c8IRm2XpcKR90KT/EdRHSdOFSkDVjmrhUSfBNZ6lPI1BopQi2gm4iZDv/FY10t6pxYyqq",
-	"rlTDegskEi5K7773ScWXWrrNitK5OgkgZH+YkYLTHYCNZauLneFRu2HXVfz7sU8zU9rT1QoIb57ugZFQ",
-	"EHxkdd8HH8lpV4U+5sxqBCSVyRLL10oDC1JnoQSF+tqsUlhgX8GixddfL9+/g1QOrosyVIulk7XBimH7",
-	"ISSJXGCVFJaxsnRMZkzYU4eK84xDZ1xfPoTriMRaLi1i90lMcw52cb2uMA5J7BUc+9mxxNiiNqaNxBdQ",
-	"4oLvfLTiAha6kROHvQc2a5LtkQDCM0eF7g0BVG+UIUdisjQEXSuQJNNiGV1+enuds2QfNxY6VVyOi0v+",
-	"dFWxeMpx3b9VypumxA3QZH6gg2sXJXrEq1Cir+LfWSDbUBJbI9n9m3hcigK5j/uDAsGbGnE0Vzp6iujE",
-	"mxuLQ1fTnHJK4FWpckqu3rwk56fDUfcHeGM9uW1S5z7U7/vd7KgK9vkodtkV712lDY1vX1Mp6k2ogMhT",
-	"WPYiiAS2yCkYQL0dTp9cg3ijRWMSR184BoquQfZhCiwt6N33CdCyW8kpnkHmSEqsul+426iG15yCQi3c",
-	"UkDo8dQqB3TBdBiJDPSbkEy5mDGVKy5c5wJmwRmiULaquBWVW01xOmhblbZZJFZz5iXpmlitmSw1S7th",
-	"U+sXbFbDsGyMbffXucDHlF0lKiwY+l9Vvld6bGkU1JhMDC+vtJzEqrja8GSMMh1AgXIKX8JUwMfyYw0l",
-	"+O/Y1BC5RF6+kuoWAtkZn80NUdRtkwrvo/UaxsYGTeWlkdoXyaM3Rbvo9y00T6Yl+mHWMromwJ3npua6",
-	"aHzh2J/FCchotnjVDWuV+xRahbEUwPhMoypI7rjmxjdMAQsLCq4qU4Nx6Y6tqe8RugecvLPaz5qV/c2w",
-	"k4H2djcWZPUjcS1hs229R/R4uxvIVr8Q5+HxYI0E1jXBcQMpolm/wn5bQKFwBacrujw9AxdCcTgOfeUU",
-	"WiNU0LsUxaunyL9I1PpwPC7/rp0e833SpJ7PtdWOSsmMXZZV2SBfner95/UN8n/X5NKJxxP31yv/eeE/",
-	"+b/tl3f4KYNxMHB/vYZ/7F8ygJdruFs+inaz6eT07Pnf4FmuNBFAt2epc60BQrlLC5BXRY8tmNDai3fc",
-	"IurR/2Yilapf65lyVL9FH9EkTZ+P6PPe8fGL097JCzbtTdKTUW96NjibTuiLIWXPwfyW8OAjvZwUskcf",
-	"0fPR6XQ0fd47Tc6OeyeT55Pei+fn573RKT2dnj+fJMeTEYQR0kMh6m55HKIPlemr0AEjtdIprEDZ9xhU",
-	"Ph4MFvqAtzAjhu+yGsKNhj7/DUrGTdFqyL/OtnFlzSkvTZnq78BOrW0KWFT80+ubGLp7EMXMUjmBUdcV",
-	"MOV8CwbdSHBBsFTXpbtX2iNVjWBctms+KJl+xCh2pY2PWcWkZhS7KvSiCmhjOSD1nDtvsuSZ6XEB0Hhm",
-	"hQ5wLmxuAgFJjttBhg5CrmpToFSXU0IjUZX9OBJ22B2Xfa9FUVS0W1dyftdIWKvVC0LwF2OfgNLPYOGX",
-	"UcO8doZeCHur8z9g/k2R02N/xx5CPs7awYrO0n1RnDh2FaLGhzMldtVxgHWVonZ4Sg3tpVyhJdfrQYgq",
-	"7laKXGvdtSqKCBx8JLyn3/sawiqa+LYcbFG0IvIn7BXgTk2wPNMkZgJy/KyZ6civbKIcRiKeSGm0UTT/",
-	"uBJMgTm6oPefmLqucEN7FeWx/YQ9ZcomLzHqmHHZBREaB2hrxDqp96wweL8mUiABJ2tMwIoLDSC+8MUh",
-	"z3Qk4hpbc2Oredj+Ff867hb1gqwIh/gKXUNvGfboosap6uMyxxHePIDVtEVDn2oDNUB3VEUX7tVqmBXn",
-	"lErBQtDLuCiauaMnGmnAo+wF5JNw44t5oWRYb05VebgvnePTqSWF7WLhcxK7to+vcEwc+v5V0HQlEpe4",
-	"+AKLsRAZp9lZfXwNwz1u+sZfokYOuiCHMYmBg3Y895rIdN0dY+OyjAuGfcvGrpUZvEi1filXcpKxhe9v",
-	"1kG4K0sP7ifXGZ28Rs63ouviTYpc+/Oz0LPPJhlVM28ExL2evdYDX3tMOsNIvOd/JkuRMV1WmbK0uw2R",
-	"4XFj8MY3+N87I65BGazIbu8DB49G4QaH1Ni6+xtUQjQMYTZxh+UZafmq7WCqekOrHcDfji6xCOMY9hET",
-	"2iDyusBki8ZYQmKzOIqDpIhEvlS51GxcZD/SotFjtQWKNSaQYdjZJDTq0hKFA3M9v+CMw0iAI42iaa7X",
-	"wtB7l/oJb8wgS3Er7HT4Lt4UcnEEyBJhoBmYdzlVGt1GoujjH21XLD38MG+te/PC3irX5nsi9nDZVtqY",
-	"fKfXFvWTzd6Nrhy4cnhN7pt6Ikq92+vnLw9f7M+W9TW5CCm0pM2qb97AwVYpVpnrNzo+OhqOnvcH/UF/",
-	"OH4xeDEI7KxuIVtNh1yPTMgVmWCCV62bY2kw4Raa68zK3qXYHa/z8837d5WcZFltWNvd2enPeTI2rGSS",
-	"gSsKEsnQV+Y1QsdmvcENXEzJlcYWrSBZIDMLS9y32gNC5N3qBdQ7GC5ILcus6IHqD7jyBkwgCQce18fQ",
-	"so//FwAA//8=",
+	"7H2Jc9s4mu+/gsfdKktvqdNHYrmmtjw5urOTa233650O80KIhCSMKUADQJbVef7fX+H7AB4SKUtO0jNb",
+	"ta6utCWTII7vPn78GiRyvpCCCaOD0ddgQRWdM8MUfHoh54ulYR+V/BtLjP0mZTpRfGG4FMEouJkxkuA1",
+	"5PLjmyNNFnhpNwgDdk/ni4wFo2C+7rjvO4PhcRAG3N68oGYWhIGgc3uNuyAIA8X+vuSKpcHIqCULA53M",
+	"2Jzi5Ixhyt77fz/Rzu+fP3Vo5/d+5/zz15Nw+Pzhk/v0r0EYmPXCjqqN4mIaPDyEwQsptMzY5cc32+v4",
+	"ILI1sc9l2mhiJDEzru2KSCsKooBMpCI0y9pdP/e/L5laF5OnCx6UJ8rEch6MPgVBGNClmUnFf6fwqDCg",
+	"SSKXdrPDwO1c8HnHdF8ybbjAm2u3n90xYUhaXHakCU+r+8/SL4Zp8+VscP3TbC3nV8vfn93r1elwcGa/",
+	"+Fv/8vo/0xdvV+/qj6Y0+L7Hw9IvLXhk+98/XXZ+88c0CAfD5w87z+c9u28kNLiALOiU2TOaSvuvFAkj",
+	"mZxOWUq4aDogYUctz3VO798yMTWzYDTsnzwPy5PvfVmKlCltlum65566a8ofFkw1nFA9YUl/A2mZGSN6",
+	"wZKj0rdv0kZCK13TtJzB8PmOuV4bapb6sYlSoVdMsZSsuJnhnDXcGBKp8HOSUa1J6+T+PiSn9/ftC1Lm",
+	"lKb54yhBA9W0Pg06p58/WVKBf/4ffL6/b//7TpK5qSWZ6opWM6kZmTMzk2lILH2HxYaH/jrCU7vAhC7M",
+	"0i5/LFPOtKU8Q7mAhTet7O+N5HV6tj33B8tHeiGFZk7QwkpeKSWV/WyfyASsyrB705uZeQaCJefpaNnv",
+	"Hyf/K5WJHZvYC+Arhn/Y/DyW6bry9wF+ei3VmKcpE/h1z3/vPm7e1ivGray3Zn3V07h0bDujhmi6tgdC",
+	"DVlZ2bVSUkyREzyLI/1p8vPNu7chEeyOKfIf1x/et7tBcewf6ZT9oXt15Yjph29VWdKVV3zFUq5qFfFP",
+	"VhBa+UKFNDOmqsKyRSeGKUJJMqNiypCJrSwCyckFXmV5XS4NoUQzrbkUIIVmjKbOGngrkx2KqCKWuzsV",
+	"xdYWlOQTPnqflVbWGHpRxfzsSSLlLbcfDWlZps4YVSz9wxYVBtfMdF7AJOoH35hoXGidL25pMWn9bMzC",
+	"irKQXNM5u+aG/enaKJ6YkFyzZKkYkZY7bt5etw/f9Dp5QxeLjOOe9P6mcWNyVvoasOKW1I73XprXcims",
+	"OpozrYEnAyEJTedcECbSheTCEGpIRa0KuWCwScUE/1WxSTAK/qVXWKQ9/KvuwUSvnMSsZRqxJhPKs6Wy",
+	"HJOPC0fcYPIxIidAMGy+zKhhqTX4QL578+1JtlsYvOAqWXLczDTl9maafVRW3Rhu5f2EZpqFNRSRaySa",
+	"gcIF2tMMzOlFaYCvoEhryCp++eHX9/EIlpXgNAjXJJUrcUHiXz7GI8INSahSVq8ZRScTnpAW1WRCFaGa",
+	"cAPqbsKnS2eiZMzYr9vljfnlYxAG9lH1tmtBhJ/cRIvL5BjM/GKbrthCqhpGvySKablUCSvbRn5jQjvZ",
+	"2p3xd9XzXGlMawQQ0OoVJ6Yb1Bxpw3YDF8M5CbmyY02kStgTdyqfeLhr0zKZ3DaJE3XH1JE1zWRyu70x",
+	"Qq4eu3GplNXIhs9hEROp5tRYD4Aa1rHf1u2NnEw0M9cskSKtsSx/liskLit0LcspRjN4BAHirD5ILsdl",
+	"Y1ss52OmtrbKLmXzwY27dZneUYH0cAA7+mkbSebyjiGV1G+sblq6mxpoqzQlLWrIXGqrYdeMqnb9yuf0",
+	"ns8t8RwPzobDk34/DOZc4Ff9xzZG79oM1CmO7V5LNa9jOi81mgRPotVkpzo70uTF9dVrYuQtA3/sEd/E",
+	"W9B1Q3JhmEqkECwxVgooQo2hyWzOhP1sb4QZbsQFWkVgoB+eDfLAQK0fEeahh53hjVJg4+lhCHtY00Zj",
+	"o7I2vPCCsPnCrNGtEpX92JhJC6bybx38H7hP/9aw3keFWXH2TxBjQCBhKZ4Dx7tTpjnCtNxVT5YHMOMP",
+	"oM9/Iv52m7sHm7+6Y6KJyYWLGhlJUpbxO6b+kH2Eh+6IYuWRq3Ig6c4cHEmq2TB89I7tek2XWaNMnNg/",
+	"ErXM0Oyw1GfPlUz5HbO2EWlR4RmVsyy1JpeQ5I5mS9be3lq64A3hCh92LLPeU2OIobPQa7fbmtPE/n2v",
+	"g4On1WzMYmHnjI6kYPcG5z+nYk3m1CQzLqZFBKZVSDIhScbnzqasyDB3tucPDaLrB1ClNf1Fsn5Xw9+/",
+	"Uu7WlEkxJROutGma8lnTlHOvqPkg3CWb0+0PT2rHMzOZ7iKgn29uPrpQ1+aQZ3X2WymmuGPU/LK9dhUi",
+	"yPWj2T9BPFEZSyB5iHFjXAzL1iqvugCm115LFMcQQCKtk36/c3p+3oaQR9/+U1ChO3giRbZuOtXjh6bY",
+	"45aQ2SVcmmwtF8AAYQKhMQzQWOlhgHvGS1OOaXyrmA7JasaTmRW3al2NES2W1s0T4ADa+eg9jvnAbXgr",
+	"p1zU78VNHoqyz67xXQ7LCtSS0sER/jCATXvEacJAR528Oemfnz22Z/iEHZt2xTQzOwhowtWcpdavrbXW",
+	"8YLte98ttSFjRmK4Md5HTnx32Vuvqv2Ud+zJtTUlm/ZEM5aSCc+AGjJJ0z/IRmRp05B+Pq2/Xr57W7UK",
+	"x1xQyCLstTXwkLp9ecnE+lJrPhVzH8Wr9XQxJri5YykTa0Lz231YrGJ1WKskN36KJXkLaERia+bHEMaP",
+	"hBXxR9pLmzldW1LL2MQQuTRtQkVK4uJIYtKKdSIXLA5JnFaW8t4OGkYiXjA153A22l61UFwkfEEz+6nb",
+	"7V7YOZFUJrpnJ9edp+0uualbBElmLLmFQFck5sxa2bobiaBmV6tBx63DLUSIdU1XwilzJu5YJhcg1XEf",
+	"QUA4q65KiHkwtcEyqGPoOpvuksypNbdYRzGa0nHGcuNuf3vk12pGpvs4Vdq5FANuE+bG9bjaOvoF63u3",
+	"5V2Jrh1qT1tKZMI7tU82lLdu5A08byecezOHWJyXacpSb5mUbraO/9T6g4fak08wH32SdOeWHWo0PjLc",
+	"E8zFx0ZUckzHPONm3WA4zKhIXEaSor9i/TagOJaS1gDHN+44yYpqEHeCCClYe6+wpaX/OeXCzqk2qIG+",
+	"klSs8JO4IZCCYdaQvSB0rC1Llt2merpQzKj15cQwdd0crxDGyvAre2kHrq3bxNKge1jbea1Aq79lVrfr",
+	"Rt2QCjwN8uc0yoa3XDfYf4WE0NuSAf5YM/03eK5SpQxk9JpQxZAGGPAsN2yuH0tKodR6yOdMlaLrrfW5",
+	"OTQu7WqZHRqbvkSKBNKd01uma9ztCeWZ9Xd0JleQ/2mUm7uWePnxzb4CkrQur97BbyG5G7pfpCI/STnN",
+	"LH1TLUXbJ1ywWszryj8sChHaqwRRLA8j2p2Ex/sY3KCOD/YPEozZxLIzcoV9dEsq/+VU2i9AGFop5hio",
+	"3+6Ww4JnfftTGxR8khYgrZQhk0TBG2FJj6VkvCaF+dKNgvZ/k9jDzoKpf1xQ4inKpkSWJb0zIgNcozs0",
+	"p+XknBvD0nYkaLaiax2SPpbFhKTfHZ4SKZhLqVkraamIFITeMWWtAHKZPydXZnpBFdORSCUGGwgwF6FT",
+	"yoU2JIaPMdrFO0LYg52x6++ik/JnPT87eZwtvik6VBcUyh9/en6+++EPNQL+Z0azOpK7YjTlgmlNFGS/",
+	"6/P7dQu5hOMnsbyNC/sEYxG+aqocPJa3tZHh5cISy/VjeQ3NkWjzJwB/oIbcw/a5Y0o3JrsK8UPGS56l",
+	"xF39uNuxw1Z4K2kKwYErpms9CvBxMml3f0qoS3elPD38AOwgLI3Lm41f7VcS0bCAj96vPdgiyD3iRvf9",
+	"SBMsqpJqvb3elOtFRtfva3Oxl5BqBQZZMLnINhV2XY1js3eEyyU8Ja1MrpjqJFSzdh5dgLoM+zxrC2NN",
+	"E02tkPbxixq1BG583bynSi4X+cqJu/KomIMmLbhGFwZrbvyVE739zjntTC47rz9/ff7QKX88OeTjYPhQ",
+	"nyWg92/wsQPQ/lWT0n+uJWfYs/z0ubYCf04FhYrolAnDzdpqGApczJPy1UYSJTMWiSL8o0mrCK/crBds",
+	"RK7xvpw44zZqhjw7rJkKwuAnu49BGGxeHoTBO5zPGzedIAxeS8X4VPh7XjJ7y+O8A3/dyTnNrsIO6odU",
+	"3fZdryBOnu9GCAHyFP2Gvd2EYh8ecxVwFnWrc6Wn9Wv7D7lUgmaECaN4nRvkrd/tW9+zlbUL8szWXgty",
+	"k7liiVTpo4vKH75jXW6o2iK93EZCXfc3XOyeUaAbdDVc3bFVYinh9QGD1BW8vWuoYQLrHgpj5C0Qwpxn",
+	"GXeZ+D01YpP9bKe5YTkfZipXigfDUuTCbZ5i1Lq21k48IP5y46RxmNcG2zGh8L1bX9wCpaO7EiZkoWRi",
+	"DR80hV3sII/lWJM1I3pm3XFr06bU0DHVjLQ6HTd6x6qGC+vBeL+GG01mUhtUUlSk+UN42m6YKGxL0076",
+	"0nwow8kbA1qOWDtvoEngvzrF53Zj0eCewZP66AtU3NUI/Y3DpUpxS9gts1UF2N63jG9TzOJF2NfkqDb0",
+	"bUF5E0eJZeqZWzOz0xKjmLd6mgVWZK68HoJvvsn+uvalUQfZXnk+ZAREq1kCNteCKQw+W+az1k3c6dhL",
+	"Y8uOKRaO4JEZ63Raakgj4ctA4e8zmaUaglP4zHHRk1NKwzh1vCEPfZHIQdmgazeXkCwyaiARHBI/VP4b",
+	"ybi4hfmSNymbLyQ4TZ2/sLXu1mVSqgUsT5xQstRGzsFesazPBYygQ2fsQOoKTTmI8hTqHuYJt5WsnNp5",
+	"+mqaJ86wXJ5HMtdYANsUWnnlSuJCUhyxnZldiQbh7AV43eQe6r7RLFkqbtbXVjO7Y0/nXNw0560hpVn2",
+	"6VZUe78OSasVdzowSgeujV3PFyNM3HElMUd4RxWnY2s5xr+8f/nq6vrml5d//XL58t2b919uPvzl1fu4",
+	"HRLtfPv4snz+I/JnRhVTBPtk4CHYJxN3ya95Ewp+L6x4KPu4+la7YLhgeLnluRBECYpDr6u4gZnDmlxb",
+	"TBgJXopYn/QHJP5FeOq0nAlXx7/++mvHztlaqwk1LJ+yYjSb/ykq5f6iIL6IhMl3lmsoGaUK+hGhPMFQ",
+	"V1MNx43dTNixiHwLdpU92TE8pDj7mTELJMtyb8zOOogj7XPY0N8mMNa30enTipNSRUbcHpHYt5lAsnWj",
+	"0yQOSYy9JnHebNIlaBtjwcpGM44LSoPP8fHD9U0kEqrU2vrcpiHJbslkxbIMdwQa7LAtpuiw226PKXaK",
+	"Lvhf2BobQ7iYSN/TQrGsd2uEYKuBZCuba29XMstbWHSIMQsSV6pH4hFIc4jmhKjOTL5Qq00iMabJrfW0",
+	"sOUN+hZYao2eshJ3dm1YTmiEZFujh9ZGVDzRIVLdamZ3HQMZ7H4hgY8pentOPYQ+4q6PIHRq5bhIMQOy",
+	"1XAiJzhuta27LNlQahXFypq0aF42nsqVsOroxidVfBbcuMbSlOCuOwtQLUWpB0cq67xWg02enyOxIZdQ",
+	"FpgZm/vsWKIYOJg00xfIySAasNopb0UaLw2JZxCZi4lgLNWR2FtC4dpde2KD/EDhQ1qaQfAsEnEhlGPi",
+	"ZTZBtm93CdQZaLLUjMRfI0yTR8HoawR5lygIIx/uj4KHh/iiJOvsHpaiuJjFxH7dBUtIi4skW2KwC6vH",
+	"p0y5IAhZKW4ME05AkomiaLZAqXkkLDFZvy8keonmy7ALFXRD1gfBStETIDlkgEuPmhVPWJtUBW0/EvEb",
+	"cUcznjqzOfYP9nkKQeeecdwMpSoG70YCqCoXNC1DpyR2FUFxPXP6NjqYTRG9GkFjKYgq7baQJglbmFK9",
+	"RkUq5SrQt+xZl6MkUK2k1WSi5By0TkEjwEtcYUZG2+HcQ6V0RSfcZFXRVNSLBKUQajBwPqAAPzc47va7",
+	"x84kB71fWXfF3upVS2p076sVhw+oRjJW1wpwBfkxDMfVVgdR52y1hv2T9gU56Z+Q2HcCFoFpxbASGp3O",
+	"igPrHr1RuLTRFT3snzTNLe2iCJ/4ypG6gEU+GPYPosm0nM+pWucDEbq5QnsqdKqtp3BpjyL4DA5ygYvx",
+	"qTa4VB2k1J1S9CEP6bPk+WTAOifj47Rzws5o5zw5nXSepQPWHw/pcXKS1kMwuB6K/aAxfmio8uFzGCyW",
+	"NQ7dO9D5jZHnR6hogEkY6+NT9H0i0Rr2+6WwsPNHCEg7yyFX70jrz9mSLRSqZx/0LHWw6pCkbJHJtX1o",
+	"ZE2x5Fa3R/beIwT4kAgTYP0xq0qwamws0zxk6pTokdUSlZV1N/gqhgDcutyJbBcHmpy0KrVpVoRjwVwk",
+	"oOaWzF09pg+AH2nM28F2QNyG3DK2wAbNOFGMGpZ+EKiP/Oc/r+NILEWG8RW3DCzRK9bmkl+8nrvBcvjp",
+	"1Q0sIrLCpuNkEBn2hyed/rNOf9BZKHbH2YooZpZKQJyeXLHJUtMMvdWTfp9syvvQSXi0L5yIpwYNni55",
+	"Y0hGrY2wFIZnPjTgawin9tC9IVVxfo9c+V5VvCyWpka2wET+LNP1YT3PG5mSrQrFYAQVmKBRmfYz9OTo",
+	"vT10TkEgWKVcxMdRpHA77YQNEzY4YZ3np+mzzsnZ8LwzTsdJ5+T0JO2fDs7T8+fPCp7cCrQDcxaVkjAu",
+	"anUQZ/87+BwGQprL0lc9S/vBZ7izZkJ999Op+cf/lCa01obNX1rnnKUwG6jrDEZBTy/HubTQPXo+PJ0M",
+	"J886p8nZcedk/Gzcef7s/LwzPKWnk/Nn4+R4POz5jYMcge65/eyo6QGN4xtE8FCNBVkp+rCldPp7UMfT",
+	"n76pzZDDQZ0N+4M/8NEvUGh8uyK9TNOS7N5LoT6EuwyWMiF+DabMPJqZ2SvpWUnfuKgc8KQTdla0VvOE",
+	"I2IAN6Za9JyyJKPKCvVNheCfFLcxlod3UyjqtOYQyPRqIAqhLEoZuUrk6lbIlSZTbMG3GqiSmYu9yXlB",
+	"YhyRpTey1UatUAgCX/M8kVkmV6BCMFB24VZuPaulmf3e0eDwdyrl1VTsmC64fM77uIUmeO2s/Vwq5XZh",
+	"nZzOuDYlQfgDebGaIKzhh40U4bdyxc1j5PgNbNH7ytO9DfjisCxV2MN31D3jCw3YD9SxAfgtGlwye0H7",
+	"oiY5bKQ9c23oGiwza4ShYYK0LifA/3ZWafHkLngI3i2IREHgG8Rj6mgEhyunk/8RXkKxjcB0FT59msuQ",
+	"j3iki3qEDY/B/XTgnxP7z3P/0f/UewxQVvvP7C+g+tkkUXAFNjwBAo6AlZ2+miN2FByTMUskIEloT1We",
+	"ukM3BAY/1pBNoekFin0wt2lmbR/oTXHJ5YIuWzRN8/4QX7+JvjyKznaXvOW3zAWXvKkS2sc0m7GR2GXH",
+	"lqRPvUVbZYEnGrOVQp/Ae1UYWdNBqZjm037UV6TRsJZjb9OsZLb+sVbZxoP/IINs51N/nC22ZSIdon8S",
+	"jzZTa4NBOonPKxWCaik0kWIEGULC7hfc2l1F/e5CyalyoXK7p/Y7MJV4kUckKy5Sa/fQLCtsFvAQndda",
+	"QMgssqULOiDKiyZzmrI6/pkyg+A5T6KsEgMBjk4w7A/POoNBZzi4GfRH/dNRv9/t9/u/beHSjI77/b15",
+	"AmfYYJw4xIvvYZhUcwr7UkKPFlA6C1lXinSZpprErigmJi0fVIazlCuWtgu5V57BhZWbmBnLJWQIdgG7",
+	"YyISUrgOV5JvBEmosKLbg26cD4fHx8+G/eMz4p5PWnQsl4YMz4cAyKHbVRCiSORJOT2TKyKkoymqDRkO",
+	"zwadwbBzPLgZHo9Oz0en579hur5I0x65DhKuyS1bGMJFJAQVUlfqZwfnz/o+jKGWgkB6QNgHDNsjsK5x",
+	"VzEgtpLLLCVTScZsLS1jMA6AflwTxSZL7bO0dREWWErGqLf8cJ+WApN0aR1XuGcXnPFErZJjpJwdSu0e",
+	"num7KYFHWHWwg1XPvyurEoRdLEmnb2fed75vpco/ZCLViqp0H07GxF7PVSPo3lf320NvmskxzXqVZF/v",
+	"a/njQy8pwO1qzbprZnRjapHszixCNDglcfm7GLgqdnOMi1I0IGoONXmbkHUtTLi9EnScsTQGb0Ujuh3h",
+	"uj3yXi+A5WEuB+pZrDkIGUzLn/GUmZecToXUhifoCKfO3KtMOvedIlEkRd23kC7nxpX5e6wY9MJKGdQ2",
+	"4cIKyjuGq50y86HYPsTsjUkrfvHh/ftXL27efHj/BeYegrM1VTRlqXuix+mlBGqrI1E+h+u3l+0u4ACS",
+	"sYKSI25A1qJcxWPy0owmSkKHAiRitU/XpdTQsgcHyxFFvttloV0WzBV4IbqEyS1fO4UuuawiWkUCJGDu",
+	"ErJ7rhG7E9F7udBMgQ2gDc8yK0wFF9M2xhzKGag6SaeZeVN6mAdp3PLT6niyuKS3AYn+EO6BW7adCeI0",
+	"7fCk87sUbNDgv5WGOAgU/SDwM+udPV3mY7Ec4oLtLzfdxv8IeV9gPwa5eKuCz9fLuI3j+KaFOTzLBsVQ",
+	"hxb5rTrhmplNcDirF1xFhpVCCqTatykHBKTTva/4y0NlCy8LWdb7Wgi2H6wuSuIWNEck4uKrGIQ4Tja2",
+	"g5V0CAUjtU4exCh+Jq4Iovy4kSsOQ61hKoB9TvjOZJaiSipJ/EhsyW0nNJ3Ib0FOb6fKahBoxbb/UHFW",
+	"A0xYFWdL3WFUm5N6UeYwDw8RYlUcw1oEpkcnWi91gcc7dxkV9ZMthvgfqfv9pK4XHp5QGoXH1hH995fF",
+	"Vap8oljGesfR14a/9ErV3o9d0vvqfnvYdfFGxXbTdUXFdPMVUEep97ikpC0ev9SFph69MMeA2PNKyK30",
+	"8sTKo3dh08EeF3rY1aYLS69Z0b2vpU8PT7oJJibSp95rLDk33gq1b7v/Lpe7dqXUkvbYJT0A79zryq+a",
+	"/X3XbsERdNcUXhCxeVEZLGR3Vg2dwKJQd7u6DV428BoH3Cdd9V66OiGqECjruyWuNudam6pqDO+WipFz",
+	"IRl6d68ZPmU7x9u0FweqGn9Gn1y/X96x4TFKAuthMpHijmAPMt7VGVReUdAAhbEdNgZ/4TWGV7iYXgHS",
+	"DLqiQQXfZ1iLdzAo+sBO+8cPn/dWYQXuTYP6cpg330onr4sjrk9j1gZ6r/J3GiEIDdYdO3QJMGjpgodl",
+	"iI7QNTdibQI1M7JQbMLvXWjU0mkkLB1BFXEbAWzA4raj5f1yqUOWUcweGnOxB2qcf7CNwxZGQi7QscjW",
+	"OGAJa+KCSOUq9mLt4iz9EKsCV5QbEufQL2i1TyWRoksuIwFLLaCaCvwZh55Rh4EL6DP4TgbEoEnb+QSw",
+	"xh3vDV360GXSXTV7XMIZicmYZXJFBi6hCSdg9wwb2XFP5MQwEYlWf4TB9XaXXJVeRlUWf8DCGIF3UCRd",
+	"cpWLpI2AEKvN02MVIqIifYOBux9jOzSg4cH8+hiHHsSfAN60l009+BGb8M8m3Q7au11yLSw4n3+nrCjd",
+	"rQTrrYG9C22kwIlfVCpdigJ4XxRMfY1HXYmLZ51HK0cq+IKFf1tQwuEFISU0j7OTBo/1MSvGT80uegpV",
+	"/9+t+uags5vlsDu1hs2la98Z9vv4+sBS/ppjFmCN70BQuQGF8KciJaf9Y+j5uaM8o+OMxVZ9ZSwS8F4d",
+	"IaRrtrfe3S1ji1x7QXOwe1hKDS0S8VD5oW/z/B7FQuJItFi5xw6Fuy8+EoAjZmcE4p76OD1RLJF3dnnQ",
+	"9Ee1IXotEpbiJNpWHSqcM0zto9Rmqtj1f74l2kjF/CLGLAcNaHGTtzzZPQOUqHwxkcib9LlP3BavEnOz",
+	"ancjEVdQh2K31S6Pj6lSuDaERjnQREU7Dma5VlT7VJoVbQ1pfoe69K22phdsgbwNtiCTBsPuabk9J2V3",
+	"+0cn3ASbwhJVSnwyE7k+s2D06XOVpVy34h6M5FoNGznpo5LWqGNLTYy1fNj9QmqOLXSldk1v/3wx0tCM",
+	"tMbrDesQc/Cw35ZAt2/94qEGvuS5/RnXRk4VnRMcDnnBj+gKcEsjAXWnX7DQTsMkbrlI22FRQ/KT9cKg",
+	"KOBI+zbLBhp753bmUSKDVxIuMsqr5BX8C7n568dXO3YJDBxrEzde8pUu+J8ibyREQZjP8k/RTs0eBSFu",
+	"9p8iO+MoeCDHRSfyfm8pvIEeDtyibxbzJTqa5xv7GHFWUW3q1fOr+cJwpus6bRucdm8fB/sqPDec5Vd4",
+	"t8B38Mikmrqudzf4YU67nxGUuSRMmI030GIvMGlZMb/hBbRDIkqQQKGvrsGeHTfwkSaa/85Ia9Dv90tA",
+	"LO0u+RlfrFhyJhRA+7A0JFpiUyV6cbdsrSOB19DFglF14UAYKaDh4l1l4BmuHPQMeWMIzbR06BigJFxs",
+	"MxLoBlJj7GHo0itu8B0z8M2KjWdS3pbfmqxHZV+VxO4meItO7FqtfQfxkSa/XL0tw5WFZR+11Uf7jwOu",
+	"CWSyUXu2sRG7eNdNJGiFNN+kTSXyJarcaRw2vsh63zdXPwoGu514+ad5x/ET32l8wLuKG9AgB/1aPMgt",
+	"u9NVqhX4tA6xq4BoHfT7jfsC2M/10xlUEWNrIGxrDPiDszxe3NYE38rgWf3ucFBAXQUfP1zf7Ol3ambe",
+	"0jHLtMcaGgV5Rvpu0HskpT+pjtabqM6KjXvlQUu4T/b3L3fDk7X5r+tX1z+9mGf01fmkQDcanQyGHoFp",
+	"s9jT/tcdDI9/Cw6I55Uh3Jr06TZcsagAtH27O1VRB3spWcxuNIQBXyq5cPFwfGGN60Qt2/NQwVNAiYJL",
+	"AsPiiyAy6XpvoRQ+EuBdWMUj5zyhWbYelfAOXMkPcbCH0GCL/gNjmrhSSYhNZ6kvI1DopQi2Avgzsl3/",
+	"ik66m9WothRVl+A7vAcC/cTr4nOXlGKpRdgs7/WvsgDu7HdzUnC4A6ixwObamR61C3Yvl/l26tPMFP50",
+	"uQPCu6d7UCQgmPSs7fvgMznNptCHBbMWAUllssT2tcLBgtJZaEGhvjerUBYIhJw3n//18t1bKOXgOsfN",
+	"sFQ6XhuEOLG/hCSRc+ySQtwNlo7IlAl76gCRk3GA8vftQziPSKzl0hJ2l8R0wcEvrvYVxiGJvYFjf3ci",
+	"MbakjWUj8QW0uOCrv626gIlu1MQhWNImiIo9EiB45rjQvSiK6g3clEiMl4ZgaAWKZBo8o8uPb64XLNkn",
+	"jOXfKYMBcSz+dDAeeMpxNb5V6Ju6wg2wZL5jgGsXJ3rCK3Gihx3aiehRg+FRYdkDXtsjcuI+7vZzAq9D",
+	"DqvvdPQc0Yo3FxaHDoQl5ZTAG/PlhFy9fkHOTwfD9neIxnp22+TOfbjfA/Tt6ArOG+7lpBy9K+Hmeby9",
+	"UlNvQgVknsICPCkSiOmXC4Aqfl+XXIN6ozmSmuMvvAZQYkD3YQkszfndAxtp2S7VFE+hciQl1tzPw21U",
+	"w9vuwaAWbiqg9HiqQwRJDiORgX0TkgkXU6YQDgNHttsZolK2prhVlVsofi30rQrfLBKrGfOadE2s1UyW",
+	"mqXtsA6rDtH1GLaNsW1AwAt8TAGDVRLBgP5R+lwCBdWoqLGYGN5hbiWJNXG14ckIdTpsBeqpHOYC98fK",
+	"Yw2YQW/da6fgYFdS3UIiO+PTmSGKumVS4WO03sLYWKApvTtce1QfjKZol/2+hbc90IL8sGoZQxMQznND",
+	"c50jdTnxZ2kCKpotXbXDCtQQBWxTlsI2Hmk0Bckd19x4hDfwsKDhqjQ0OJfu2OqAGjE84PSdtX7WrABk",
+	"Regl7f1ubMjqRuJawmKbwNL0aBu+bAvgzEV4/LZGAvua4LiBFdGtXyFAKHAofBNWYGD0EYQQ8sNx5Csn",
+	"gOVUIu9CFa+eov8iUQEOe1z/XTs75tu0SbWeaws/U8mMlaBnQL/mIDA3KP8dKrdTjyfup1P889z/5n+2",
+	"3zbmh9wDCSTpw9vAcmiaZrfp5PTs2W9BCW8Etm7PVucKAEKxSrshL3NQUBjQ+ot33BJq7/8wkUrVrYC8",
+	"9aq36B5N0vTZkD7rHB8/P+2cPGeTzjg9GXYmZ/2zyZg+H1D2LPgmRBNII6SH7qi75fEdfSgNX94dcFJL",
+	"0KY5yb7DpPJxvz/XB2CqIIXv8hrCDQTCf4CRcZNjIyZLpayhUzuz+pKXukr1t+CnVhYFIir+6dVNDOge",
+	"ORwSYDJVbAUsOd/agzbAP2Grrit3L+E5lp1gnLZDS5ZMP+IUu9bGx7xiUnGKXRd63gW0MR3Qei6cN17y",
+	"zHS4gN04skoHJBeCm0BCkuNyUKCDkiv7FKjV5YTQSJR1P14JK2yPihd1iLypaLet5OKukbBeq1eEEC9G",
+	"nIAizmD3L6OGeesMoxD2Vhd/wPqbvKbH/h1BD32etYUdnUX4Ij9xhEGkxqczJcIAuo11naL28pQa2km5",
+	"Qk+u04EUVdwuNblW4EBLhggcfCR8pN/HGsIymXhYDjbPsRP9CXsDuFVRLEeaxExAjR++iROeXbz1IYxE",
+	"PJbSaKPo4sNKMAXu6Jzef2TquiQN7beoj+1viClTgLzEaGPGBWwzAjxZJ9ZpvaPc4f2SSIEMnKwd2Flu",
+	"AcQXvjkEwNkqYs1dW67DfusBmeN23i/I8nSI79A19JYhqCg1zlQfFTWO8Kok7KbNAX3KiK+ll6KWEd1y",
+	"o1KwEOwyLvK3z2AkGnnAk+wF1JNw45t5oWVYbw5VerhvneOTiWWF7WbhcxI7nOqXeE0Ox4agK5G4xMnn",
+	"VIyNyDjMzu7ja7jc06ZHKhUVdtA5O4xIDBK05aXXWKbr9giRVjMuGAKtjhz2KrxPv/rVQslxxuYekLWF",
+	"+64sP7g/uVe5kFco+VZ0nb9Qm2t/fnb3ACAvo2rqnYC407HfdSDWHpPWIBLv+J+Jw9TLqSZtb+/I4Lg2",
+	"eePfSLR3RVyNMVjS3T4GDhGNPAwOpbHV8DeYhOgYwmjiDtsz4IUdziacqM7AWgfwswPWHvc4hnXEhNao",
+	"vDYI2RwYS0hEt6V4kRSRWCzVQmo2yqsfaY5MXYZAsc4ECgw7mgSgLi1ROTCH+QVnHEYCAmkUXXO9Fobe",
+	"u9JPeMUXWYpbYYcDEiIp1OII0CUI05iHnErI/JHIXzwUbXcsPXy3aK17VdTeJtfmi632CNmWYEy+MWqL",
+	"9skm2LRrBy4dXl34plqIUoWn/wSogyj66kKEFDD0s/KrwvBiaxSrzAGkj3q9wfBZt9/tdwej5/3nfcAd",
+	"dBPZAh1yoN5QKzLGAq8K/HThMOES6vvMCrB1hPNt/Xzz7m2pJlmWEfbbO6GJXSRjw0smGYSioJAMY2Xe",
+	"InRi1jvcIMWUXGnElAfNApVZ2OK+hWcMmXdrF1AfYLgglSqzHLTdH3DpRejAEm57HPCyFR//PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -50,6 +50,8 @@ type Deps struct {
 	Ready func(ctx context.Context) error
 	// Directory is the authorization API's directory of principals.
 	Directory Directory
+	// Denies are the authorization API's deny assignments.
+	Denies DenyAssignments
 	// SetCircuit sets a compute interconnect's (region "") or attachment's circuit down or
 	// up and returns its path; one that is not there is store.ErrNotFound.
 	SetCircuit func(project, region, name string, down bool) (string, error)
