@@ -54,6 +54,18 @@ func buildState(t *testing.T, c *stateClient) {
 		`{"type":"Group","displayName":"state group","members":["22222222-2222-4222-8222-222222222222","c1c1c1c1-0000-4000-8000-000000000003"]}`)
 	c.must(201, http.MethodPut, "/providers/Vendor.Authorization/roleAssignments/a1a1a1a1-0000-4000-8000-000000000006"+armVersion, stateARM(),
 		`{"properties":{"principalId":"c1c1c1c1-0000-4000-8000-000000000006","roleDefinitionId":"`+reader+`"}}`)
+	// Deny assignments made through the admin API (the seed has one too): one replaced, with
+	// a condition and the directory's group; one removed.
+	deny := "/_understudy/authorization/denyAssignments/d1d1d1d1-0000-4000-8000-00000000000"
+	denyBody := func(description string) string {
+		return `{"properties":{"scope":"/` + stateSub + `/resourceGroups/rg-state","denyAssignmentName":"State lock","description":"` + description + `",` +
+			`"permissions":[{"actions":["Microsoft.Compute/*/delete"],"dataActions":["Microsoft.Storage/*/write"]}],"condition":"@Resource[Microsoft.Storage/storageAccounts:name] StringEquals 'logs'","conditionVersion":"2.0",` +
+			`"principals":[{"id":"c1c1c1c1-0000-4000-8000-000000000006"}],"excludePrincipals":[{"id":"c1c1c1c1-0000-4000-8000-000000000003"}],"denyAssignmentEffect":"audit","doNotApplyToChildScopes":true}}`
+	}
+	c.must(201, http.MethodPut, deny+"1", stateAdmin(), denyBody("first"))
+	c.must(200, http.MethodPut, deny+"1", stateAdmin(), denyBody("replaced"))
+	c.must(201, http.MethodPut, deny+"2", stateAdmin(), `{"properties":{"scope":"/","denyAssignmentName":"gone","permissions":[{"actions":["*"]}],"principals":[{"id":"00000000-0000-0000-0000-000000000000"}]}}`)
+	c.must(204, http.MethodDelete, deny+"2", stateAdmin(), "")
 	// A custom role made by PUT, updated, and assigned: the export keeps it with its history.
 	rd := "/" + stateSub + stateRoleProvider + "roleDefinitions/44444444-4444-4444-8444-444444444444" + armVersion
 	c.must(201, http.MethodPut, rd, stateARM(), `{"properties":{"roleName":"State Operator","permissions":[{"actions":["Microsoft.Compute/*/read"],"dataActions":["Microsoft.Storage/*/read"]}],"assignableScopes":["/`+stateSub+`"]}}`)
@@ -183,6 +195,21 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 	add("/providers/Microsoft.Management/managementGroups/mg-example"+stateRoleProvider+"roleAssignments"+armVersion, stateARM())
 	add("/"+stateSub+"/resourceGroups/rg-state"+stateRoleProvider+"permissions"+armVersion, stateARM())
 	add("/_understudy/authorization/principals", stateAdmin())
+	// Deny assignments: lists (all, by filters, a page at a time, in each api-version) and
+	// each one by id.
+	for _, q := range []string{"", "&$filter=atScope()", "&$top=1", "&$filter=assignedTo('22222222-2222-4222-8222-222222222222')",
+		"&$filter=gdprExportPrincipalId%20eq%20'22222222-2222-4222-8222-222222222222'", "&$filter=principalId%20eq%20'c1c1c1c1-0000-4000-8000-000000000006'"} {
+		for _, v := range []string{armVersion, "?api-version=2018-07-01-preview", "?api-version=2024-07-01-preview"} {
+			add("/"+stateSub+stateRoleProvider+"denyAssignments"+v+q, stateARM())
+		}
+	}
+	denies := a.must(200, http.MethodGet, "/"+stateSub+stateRoleProvider+"denyAssignments"+armVersion, stateARM(), "")
+	if len(denies["value"].([]any)) != 2 {
+		t.Fatalf("deny assignments: %v, want the seed's and the admin API's", denies)
+	}
+	for _, v := range denies["value"].([]any) {
+		add(v.(map[string]any)["id"].(string)+"?api-version=2024-07-01-preview", stateARM())
+	}
 	add(stateRoleProvider+"roleDefinitions"+armVersion, stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions"+armVersion+"&$filter=type%20eq%20'CustomRole'", stateARM())
 	add("/"+stateSub+stateRoleProvider+"roleDefinitions/33333333-3333-4333-8333-333333333333"+armVersion, stateARM())
@@ -313,6 +340,7 @@ func TestStateRoundTrip(t *testing.T) {
 	for _, want := range []string{"fr-a", "labelFingerprint: ", "sequence: ", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
 		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual",
 		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n",
+		"denyAssignments:", "denyAssignmentName: Managed application lock", "description: replaced", "type: SystemDefined", "denyAssignmentEffect: audit", "createdBy: understudy-admin",
 		"given_name: Bea", "key: person-beta", "registered_name: Beta GmbH",
 		"event_destinations:", "signing_secret: whsec_", "name: hooks, renamed", "aws_account_id: \"123456789012\""} {
 		if !bytes.Contains(exported, []byte(want)) {
@@ -399,6 +427,7 @@ func TestStateRoundTrip(t *testing.T) {
 	b.must(200, http.MethodDelete, "/"+stateSub+stateRoleProvider+"roleAssignments/a1a1a1a1-0000-4000-8000-000000000001"+armVersion, stateARM(), "")
 	b.must(200, http.MethodPost, "/compute/v1/projects/"+stateProject+"/global/forwardingRules", stateCompute(), `{"name":"fr-new"}`)
 	b.must(200, http.MethodPost, "/v2/core/accounts", stateAccounts(stateKeys[0]), `{"display_name":"New"}`)
+	b.must(204, http.MethodDelete, "/_understudy/authorization/denyAssignments/66666666-6666-4666-8666-666666666666", stateAdmin(), "")
 	if r, err := srvB.Admin.ResetWithResponse(context.Background()); err != nil || r.StatusCode() != 200 {
 		t.Fatalf("reset: %v", err)
 	}
