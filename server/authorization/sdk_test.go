@@ -419,6 +419,7 @@ type sdkEnv struct {
 	assignments *armauthorization.RoleAssignmentsClient
 	definitions *armauthorization.RoleDefinitionsClient
 	permissions *armauthorization.PermissionsClient
+	denies      *armauthorization.DenyAssignmentsClient
 	rec         *sdkRecorder
 }
 
@@ -446,7 +447,11 @@ func newSDKEnvWith(t *testing.T, baseURL string, more ...policy.Policy) *sdkEnv 
 	if err != nil {
 		t.Fatalf("NewPermissionsClient: %v", err)
 	}
-	return &sdkEnv{assignments: assignments, definitions: definitions, permissions: permissions, rec: rec}
+	denies, err := armauthorization.NewDenyAssignmentsClient(sdkSubscription, cred, opts)
+	if err != nil {
+		t.Fatalf("NewDenyAssignmentsClient: %v", err)
+	}
+	return &sdkEnv{assignments: assignments, definitions: definitions, permissions: permissions, denies: denies, rec: rec}
 }
 
 // sdkClientOptions are the client options of newSDKEnvWith, for any version of the SDK: the
