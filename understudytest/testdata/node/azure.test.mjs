@@ -2,12 +2,13 @@
 // Node SDK, @azure/arm-authorization, built as recipes.mjs's azureAuthorization builds it,
 // against the server at UNDERSTUDY_URL as TestNodeRecipes starts it.
 //
-// The SDK's groups that map to the spec (roleAssignments, roleDefinitions, permissions) all
-// send api-version 2022-04-01; the last test sends every other version the spec serves
-// through a policy. Its other groups (classicAdministrators, globalAdministrator,
-// denyAssignments, providerOperationsMetadataOperations, eligibleChildResources and the
-// roleAssignmentSchedule*, roleEligibilitySchedule*, roleManagementPolic* groups) are no
-// operation of the spec.
+// The SDK's groups that map to the spec (roleAssignments, roleDefinitions, permissions,
+// denyAssignments) all send api-version 2022-04-01; the versions test sends every other
+// version the spec serves through a policy. Deny assignments, which ARM's API only reads,
+// are made through the admin API, as the platform makes them in ARM. The SDK's other
+// groups (classicAdministrators, globalAdministrator, providerOperationsMetadataOperations,
+// eligibleChildResources and the roleAssignmentSchedule*, roleEligibilitySchedule*,
+// roleManagementPolic* groups) are no operation of the spec.
 //
 // The files of this directory run at once against one server: every test here works in a
 // subscription of its own (…-00000000d0NN), names its roles "Node SDK …", and deletes what
@@ -488,6 +489,7 @@ const versions = {
     '2020-04-01-preview', '2020-08-01-preview', '2020-10-01-preview', '2022-04-01', '2022-05-01-preview'],
   roleDefinitions: ['2015-07-01', '2017-10-01-preview', '2018-01-01-preview', '2022-04-01', '2022-05-01-preview'],
   permissions: ['2015-07-01', '2018-01-01-preview', '2022-04-01', '2022-05-01-preview'],
+  denyAssignments: ['2018-07-01-preview', '2022-04-01', '2024-07-01-preview'],
 };
 // Versions that answer 200 to a role-assignment PUT that updates (the others 201).
 const updateAnswers200 = ['2020-03-01-preview', '2020-08-01-preview', '2020-10-01-preview', '2022-04-01', '2022-05-01-preview'];
@@ -564,7 +566,90 @@ test('every api-version the spec serves, in its own shape', async () => {
       roleAssignments: () => client.roleAssignments.get(scope, name(1200)),
       roleDefinitions: () => client.roleDefinitions.get(scope, readerGUID),
       permissions: () => all(client.permissions.listForResourceGroup('rg-versions')),
+      denyAssignments: () => all(client.denyAssignments.list()),
     }[type];
     await rejects(call(), 400, 'NoRegisteredProviderFound');
+  }
+});
+
+// putDeny makes a deny assignment through the admin API, as the platform (a managed
+// application, a deployment stack) makes one in ARM.
+async function putDeny(n, properties) {
+  const res = await fetch(`${baseURL}/_understudy/authorization/denyAssignments/${n}`, {
+    method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ properties }),
+  });
+  assert.equal(res.status, 201, await res.text());
+}
+
+test('denyAssignments: get, by id, the four lists with their filters, every api-version', async () => {
+  const sub = subID(12);
+  const client = azureAuthorization(baseURL, sub);
+  const scope = `/subscriptions/${sub}`;
+  const rg = `${scope}/resourceGroups/rg-deny`;
+  const acct = `${rg}/providers/Microsoft.Storage/storageAccounts/acct1`;
+  const slot = `${rg}/providers/Microsoft.Web/sites/site1/slots/staging`;
+  const deny = (n) => guid('a2b0de04', n);
+  const everyone = '00000000-0000-0000-0000-000000000000';
+  const lock = (at, display, principals, excludePrincipals = []) => ({
+    scope: at, denyAssignmentName: display, description: `${display}, by the platform`,
+    permissions: [{ actions: ['*'], notActions: ['*/read'] }],
+    principals: principals.map((id) => ({ id })), excludePrincipals: excludePrincipals.map((id) => ({ id, type: 'ServicePrincipal' })),
+  });
+  const made = [deny(1), deny(2), deny(3), deny(4)];
+  try {
+    await putDeny(deny(1), lock(scope, 'Stack lock', [everyone], [principal(1501)]));
+    await putDeny(deny(2), { ...lock(rg, 'Managed app lock', [principal(1500)]), condition: "@Resource[Microsoft.Storage/storageAccounts:name] StringEquals 'logs'", conditionVersion: '2.0' });
+    await putDeny(deny(3), lock(acct, 'Account lock', [principal(1501)]));
+    await putDeny(deny(4), { ...lock(slot, 'Slot lock', [principal(1500)]), doNotApplyToChildScopes: true });
+
+    const d = await client.denyAssignments.get(rg, deny(2));
+    assert.equal(d.id, `${rg}${provider}/denyAssignments/${deny(2)}`);
+    assert.equal(d.name, deny(2));
+    assert.equal(d.type, 'Vendor.Authorization/denyAssignments');
+    assert.equal(d.denyAssignmentName, 'Managed app lock');
+    assert.equal(d.description, 'Managed app lock, by the platform');
+    assert.equal(d.scope, rg);
+    assert.deepEqual(d.permissions, [{ actions: ['*'], notActions: ['*/read'] }]);
+    assert.deepEqual(d.principals, [{ id: principal(1500), type: 'User' }]);
+    assert.equal(d.doNotApplyToChildScopes, false);
+    assert.equal(d.isSystemProtected, true);
+    assert.equal(d.conditionVersion, '2.0');
+    assert.ok(d.createdOn instanceof Date && d.updatedOn instanceof Date, `createdOn ${d.createdOn}`);
+    assert.equal(d.createdBy, 'understudy-admin');
+    assert.deepEqual(await client.denyAssignments.getById(d.id), d);
+    const all1 = await client.denyAssignments.get(scope, deny(1));
+    assert.deepEqual(all1.principals, [{ id: everyone, type: 'SystemDefined' }]);
+    assert.deepEqual(all1.excludePrincipals, [{ id: principal(1501), type: 'ServicePrincipal' }]);
+    await rejects(client.denyAssignments.get(scope, deny(2)), 404, 'DenyAssignmentNotFound');
+    await rejects(client.denyAssignments.getById(`${scope}/providers/Microsoft.Authorization/denyAssignments/${deny(99)}`), 404, 'DenyAssignmentNotFound');
+
+    const names = async (iter) => (await all(iter)).map((x) => x.name);
+    assert.deepEqual(await names(client.denyAssignments.list()), made);
+    assert.deepEqual(await names(client.denyAssignments.listForResourceGroup('rg-deny')), made);
+    assert.deepEqual(await names(client.denyAssignments.listForResource('rg-deny', 'Microsoft.Storage', '', 'storageAccounts', 'acct1')), [deny(1), deny(2), deny(3)]);
+    assert.deepEqual(await names(client.denyAssignments.listForResource('rg-deny', 'Microsoft.Web', 'sites/site1', 'slots', 'staging')), [deny(1), deny(2), deny(4)]);
+    assert.deepEqual(await names(client.denyAssignments.listForScope(acct, { filter: 'atScope()' })), [deny(1), deny(2), deny(3)]);
+    assert.deepEqual(await names(client.denyAssignments.list({ filter: "denyAssignmentName eq 'Stack lock'" })), [deny(1)]);
+    assert.deepEqual(await names(client.denyAssignments.list({ filter: `principalId eq '${principal(1500)}'` })), [deny(2), deny(4)]);
+    assert.deepEqual(await names(client.denyAssignments.listForResourceGroup('rg-deny', { filter: `assignedTo('${principal(1501)}')` })), [deny(3)]);
+    const gdpr = await all(client.denyAssignments.list({ filter: `gdprExportPrincipalId eq '${principal(1501)}'` }));
+    assert.deepEqual(gdpr.map((x) => [x.name, x.denyAssignmentName, x.description, x.scope]),
+      [[deny(1), 'Stack lock', 'Stack lock, by the platform', undefined], [deny(3), 'Account lock', 'Account lock, by the platform', undefined]]);
+    await rejects(all(client.denyAssignments.list({ filter: "roleName eq 'Reader'" })), 400, 'UnsupportedQuery');
+    await rejects(all(client.denyAssignments.listForScope('/')), 400, 'BadRequest');
+
+    // Each api-version in its shape: conditions from 2022-04-01, the effect in 2024-07-01-preview.
+    // The SDK's model (2022-04-01) has no effect: it is read from the body.
+    for (const v of versions.denyAssignments) {
+      let body;
+      const got = await clientAt(sub, 'denyAssignments', v).denyAssignments.get(rg, deny(2), { onResponse: (r) => { body = JSON.parse(r.bodyAsText); } });
+      assert.equal(got.conditionVersion, v < '2022-04-01' ? undefined : '2.0', v);
+      assert.ok(got.createdOn instanceof Date, v);
+      assert.equal(body.properties.denyAssignmentEffect, v === '2024-07-01-preview' ? 'enforced' : undefined, v);
+    }
+  } finally {
+    for (const n of made) {
+      await fetch(`${baseURL}/_understudy/authorization/denyAssignments/${n}`, { method: 'DELETE' });
+    }
   }
 });
