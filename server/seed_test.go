@@ -617,7 +617,7 @@ func TestDocumentedSeedExample(t *testing.T) {
 	}
 	a := cfg.Authorization
 	if len(cfg.Accounts.Accounts) != 1 || len(cfg.Compute.Projects) != 1 || len(a.Assignments) != 2 || len(cfg.Accounts.Platforms) != 2 ||
-		len(a.ManagementGroups) != 2 || len(a.Directory) != 3 {
+		len(a.ManagementGroups) != 2 || len(a.Directory) != 3 || len(a.DenyAssignments) != 1 {
 		t.Errorf("docs/seed.md example: %+v", cfg)
 	}
 	// What its comments say the compute resources read as.

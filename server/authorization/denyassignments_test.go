@@ -174,6 +174,20 @@ func TestDenyAssignmentGet(t *testing.T) {
 	r = get("subscriptions/not-a-guid", denyName(4), apiVersion)
 	wantError(t, r.StatusCode(), r.Body, http.StatusBadRequest, "InvalidSubscriptionId")
 
+	// Read-only: 2024-07-01-preview's PUT and DELETE are not served.
+	for _, method := range []string{http.MethodPut, http.MethodDelete} {
+		req, _ := http.NewRequest(method, e.srv.URL+"/"+rgScope+"/providers/Vendor.Authorization/denyAssignments/"+denyName(4)+"?api-version=2024-07-01-preview", strings.NewReader(`{"properties":{}}`))
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		wantError(t, resp.StatusCode, body, http.StatusMethodNotAllowed, "MethodNotAllowed")
+	}
+
 	// By id, as ARM's GetById sends it: the root's too, at /providers/..., any case.
 	for path, want := range map[string]string{
 		"/providers/Vendor.Authorization/denyAssignments/" + denyName(1):                                                      denyName(1),
