@@ -2,9 +2,6 @@ package admin
 
 import (
 	"context"
-	"errors"
-	"net/http"
-	"strings"
 
 	gen "github.com/understudy-dev/understudy/gen/admin"
 	"github.com/understudy-dev/understudy/server/authorization"
@@ -39,11 +36,5 @@ func (s *Server) DeleteDenyAssignment(ctx context.Context, req gen.DeleteDenyAss
 
 // denyError is the admin error for the deny assignments' refusals.
 func denyError(err error) error {
-	switch {
-	case errors.Is(err, authorization.ErrInvalidDenyAssignment):
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: strings.TrimPrefix(err.Error(), authorization.ErrInvalidDenyAssignment.Error()+": ")}
-	case errors.Is(err, authorization.ErrDenyAssignmentNotFound):
-		return &Error{Status: http.StatusNotFound, Code: "NotFound", Message: "there is no deny assignment " + strings.TrimPrefix(err.Error(), authorization.ErrDenyAssignmentNotFound.Error()+": ")}
-	}
-	return err
+	return refusal(err, authorization.ErrInvalidDenyAssignment, authorization.ErrDenyAssignmentNotFound, "there is no deny assignment ")
 }

@@ -64,11 +64,18 @@ func principalToWire(e authorization.DirectoryEntry) gen.Principal {
 
 // directoryError is the admin error for the directory's refusals.
 func directoryError(err error) error {
+	return refusal(err, authorization.ErrInvalidPrincipal, authorization.ErrPrincipalNotFound, "the directory has no principal ")
+}
+
+// refusal is the admin error for an authorization API refusal: 400 InvalidRequest for one
+// that wraps invalid, 404 NotFound (its message after notFound's) for one that wraps
+// notFound, err itself otherwise. The wrapped error's words are dropped from the message.
+func refusal(err, invalid, notFound error, notFoundPrefix string) error {
 	switch {
-	case errors.Is(err, authorization.ErrInvalidPrincipal):
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: strings.TrimPrefix(err.Error(), authorization.ErrInvalidPrincipal.Error()+": ")}
-	case errors.Is(err, authorization.ErrPrincipalNotFound):
-		return &Error{Status: http.StatusNotFound, Code: "NotFound", Message: "the directory has no principal " + strings.TrimPrefix(err.Error(), authorization.ErrPrincipalNotFound.Error()+": ")}
+	case errors.Is(err, invalid):
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequest", Message: strings.TrimPrefix(err.Error(), invalid.Error()+": ")}
+	case errors.Is(err, notFound):
+		return &Error{Status: http.StatusNotFound, Code: "NotFound", Message: notFoundPrefix + strings.TrimPrefix(err.Error(), notFound.Error()+": ")}
 	}
 	return err
 }

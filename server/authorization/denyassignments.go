@@ -107,25 +107,7 @@ func (s *Server) DenyAssignmentsListForScope(ctx context.Context, req gen.DenyAs
 			}
 			return nil
 		}
-		// As role-assignment lists: the scopes above, the scope, then (without atScope())
-		// what is below it, disjoint ranges in ascending order.
-		ranges := [][2]string{atScope(scope.Key)}
-		for _, a := range s.hier.above(scope.Key) {
-			ranges = append(ranges, atScope(a))
-		}
-		if !filter.AtOrAbove {
-			ranges = append(ranges, s.hier.below(scope.Key)...)
-		}
-		slices.SortFunc(ranges, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
-		for _, rg := range ranges {
-			if after != nil && rg[1] <= after.Key {
-				continue
-			}
-			s.tables.DeniesByScope.Scan(tx, rg[0], rg[1], after, visit)
-			if more {
-				break
-			}
-		}
+		scanRanges(tx, s.tables.DeniesByScope, s.scopeRanges(scope.Key, filter.AtOrAbove), after, visit)
 		return nil
 	}); err != nil {
 		return nil, err

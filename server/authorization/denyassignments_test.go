@@ -3,7 +3,6 @@ package authorization_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -71,27 +70,6 @@ func denyFixture(c *authorization.Config) {
 		denySeed(5, denySite, "Site deny", []string{denySP}, nil, map[string]any{"denyAssignmentEffect": "audit", "isSystemProtected": false}),
 		denySeed(6, denyOtherSub, "Other deny", []string{denyUser}, nil, nil),
 	}
-}
-
-// denyGet sends GET path (with its query) with a bearer token and returns the status and
-// the body.
-func denyGet(t *testing.T, e *env, token, path string) (int, []byte) {
-	t.Helper()
-	if !strings.HasPrefix(path, "http") {
-		path = e.srv.URL + path
-	}
-	req, err := http.NewRequest(http.MethodGet, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, body
 }
 
 // denyNames lists at scope with filter (any "", every page) and returns the names listed.
@@ -176,16 +154,8 @@ func TestDenyAssignmentGet(t *testing.T) {
 
 	// Read-only: 2024-07-01-preview's PUT and DELETE are not served.
 	for _, method := range []string{http.MethodPut, http.MethodDelete} {
-		req, _ := http.NewRequest(method, e.srv.URL+"/"+rgScope+"/providers/Vendor.Authorization/denyAssignments/"+denyName(4)+"?api-version=2024-07-01-preview", strings.NewReader(`{"properties":{}}`))
-		req.Header.Set("Authorization", "Bearer t")
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		wantError(t, resp.StatusCode, body, http.StatusMethodNotAllowed, "MethodNotAllowed")
+		code, body := e.send(t, method, "/"+rgScope+"/providers/Vendor.Authorization/denyAssignments/"+denyName(4)+"?api-version=2024-07-01-preview", "t", `{"properties":{}}`)
+		wantError(t, code, body, http.StatusMethodNotAllowed, "MethodNotAllowed")
 	}
 
 	// By id, as ARM's GetById sends it: the root's too, at /providers/..., any case.
@@ -195,7 +165,7 @@ func TestDenyAssignmentGet(t *testing.T) {
 		"/" + denyMG + "/providers/Vendor.Authorization/denyAssignments/" + denyName(2):                                       denyName(2),
 		"/providers/Vendor.Management/managementGroups/MG-DENY/providers/Vendor.Authorization/denyAssignments/" + denyName(2): denyName(2),
 	} {
-		code, body := denyGet(t, e, "t", path+"?api-version="+apiVersion)
+		code, body := e.send(t, http.MethodGet, path+"?api-version="+apiVersion, "t", "")
 		if code != 200 || !strings.Contains(string(body), `"name":"`+want+`"`) {
 			t.Errorf("GET %s: %d %s", path, code, body)
 		}
@@ -275,7 +245,7 @@ func TestDenyAssignmentLists(t *testing.T) {
 	// ARM's lists for a subscription, a resource group and a resource (a top-level one with
 	// its empty parentResourcePath) are the same operation.
 	for _, path := range []string{"/" + subScope, "/" + subScope + "/resourcegroups/rg1", "/" + subScope + "/resourcegroups/rg1/providers/Microsoft.Web//sites/site1"} {
-		code, body := denyGet(t, e, "t", path+"/providers/Vendor.Authorization/denyAssignments?api-version=2022-04-01&$filter=atScope()")
+		code, body := e.send(t, http.MethodGet, path+"/providers/Vendor.Authorization/denyAssignments?api-version=2022-04-01&$filter=atScope()", "t", "")
 		if code != 200 || !strings.Contains(string(body), n(1)) {
 			t.Errorf("GET %s: %d %s", path, code, body)
 		}
@@ -293,7 +263,7 @@ func TestDenyAssignmentPaging(t *testing.T) {
 			if pages == 10 {
 				t.Fatalf("%s: still more after %d pages", q, pages)
 			}
-			code, body := denyGet(t, e, "t", next)
+			code, body := e.send(t, http.MethodGet, next, "t", "")
 			var page gen.DenyAssignmentListResult
 			if code != 200 || json.Unmarshal(body, &page) != nil {
 				t.Fatalf("%s: %d %s", q, code, body)
@@ -319,7 +289,7 @@ func TestDenyAssignmentPaging(t *testing.T) {
 			t.Errorf("%s: %v, want %v", q, got, want)
 		}
 	}
-	code, body := denyGet(t, e, "t", "/"+subScope+"/providers/Vendor.Authorization/denyAssignments?api-version=2022-04-01&$skipToken=!!")
+	code, body := e.send(t, http.MethodGet, "/"+subScope+"/providers/Vendor.Authorization/denyAssignments?api-version=2022-04-01&$skipToken=!!", "t", "")
 	wantError(t, code, body, http.StatusBadRequest, "InvalidSkipToken")
 }
 
@@ -330,11 +300,11 @@ func TestDenyAssignmentsEnforced(t *testing.T) {
 		c.Enforce = true
 		c.Assignments = []authorization.SeedAssignment{{"name": name1, "scope": rgScope, "principalId": denySP, "roleDefinitionId": readerID}}
 	})
-	code, body := denyGet(t, e, jwt(denySP), "/"+rgScope+"/providers/Vendor.Authorization/denyAssignments?api-version=2022-04-01")
+	code, body := e.send(t, http.MethodGet, "/"+rgScope+"/providers/Vendor.Authorization/denyAssignments?api-version=2022-04-01", jwt(denySP), "")
 	if code != 200 || !strings.Contains(string(body), denyName(4)) {
 		t.Errorf("a Reader's list: %d %s", code, body)
 	}
-	code, body = denyGet(t, e, jwt(denySP), "/"+subScope+"/providers/Vendor.Authorization/denyAssignments/"+denyName(3)+"?api-version=2022-04-01")
+	code, body = e.send(t, http.MethodGet, "/"+subScope+"/providers/Vendor.Authorization/denyAssignments/"+denyName(3)+"?api-version=2022-04-01", jwt(denySP), "")
 	if er := wantError(t, code, body, http.StatusForbidden, "AuthorizationFailed"); !strings.Contains(er.Message, "'Vendor.Authorization/denyAssignments/read' over scope '/"+subScope+"/providers/Vendor.Authorization/denyAssignments/"+denyName(3)+"'") {
 		t.Errorf("message = %s", er.Message)
 	}

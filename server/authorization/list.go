@@ -75,26 +75,7 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 			}
 			return nil
 		}
-		// The scopes above (the root, management groups, path prefixes), the scope itself,
-		// then (without atScope()) what is below it: disjoint key ranges in ascending order,
-		// so one cursor pages across all of them.
-		ranges := [][2]string{atScope(scope.Key)}
-		for _, a := range s.hier.above(scope.Key) {
-			ranges = append(ranges, atScope(a))
-		}
-		if !filter.AtOrAbove {
-			ranges = append(ranges, s.hier.below(scope.Key)...)
-		}
-		slices.SortFunc(ranges, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
-		for _, rg := range ranges {
-			if after != nil && rg[1] <= after.Key {
-				continue
-			}
-			s.tables.ByScope.Scan(tx, rg[0], rg[1], after, visit)
-			if more {
-				break
-			}
-		}
+		scanRanges(tx, s.tables.ByScope, s.scopeRanges(scope.Key, filter.AtOrAbove), after, visit)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -107,6 +88,40 @@ func (s *Server) RoleAssignmentsListForScope(ctx context.Context, req gen.RoleAs
 		out.NextLink = ptr(s.nextLink(ctx, "roleAssignments", scope.Path, req.Params.Filter, req.Params.Top, encodeSkipToken(last)))
 	}
 	return out, nil
+}
+
+// scopeRanges are the [lo, hi) ranges of a scope index (ByScope, DeniesByScope) that hold
+// what is at the scopes above the scope key (the root, management groups, path prefixes),
+// at the scope itself, then (unless atOrAbove) below it: disjoint, in ascending order, so
+// that one cursor pages across all of them.
+func (s *Server) scopeRanges(scopeKey string, atOrAbove bool) [][2]string {
+	ranges := [][2]string{atScope(scopeKey)}
+	for _, a := range s.hier.above(scopeKey) {
+		ranges = append(ranges, atScope(a))
+	}
+	if !atOrAbove {
+		ranges = append(ranges, s.hier.below(scopeKey)...)
+	}
+	slices.SortFunc(ranges, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	return ranges
+}
+
+// scanRanges calls visit with the rows of the index in ranges (scopeRanges), after the
+// cursor, until visit returns false.
+func scanRanges[R any](tx *store.Tx, index *store.Index[R], ranges [][2]string, after *store.Cursor, visit func(store.Cursor, R) bool) {
+	stopped := false
+	for _, rg := range ranges {
+		if after != nil && rg[1] <= after.Key {
+			continue
+		}
+		index.Scan(tx, rg[0], rg[1], after, func(c store.Cursor, r R) bool {
+			stopped = !visit(c, r)
+			return !stopped
+		})
+		if stopped {
+			return
+		}
+	}
 }
 
 // nextLink is the URL of the page after token of the list of kind (roleAssignments,

@@ -15,11 +15,28 @@ import (
 // a JSON object (nil when there is none).
 func (e *env) do(t *testing.T, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	code, raw := e.send(t, method, path, "token", body)
+	var out map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("%s %s: %d, not JSON: %s", method, path, code, raw)
+		}
+	}
+	return code, out
+}
+
+// send sends a raw request to path (on the server, or a whole URL of it) with the bearer
+// token and returns the status and the body.
+func (e *env) send(t *testing.T, method, path, token, body string) (int, []byte) {
+	t.Helper()
+	if !strings.HasPrefix(path, "http") {
+		path = e.srv.URL + path
+	}
+	req, err := http.NewRequest(method, path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer token")
+	req.Header.Set("Authorization", "Bearer "+token)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -29,13 +46,7 @@ func (e *env) do(t *testing.T, method, path, body string) (int, map[string]any) 
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			t.Fatalf("%s %s: %d, not JSON: %s", method, path, resp.StatusCode, raw)
-		}
-	}
-	return resp.StatusCode, out
+	return resp.StatusCode, raw
 }
 
 func member(m map[string]any, path ...string) (any, bool) {
