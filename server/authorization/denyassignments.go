@@ -17,7 +17,8 @@ import (
 // grant. ARM serves them read-only: the platform makes them (Blueprints, managed
 // applications, deployment stacks). Here the seed file and the admin API make them
 // (putDeny), and the API reads and lists them as ARM does. They are not part of the
-// permission checks of --authz-enforce nor of the permissions operation (docs).
+// permission checks of --authz-enforce nor of the permissions operation
+// (docs/authorization.md says why).
 
 const (
 	actionDenyAssignmentsRead = "Vendor.Authorization/denyAssignments/read"

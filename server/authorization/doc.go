@@ -1,8 +1,9 @@
 // Package authorization implements the authorization API (gen/authorization): role
 // assignments at hierarchical scopes, the role definitions they refer to (the vendor's
-// built-in catalog, package builtin, and custom roles) and the caller's permissions, as
-// ARM's RBAC service does for api-version 2022-04-01 and the other versions its REST
-// specification defines (versions.go), under Vendor.Authorization.
+// built-in catalog, package builtin, and custom roles), the caller's permissions and the
+// deny assignments the platform makes (read-only; denyassignments.go), as ARM's RBAC
+// service does for api-version 2022-04-01 and the other versions its REST specification
+// defines (versions.go), under Vendor.Authorization.
 //
 // Where the real service is silent or we chose differently it is said next to the code.
 // Notable choices:
