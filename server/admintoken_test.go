@@ -83,6 +83,21 @@ var adminCalls = []struct {
 	{"deletePrincipal", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.DeletePrincipal(ctx, "0a0a0a0a-0000-4000-8000-0000000000ff", a)
 	}},
+	{"putDenyAssignment", 201, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		// A new deny assignment each time, so that every accepted call creates (201).
+		n := principalSeq.Add(1)
+		return c.PutDenyAssignment(ctx, fmt.Sprintf("0b0b0b0b-0000-4000-8000-%012d", n), admingen.DenyAssignment{
+			"properties": map[string]any{
+				"denyAssignmentName": fmt.Sprintf("deny %d", n),
+				"scope":              "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2",
+				"permissions":        []any{map[string]any{"actions": []any{"*/delete"}}},
+				"principals":         []any{map[string]any{"id": "00000000-0000-0000-0000-000000000000"}},
+			},
+		}, a)
+	}},
+	{"deleteDenyAssignment", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
+		return c.DeleteDenyAssignment(ctx, "0b0b0b0b-0000-4000-8000-0000000000ff", a)
+	}},
 	{"setInterconnectCircuit", 404, func(ctx context.Context, c *admingen.Client, a admingen.RequestEditorFn) (*http.Response, error) {
 		return c.SetInterconnectCircuit(ctx, "proj-token-1", "ic-none", admingen.Circuit{State: admingen.CircuitStateDOWN}, a)
 	}},
