@@ -30,6 +30,38 @@ func (s *Server) ConsoleAssignments(ctx context.Context) ([]gen.RoleAssignment, 
 	return out, err
 }
 
+// ConsoleDenyAssignments are the deny assignments that apply at scope (as ids spell it),
+// as the API's list with atScope() there finds them (at it, and above it unless they do
+// not apply to child scopes), or every one when scope is "" (the list at the root without
+// a filter), each as a GET of the latest api-version renders it, in scope order. false
+// when the scope is not one the API accepts.
+func (s *Server) ConsoleDenyAssignments(ctx context.Context, scope string) ([]gen.DenyAssignment, bool, error) {
+	key, filter := "", denyFilter{}
+	if scope != "" {
+		sc, ok := ParseScope(scope)
+		if !ok {
+			return nil, false, nil
+		}
+		key, filter = sc.Key, denyFilter{AtOrAbove: true}
+	}
+	v := latestVersion("denyAssignments")
+	var out []gen.DenyAssignment
+	err := s.db.View(ctx, func(tx *store.Tx) error {
+		out = out[:0]
+		scanRanges(tx, s.tables.DeniesByScope, s.scopeRanges(key, filter.AtOrAbove), nil, func(_ store.Cursor, d gen.DenyAssignment) bool {
+			if s.denyListed(d, key, filter) {
+				out = append(out, renderDeny(v, d))
+			}
+			return true
+		})
+		return nil
+	})
+	return out, true, err
+}
+
+// AllPrincipals is the principal id by which a deny assignment names every principal.
+const AllPrincipals = allPrincipals
+
 // ConsoleRoles is every role definition, built-in and custom, as the tenant's list returns
 // them.
 func (s *Server) ConsoleRoles(ctx context.Context) ([]gen.RoleDefinition, error) {

@@ -410,8 +410,7 @@ func (s *Server) PutDenyAssignment(name string, entry SeedDenyAssignment) (SeedD
 		}
 		return nil, false, err
 	}
-	vs := apiVersions["denyAssignments"]
-	out, err := seedEntry(renderDeny(vs[len(vs)-1], d))
+	out, err := seedEntry(renderDeny(latestVersion("denyAssignments"), d))
 	return SeedDenyAssignment(out), created, err
 }
 

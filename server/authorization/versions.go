@@ -30,6 +30,13 @@ var apiVersions = map[string][]string{
 	"denyAssignments": {"2018-07-01-preview", "2022-04-01", "2024-07-01-preview"},
 }
 
+// latestVersion is the newest api-version of kind: the shape with every member (a deny
+// assignment's denyAssignmentEffect only there).
+func latestVersion(kind string) string {
+	vs := apiVersions[kind]
+	return vs[len(vs)-1]
+}
+
 // versionedStatuses reads from the spec, per operationId, the statuses that only some
 // api-versions answer: a response's x-api-versions lists them (a role-assignment PUT that
 // updates answers 200 only in the versions whose REST specification defines 200; the
