@@ -30,10 +30,26 @@ type assignmentRow struct {
 	Inherited bool   // made above the scope shown
 }
 
+// denyRow is a deny assignment as the page lists it.
+type denyRow struct {
+	authzgen.DenyAssignment
+	Principals, Excluded []namedPrincipal
+	Inherited            bool // made above the scope shown
+	HereOnly             bool // not applied below its scope (doNotApplyToChildScopes)
+}
+
+// namedPrincipal is a principal a deny assignment names, with its display name when the
+// directory knows it.
+type namedPrincipal struct {
+	ID, Name string
+	All      bool // All Principals
+}
+
 type authorizationData struct {
 	Root              *node
 	Scope             string
 	Assignments       []assignmentRow // at and inherited by Scope, or all when Scope is ""
+	Denies            []denyRow       // that apply at Scope, or all when Scope is ""
 	Roles             []authzgen.RoleDefinition
 	RoleQuery         string
 	RolesTotal        int
@@ -97,6 +113,16 @@ func (c *Console) ConsoleAuthorization(ctx context.Context, req gen.ConsoleAutho
 		}
 		d.Assignments = append(d.Assignments, row)
 	}
+	denies, _, err := az.ConsoleDenyAssignments(ctx, d.Scope) // d.Scope is "" or accepted
+	if err != nil {
+		return nil, err
+	}
+	shown, _ := authorization.ParseScope(d.Scope)
+	for _, a := range denies {
+		at, _ := authorization.ParseScope(deref(a.Properties.Scope))
+		d.Denies = append(d.Denies, denyRow{DenyAssignment: a, Principals: named(a.Properties.Principals, names), Excluded: named(a.Properties.ExcludePrincipals, names),
+			Inherited: d.Scope != "" && at.Key != shown.Key, HereOnly: deref(a.Properties.DoNotApplyToChildScopes)})
+	}
 	q := strings.ToLower(d.RoleQuery)
 	for _, r := range roles {
 		if q == "" && deref(r.Properties.Type) != "CustomRole" && len(d.Roles) >= maxRoles {
@@ -132,6 +158,16 @@ func (c *Console) ConsoleAuthorization(ctx context.Context, req gen.ConsoleAutho
 		return nil, err
 	}
 	return gen.ConsoleAuthorization200TexthtmlResponse{ConsolePageTexthtmlResponse: body}, nil
+}
+
+// named gives each principal its display name from the directory (names).
+func named(principals []authzgen.DenyAssignmentPrincipal, names map[string]string) []namedPrincipal {
+	var out []namedPrincipal
+	for _, p := range principals {
+		id := deref(p.Id)
+		out = append(out, namedPrincipal{ID: id, Name: names[id], All: id == authorization.AllPrincipals})
+	}
+	return out
 }
 
 func roleMatches(r authzgen.RoleDefinition, q string) bool {

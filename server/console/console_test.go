@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	admingen "github.com/understudy-dev/understudy/gen/admin"
 	"github.com/understudy-dev/understudy/understudytest"
 )
 
@@ -273,6 +274,82 @@ func TestConsoleRequestsFilter(t *testing.T) {
 	}
 	if len(paths) != 2 || paths[0] != "acct_missing" || paths[1] != "acct_live1" || len(ids) != 2 || ids[0] >= ids[1] && len(ids[0]) == len(ids[1]) {
 		t.Errorf("replayed %v with ids %v, want acct_missing then acct_live1", paths, ids)
+	}
+}
+
+// TestConsoleDenyAssignments: the authorization page lists the deny assignments that apply
+// at the scope shown, as the API's list with atScope() does: at it, and inherited from above
+// (through a management group too) unless they apply at their scope only; with their
+// principals by name, and a note under the access check that they are not enforced.
+func TestConsoleDenyAssignments(t *testing.T) {
+	srv := understudytest.Start(t, understudytest.WithSeedFile("../../testdata/seed-example.yaml"), understudytest.WithAdminToken(adminToken))
+	c := newConsoleClient(t, srv)
+	c.bearer = adminToken
+	const (
+		sub     = "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2"
+		managed = sub + "/resourceGroups/managed-rg" // the seed's deny assignment
+		writers = "55555555-5555-4555-8555-555555555555"
+	)
+	put := func(name, scope, display string, more map[string]any) {
+		t.Helper()
+		props := map[string]any{"scope": scope, "denyAssignmentName": display, "principals": []any{map[string]any{"id": writers}}}
+		for k, v := range more {
+			props[k] = v
+		}
+		r, err := srv.Admin.PutDenyAssignmentWithResponse(context.Background(), name, admingen.DenyAssignment{"properties": props})
+		if err != nil || r.StatusCode() != http.StatusCreated {
+			t.Fatalf("putting deny assignment %s: %v %s", display, err, r.Body)
+		}
+	}
+	put("77777777-7777-4777-8777-777777777777", "/providers/Microsoft.Management/managementGroups/mg-example", "Group blob lock",
+		map[string]any{"permissions": []any{map[string]any{"dataActions": []any{"Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read"}}}, "denyAssignmentEffect": "audit"})
+	put("88888888-8888-4888-8888-888888888888", sub, "Subscription only",
+		map[string]any{"permissions": []any{map[string]any{"actions": []any{"Microsoft.Compute/virtualMachines/delete"}}}, "doNotApplyToChildScopes": true})
+
+	denies := func(query string) map[string]string { // each row's text by its display name
+		t.Helper()
+		resp, page := c.do(http.MethodGet, "/_understudy/console/authorization?"+query, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", query, resp.StatusCode, page)
+		}
+		rows := map[string]string{}
+		for _, row := range strings.Split(between(page, `<table id="denies">`, `</table>`), "<tr>")[2:] {
+			for _, name := range []string{"Managed application lock", "Group blob lock", "Subscription only", "No deny assignments"} {
+				if strings.Contains(row, name) {
+					rows[name] = row
+				}
+			}
+		}
+		return rows
+	}
+
+	rows := denies("scope=" + url.QueryEscape(managed))
+	if len(rows) != 2 {
+		t.Fatalf("at the managed resource group: %v, want the seed's and the management group's", rows)
+	}
+	for _, want := range []string{managed, "Everyone but alice may only read the managed resource group.", ">*<", "*/read", "All Principals", alice + `</span> <span class="muted">(alice@example.com)`, "enforced"} {
+		if row := rows["Managed application lock"]; !strings.Contains(row, want) || strings.Contains(row, "inherited") {
+			t.Errorf("the seed's deny assignment lacks %q, or is inherited: %s", want, row)
+		}
+	}
+	for _, want := range []string{"mg-example", "inherited", "blobs/read", writers + `</span> <span class="muted">(writers)`, "audit"} {
+		if row := rows["Group blob lock"]; !strings.Contains(row, want) {
+			t.Errorf("the management group's deny assignment lacks %q: %s", want, row)
+		}
+	}
+	if rows := denies("scope=" + url.QueryEscape(sub)); len(rows) != 2 || !strings.Contains(rows["Subscription only"], "its scope only") || strings.Contains(rows["Subscription only"], "inherited") {
+		t.Errorf("at the subscription: %v, want its own and the management group's", rows)
+	}
+	if rows := denies(""); len(rows) != 3 {
+		t.Errorf("without a scope: %v, want every deny assignment", rows)
+	}
+	if rows := denies("scope=/subscriptions/00000000-0000-0000-0000-000000000001"); len(rows) != 1 || !strings.Contains(rows["No deny assignments"], "No deny assignments apply here.") {
+		t.Errorf("at a subscription out of the management group: %v, want none", rows)
+	}
+
+	_, page := c.do(http.MethodGet, "/_understudy/console/authorization?scope="+url.QueryEscape(managed)+"&principal="+alice+"&action=Microsoft.Compute/virtualMachines/delete", nil)
+	if note := between(page, `id="deny-note">`, `</p>`); !strings.Contains(note, "neither the permission checks of --authz-enforce nor the permissions operation subtract what they deny") {
+		t.Errorf("the access check says nothing of deny assignments: %q", note)
 	}
 }
 
