@@ -317,6 +317,14 @@ func TestBrowserConsole(t *testing.T) {
 	if r, err := srv.Admin.PutPrincipalWithResponse(ctx, "66666666-6666-4666-8666-666666666666", admingen.Principal{Type: admingen.PrincipalTypeUser, DisplayName: ptr(hostile)}); err != nil || r.StatusCode()/100 != 2 {
 		t.Fatalf("putting a principal: %v %v", err, r)
 	}
+	// A deny assignment at the subscription, inherited by rg1 (the seed's, at managed-rg, is not).
+	if r, err := srv.Admin.PutDenyAssignmentWithResponse(ctx, "77777777-7777-4777-8777-777777777777", admingen.DenyAssignment{"properties": map[string]any{
+		"scope": "/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2", "denyAssignmentName": "No deletes", "description": "Nobody deletes in the subscription.",
+		"permissions": []any{map[string]any{"actions": []any{"*/delete"}}}, "principals": []any{map[string]any{"id": "00000000-0000-0000-0000-000000000000"}},
+		"excludePrincipals": []any{map[string]any{"id": "66666666-6666-4666-8666-666666666666"}},
+	}}); err != nil || r.StatusCode()/100 != 2 {
+		t.Fatalf("putting a deny assignment: %v %v", err, r)
+	}
 	open(t, bctx, base+"/authorization?scope="+"/subscriptions/a925f2f7-5c63-4b7b-8799-25a5f97bc3b2/resourceGroups/rg1&principal="+alice+"&action=Vendor.Authorization/roleAssignments/write")
 	if v := eval[string](t, bctx, `document.getElementById('verdict').innerText`); !strings.HasPrefix(v, "Allowed") {
 		t.Errorf("verdict %q, want Allowed", v)
@@ -326,6 +334,12 @@ func TestBrowserConsole(t *testing.T) {
 	}
 	if n := eval[int](t, bctx, `[...document.querySelectorAll('#assignments tbody tr')].filter(r => r.textContent.includes('inherited')).length`); n != 1 {
 		t.Errorf("%d inherited assignments at the resource group, want 1", n)
+	}
+	if d := eval[string](t, bctx, `document.getElementById('denies').innerText`); !strings.Contains(d, "No deletes") || !strings.Contains(d, "inherited") || !strings.Contains(d, "All Principals") || strings.Contains(d, "Managed application lock") {
+		t.Errorf("deny assignments at the resource group %q: want the subscription's, inherited, and not managed-rg's", d)
+	}
+	if eval[string](t, bctx, `document.getElementById('deny-note')?.innerText ?? ''`) == "" {
+		t.Error("no note that the access check leaves deny assignments out")
 	}
 	showsHostile(t, bctx, "authorization")
 	shot(t, bctx, "authorization")
