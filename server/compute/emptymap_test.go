@@ -16,57 +16,36 @@ import (
 // what `gcloud beta compute interconnects update --clear-labels` sends to clear them.
 func TestPatchEmptyLabels(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
-	labelsOf := func(path string) (map[string]string, string) {
-		t.Helper()
-		status, b := w.raw("GET", path, "")
-		if status != 200 {
-			t.Fatalf("get %s: %d %s", path, status, b)
-		}
-		var r struct {
-			Labels           map[string]string `json:"labels"`
-			LabelFingerprint string            `json:"labelFingerprint"`
-		}
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		return r.Labels, r.LabelFingerprint
-	}
-	ok := func(method, path, body string) {
-		t.Helper()
-		if status, b := w.raw(method, path, body); status != 200 {
-			t.Fatalf("%s %s %s: %d %s", method, path, body, status, b)
-		}
-	}
 	want := map[string]string{"env": "prod"}
 
-	ok("POST", "global/forwardingRules", `{"name":"fr-l","portRange":"80","labels":{"env":"prod"}}`)
-	ok("PATCH", "global/forwardingRules/fr-l", `{"labels":{},"networkTier":"PREMIUM"}`)
-	if got, _ := labelsOf("global/forwardingRules/fr-l"); !maps.Equal(got, want) {
+	w.patchOK("POST", "global/forwardingRules", `{"name":"fr-l","portRange":"80","labels":{"env":"prod"}}`)
+	w.patchOK("PATCH", "global/forwardingRules/fr-l", `{"labels":{},"networkTier":"PREMIUM"}`)
+	if got, _, _ := w.labels("global/forwardingRules/fr-l"); !maps.Equal(got, want) {
 		t.Errorf("rule labels after a patch with empty labels: %v", got)
 	}
 	status, b := w.raw("PATCH", "global/forwardingRules/fr-l", `{"labels":{"env":"dev"}}`)
 	wantGoogleError(t, status, b, 400, "invalid") // labels change through setLabels only
 
 	w.interconnect("ic-l", "iad-zone1-1")
-	_, fp := labelsOf("global/interconnects/ic-l")
-	ok("POST", "global/interconnects/ic-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`)
-	ok("PATCH", "global/interconnects/ic-l", `{"labels":{},"description":"patched"}`)
-	got, fp := labelsOf("global/interconnects/ic-l")
+	_, fp, _ := w.labels("global/interconnects/ic-l")
+	w.patchOK("POST", "global/interconnects/ic-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`)
+	w.patchOK("PATCH", "global/interconnects/ic-l", `{"labels":{},"description":"patched"}`)
+	got, fp, _ := w.labels("global/interconnects/ic-l")
 	if !maps.Equal(got, want) {
 		t.Errorf("interconnect labels after a patch with empty labels: %v", got)
 	}
 
 	w.attachment("us-east4", "att-l", "ic-l", true)
-	_, afp := labelsOf("regions/us-east4/interconnectAttachments/att-l")
-	ok("POST", "regions/us-east4/interconnectAttachments/att-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+afp+`"}`)
-	ok("PATCH", "regions/us-east4/interconnectAttachments/att-l", `{"labels":{},"mtu":1500}`)
-	if got, _ := labelsOf("regions/us-east4/interconnectAttachments/att-l"); !maps.Equal(got, want) {
+	_, afp, _ := w.labels("regions/us-east4/interconnectAttachments/att-l")
+	w.patchOK("POST", "regions/us-east4/interconnectAttachments/att-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+afp+`"}`)
+	w.patchOK("PATCH", "regions/us-east4/interconnectAttachments/att-l", `{"labels":{},"mtu":1500}`)
+	if got, _, _ := w.labels("regions/us-east4/interconnectAttachments/att-l"); !maps.Equal(got, want) {
 		t.Errorf("attachment labels after a patch with empty labels: %v", got)
 	}
 
 	// With the fingerprint, empty labels clear them (gcloud --clear-labels).
-	ok("PATCH", "global/interconnects/ic-l", `{"labels":{},"labelFingerprint":"`+fp+`"}`)
-	if got, _ := labelsOf("global/interconnects/ic-l"); len(got) != 0 {
+	w.patchOK("PATCH", "global/interconnects/ic-l", `{"labels":{},"labelFingerprint":"`+fp+`"}`)
+	if got, _, _ := w.labels("global/interconnects/ic-l"); len(got) != 0 {
 		t.Errorf("interconnect labels after clearing with the fingerprint: %v", got)
 	}
 }
@@ -78,44 +57,50 @@ func TestPatchEmptyLabels(t *testing.T) {
 // the fingerprint alone; a stale one is 412, as with the labels.
 func TestPatchFingerprintWithoutLabels(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
-	labelled := func(path string) (map[string]string, string) {
-		t.Helper()
-		status, b := w.raw("GET", path, "")
-		if status != 200 {
-			t.Fatalf("get %s: %d %s", path, status, b)
-		}
-		var r struct {
-			Labels           map[string]string `json:"labels"`
-			LabelFingerprint string            `json:"labelFingerprint"`
-		}
-		if err := json.Unmarshal(b, &r); err != nil {
-			t.Fatal(err)
-		}
-		return r.Labels, r.LabelFingerprint
-	}
-	ok := func(method, path, body string) {
-		t.Helper()
-		if status, b := w.raw(method, path, body); status != 200 {
-			t.Fatalf("%s %s %s: %d %s", method, path, body, status, b)
-		}
-	}
 
 	w.interconnect("ic-f", "iad-zone1-1")
 	w.attachment("us-east4", "att-f", "ic-f", true)
 	for _, path := range []string{"global/interconnects/ic-f", "regions/us-east4/interconnectAttachments/att-f"} {
-		_, stale := labelled(path)
-		ok("POST", path+"/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+stale+`"}`)
-		_, fp := labelled(path)
+		_, stale, _ := w.labels(path)
+		w.patchOK("POST", path+"/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+stale+`"}`)
+		_, fp, _ := w.labels(path)
 		// Without the fingerprint the labels stay; a stale one is 412; the current one clears.
-		ok("PATCH", path, `{"description":"kept"}`)
-		if got, _ := labelled(path); got["env"] != "prod" {
+		w.patchOK("PATCH", path, `{"description":"kept"}`)
+		if got, _, _ := w.labels(path); got["env"] != "prod" {
 			t.Errorf("%s: labels after a patch without them: %v", path, got)
 		}
 		status, b := w.raw("PATCH", path, `{"labelFingerprint":"`+stale+`"}`)
 		wantGoogleError(t, status, b, 412, "conditionNotMet")
-		ok("PATCH", path, `{"description":"cleared","labelFingerprint":"`+fp+`"}`)
-		if got, next := labelled(path); len(got) != 0 || next == fp {
+		w.patchOK("PATCH", path, `{"description":"cleared","labelFingerprint":"`+fp+`"}`)
+		if got, next, _ := w.labels(path); len(got) != 0 || next == fp {
 			t.Errorf("%s: after a patch with the fingerprint alone: labels %v, fingerprint %s (was %s)", path, got, next, fp)
 		}
+	}
+}
+
+// labels reads the labels and labelFingerprint of the resource at path (and its
+// description, which some patches change beside them).
+func (w *world) labels(path string) (labels map[string]string, fingerprint, description string) {
+	w.t.Helper()
+	status, b := w.raw("GET", path, "")
+	if status != 200 {
+		w.t.Fatalf("get %s: %d %s", path, status, b)
+	}
+	var r struct {
+		Labels           map[string]string `json:"labels"`
+		LabelFingerprint string            `json:"labelFingerprint"`
+		Description      string            `json:"description"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		w.t.Fatal(err)
+	}
+	return r.Labels, r.LabelFingerprint, r.Description
+}
+
+// patchOK sends body to path with method and fails the test unless it is accepted.
+func (w *world) patchOK(method, path, body string) {
+	w.t.Helper()
+	if status, b := w.raw(method, path, body); status != 200 {
+		w.t.Fatalf("%s %s %s: %d %s", method, path, body, status, b)
 	}
 }
