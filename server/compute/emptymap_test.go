@@ -18,8 +18,8 @@ func TestPatchEmptyLabels(t *testing.T) {
 	w := newWorld(t, operations.Mode{})
 	want := map[string]string{"env": "prod"}
 
-	w.patchOK("POST", "global/forwardingRules", `{"name":"fr-l","portRange":"80","labels":{"env":"prod"}}`)
-	w.patchOK("PATCH", "global/forwardingRules/fr-l", `{"labels":{},"networkTier":"PREMIUM"}`)
+	w.accepted("POST", "global/forwardingRules", `{"name":"fr-l","portRange":"80","labels":{"env":"prod"}}`)
+	w.accepted("PATCH", "global/forwardingRules/fr-l", `{"labels":{},"networkTier":"PREMIUM"}`)
 	if got, _, _ := w.labels("global/forwardingRules/fr-l"); !maps.Equal(got, want) {
 		t.Errorf("rule labels after a patch with empty labels: %v", got)
 	}
@@ -28,8 +28,8 @@ func TestPatchEmptyLabels(t *testing.T) {
 
 	w.interconnect("ic-l", "iad-zone1-1")
 	_, fp, _ := w.labels("global/interconnects/ic-l")
-	w.patchOK("POST", "global/interconnects/ic-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`)
-	w.patchOK("PATCH", "global/interconnects/ic-l", `{"labels":{},"description":"patched"}`)
+	w.accepted("POST", "global/interconnects/ic-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`)
+	w.accepted("PATCH", "global/interconnects/ic-l", `{"labels":{},"description":"patched"}`)
 	got, fp, _ := w.labels("global/interconnects/ic-l")
 	if !maps.Equal(got, want) {
 		t.Errorf("interconnect labels after a patch with empty labels: %v", got)
@@ -37,14 +37,14 @@ func TestPatchEmptyLabels(t *testing.T) {
 
 	w.attachment("us-east4", "att-l", "ic-l", true)
 	_, afp, _ := w.labels("regions/us-east4/interconnectAttachments/att-l")
-	w.patchOK("POST", "regions/us-east4/interconnectAttachments/att-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+afp+`"}`)
-	w.patchOK("PATCH", "regions/us-east4/interconnectAttachments/att-l", `{"labels":{},"mtu":1500}`)
+	w.accepted("POST", "regions/us-east4/interconnectAttachments/att-l/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+afp+`"}`)
+	w.accepted("PATCH", "regions/us-east4/interconnectAttachments/att-l", `{"labels":{},"mtu":1500}`)
 	if got, _, _ := w.labels("regions/us-east4/interconnectAttachments/att-l"); !maps.Equal(got, want) {
 		t.Errorf("attachment labels after a patch with empty labels: %v", got)
 	}
 
 	// With the fingerprint, empty labels clear them (gcloud --clear-labels).
-	w.patchOK("PATCH", "global/interconnects/ic-l", `{"labels":{},"labelFingerprint":"`+fp+`"}`)
+	w.accepted("PATCH", "global/interconnects/ic-l", `{"labels":{},"labelFingerprint":"`+fp+`"}`)
 	if got, _, _ := w.labels("global/interconnects/ic-l"); len(got) != 0 {
 		t.Errorf("interconnect labels after clearing with the fingerprint: %v", got)
 	}
@@ -62,16 +62,16 @@ func TestPatchFingerprintWithoutLabels(t *testing.T) {
 	w.attachment("us-east4", "att-f", "ic-f", true)
 	for _, path := range []string{"global/interconnects/ic-f", "regions/us-east4/interconnectAttachments/att-f"} {
 		_, stale, _ := w.labels(path)
-		w.patchOK("POST", path+"/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+stale+`"}`)
+		w.accepted("POST", path+"/setLabels", `{"labels":{"env":"prod"},"labelFingerprint":"`+stale+`"}`)
 		_, fp, _ := w.labels(path)
 		// Without the fingerprint the labels stay; a stale one is 412; the current one clears.
-		w.patchOK("PATCH", path, `{"description":"kept"}`)
+		w.accepted("PATCH", path, `{"description":"kept"}`)
 		if got, _, _ := w.labels(path); got["env"] != "prod" {
 			t.Errorf("%s: labels after a patch without them: %v", path, got)
 		}
 		status, b := w.raw("PATCH", path, `{"labelFingerprint":"`+stale+`"}`)
 		wantGoogleError(t, status, b, 412, "conditionNotMet")
-		w.patchOK("PATCH", path, `{"description":"cleared","labelFingerprint":"`+fp+`"}`)
+		w.accepted("PATCH", path, `{"description":"cleared","labelFingerprint":"`+fp+`"}`)
 		if got, next, _ := w.labels(path); len(got) != 0 || next == fp {
 			t.Errorf("%s: after a patch with the fingerprint alone: labels %v, fingerprint %s (was %s)", path, got, next, fp)
 		}
@@ -97,8 +97,8 @@ func (w *world) labels(path string) (labels map[string]string, fingerprint, desc
 	return r.Labels, r.LabelFingerprint, r.Description
 }
 
-// patchOK sends body to path with method and fails the test unless it is accepted.
-func (w *world) patchOK(method, path, body string) {
+// accepted sends body to path with method and fails the test unless the answer is 200.
+func (w *world) accepted(method, path, body string) {
 	w.t.Helper()
 	if status, b := w.raw(method, path, body); status != 200 {
 		w.t.Fatalf("%s %s %s: %d %s", method, path, body, status, b)

@@ -20,7 +20,7 @@ func TestPatchLabelsNeedFingerprint(t *testing.T) {
 	w.attachment("us-east4", "att-lf", "ic-lf", true)
 	for _, path := range []string{"global/interconnects/ic-lf", "regions/us-east4/interconnectAttachments/att-lf"} {
 		_, fp, _ := w.labels(path)
-		w.patchOK("PATCH", path, `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`)
+		w.accepted("PATCH", path, `{"labels":{"env":"prod"},"labelFingerprint":"`+fp+`"}`)
 		labels, fp, _ := w.labels(path)
 
 		status, b := w.raw("PATCH", path, `{"labels":{"env":"dev"},"description":"lost"}`)
@@ -34,8 +34,8 @@ func TestPatchLabelsNeedFingerprint(t *testing.T) {
 		status, b = w.raw("PATCH", path, `{"labels":{"env":"dev"},"labelFingerprint":"42WmSpB8rSM="}`)
 		wantGoogleError(t, status, b, 412, "conditionNotMet")
 
-		w.patchOK("PATCH", path, `{"labels":{"env":"prod"},"description":"same labels"}`)
-		w.patchOK("PATCH", path, `{"labels":{},"description":"no labels sent"}`)
+		w.accepted("PATCH", path, `{"labels":{"env":"prod"},"description":"same labels"}`)
+		w.accepted("PATCH", path, `{"labels":{},"description":"no labels sent"}`)
 		if got, gotFP, desc := w.labels(path); !maps.Equal(got, labels) || gotFP != fp || desc != "no labels sent" {
 			t.Errorf("%s after patches that change no label: %v %s %q", path, got, gotFP, desc)
 		}
