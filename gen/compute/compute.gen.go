@@ -1797,6 +1797,24 @@ func (e GlobalForwardingRulesGetParamsView) Valid() bool {
 	}
 }
 
+// Defines values for ForwardingRulesGetParamsView.
+const (
+	ForwardingRulesGetParamsViewBASIC ForwardingRulesGetParamsView = "BASIC"
+	ForwardingRulesGetParamsViewFULL  ForwardingRulesGetParamsView = "FULL"
+)
+
+// Valid indicates whether the value is a known member of the ForwardingRulesGetParamsView enum.
+func (e ForwardingRulesGetParamsView) Valid() bool {
+	switch e {
+	case ForwardingRulesGetParamsViewBASIC:
+		return true
+	case ForwardingRulesGetParamsViewFULL:
+		return true
+	default:
+		return false
+	}
+}
+
 // Alt Response format of the `alt` query parameter; understudy serves JSON only.
 //
 // Example: json
@@ -4255,7 +4273,7 @@ type QuotaExceededInfo struct {
 // QuotaExceededInfoRolloutStatus Rollout status of `futureLimit`.
 type QuotaExceededInfoRolloutStatus string
 
-// RegionSetLabelsRequest Body of `interconnectAttachments.setLabels`.
+// RegionSetLabelsRequest Body of `interconnectAttachments.setLabels` and `forwardingRules.setLabels`.
 type RegionSetLabelsRequest struct {
 	// LabelFingerprint The resource's current `labelFingerprint`; missing, empty or stale is 412 `conditionNotMet`.
 	LabelFingerprint wirebytes.Bytes `json:"labelFingerprint,omitempty"`
@@ -4312,7 +4330,7 @@ type StatusDetail struct {
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
-// TargetReference Body of `globalForwardingRules.setTarget`.
+// TargetReference Body of `globalForwardingRules.setTarget` and `forwardingRules.setTarget`.
 type TargetReference struct {
 	// Target URL of the new target, of the same type as the rule's current one.
 	Target *string `json:"target,omitempty"`
@@ -5408,8 +5426,100 @@ type ForwardingRulesListParams struct {
 	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
 }
 
+// ForwardingRulesInsertParams defines parameters for ForwardingRulesInsert.
+type ForwardingRulesInsertParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// ForwardingRulesDeleteParams defines parameters for ForwardingRulesDelete.
+type ForwardingRulesDeleteParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
 // ForwardingRulesGetParams defines parameters for ForwardingRulesGet.
 type ForwardingRulesGetParams struct {
+	// View How much of the rule to return: `BASIC` (the default) or `FULL`, which adds
+	// `attachedExtensions`. understudy attaches no extensions, so both views are the same.
+	View *ForwardingRulesGetParamsView `form:"view,omitempty" json:"view,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// ForwardingRulesGetParamsView defines parameters for ForwardingRulesGet.
+type ForwardingRulesGetParamsView string
+
+// ForwardingRulesPatchParams defines parameters for ForwardingRulesPatch.
+type ForwardingRulesPatchParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// ForwardingRulesSetTargetParams defines parameters for ForwardingRulesSetTarget.
+type ForwardingRulesSetTargetParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// ForwardingRulesSetLabelsParams defines parameters for ForwardingRulesSetLabels.
+type ForwardingRulesSetLabelsParams struct {
+	// RequestId Makes the request safe to retry: a retry with the same requestId in the same project,
+	// within the retention period of operations, returns the original Operation and changes
+	// nothing. Must be a valid UUID other than the nil UUID (the server rejects the nil UUID
+	// with 400). Echoed in `Operation.clientOperationId`.
+	RequestId *RequestIdQuery `form:"requestId,omitempty" json:"requestId,omitempty"`
+
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -5677,6 +5787,18 @@ type InterconnectsSetNameJSONRequestBody = InterconnectsSetNameRequest
 // InterconnectsSetLabelsJSONRequestBody defines body for InterconnectsSetLabels for application/json ContentType.
 type InterconnectsSetLabelsJSONRequestBody = GlobalSetLabelsRequest
 
+// ForwardingRulesInsertJSONRequestBody defines body for ForwardingRulesInsert for application/json ContentType.
+type ForwardingRulesInsertJSONRequestBody = ForwardingRule
+
+// ForwardingRulesPatchJSONRequestBody defines body for ForwardingRulesPatch for application/json ContentType.
+type ForwardingRulesPatchJSONRequestBody = ForwardingRule
+
+// ForwardingRulesSetTargetJSONRequestBody defines body for ForwardingRulesSetTarget for application/json ContentType.
+type ForwardingRulesSetTargetJSONRequestBody = TargetReference
+
+// ForwardingRulesSetLabelsJSONRequestBody defines body for ForwardingRulesSetLabels for application/json ContentType.
+type ForwardingRulesSetLabelsJSONRequestBody = RegionSetLabelsRequest
+
 // InterconnectAttachmentsInsertJSONRequestBody defines body for InterconnectAttachmentsInsert for application/json ContentType.
 type InterconnectAttachmentsInsertJSONRequestBody = InterconnectAttachment
 
@@ -5831,8 +5953,8 @@ type ClientInterface interface {
 	// ForwardingRulesAggregatedList List forwarding rules of every scope
 	//
 	// Returns one page of the project's forwarding rules across all scopes, grouped in
-	// `items` by scope: `global` for the global rules and `regions/<region>` for regional
-	// ones, which understudy does not model (a region never holds a rule). `global` and
+	// `items` by scope: `global` for the global rules and `regions/<region>` for each
+	// region's. `global` and
 	// every region of the interconnect location catalog are keys of `items`; a scope
 	// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
 	// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
@@ -6757,20 +6879,134 @@ type ClientInterface interface {
 
 	// ForwardingRulesList List the regional forwarding rules of a region
 	//
-	// Regional forwarding rules are not modelled: every region answers, as the real
-	// service answers for a region that holds none, an empty list (no `items`). The
-	// parameters are checked as in `globalForwardingRules.list`.
+	// Returns one page of the project's forwarding rules in `region`, as
+	// `globalForwardingRules.list` returns the global ones: sorted by name (or newest first
+	// with `orderBy=creationTimestamp desc`), a rule listed once its insert Operation is
+	// `DONE` and until its delete Operation is `DONE`, paged with `nextPageToken`. A region
+	// holding no rule answers an empty list (no `items`).
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
 	ForwardingRulesList(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ForwardingRulesInsertWithBody Insert a regional forwarding rule
+	//
+	// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+	// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+	// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+	// the rule readable once the regional Operation is `DONE`, `requestId` retries
+	// answered with the original Operation. The members of regional products are taken
+	// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+	// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+	// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+	// must be in the rule's region (docs/compute.md).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+	ForwardingRulesInsertWithBody(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesInsert Insert a regional forwarding rule
+	//
+	// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+	// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+	// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+	// the rule readable once the regional Operation is `DONE`, `requestId` retries
+	// answered with the original Operation. The members of regional products are taken
+	// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+	// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+	// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+	// must be in the rule's region (docs/compute.md).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+	ForwardingRulesInsert(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, body ForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesDelete Delete a regional forwarding rule
+	//
+	// Deletes the rule named (or numbered) `forwardingRule` in `region` and returns the
+	// regional Operation that tracks it; the rule stays readable until that Operation is
+	// `DONE`. With `requestId`, a retry returns the original Operation.
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesDelete` operationId).
+	ForwardingRulesDelete(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ForwardingRulesGet Get a regional forwarding rule
 	//
-	// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
-	// real service answers for a rule the region does not hold.
+	// Returns the forwarding rule named (or numbered) `forwardingRule` in `region`, with
+	// its `labelFingerprint` and `fingerprint`. A rule whose insert Operation is not yet
+	// `DONE`, or one the region does not hold, is 404 `notFound`.
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
 	ForwardingRulesGet(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesPatchWithBody Patch a regional forwarding rule
+	//
+	// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+	// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+	// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+	ForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesPatch Patch a regional forwarding rule
+	//
+	// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+	// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+	// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+	ForwardingRulesPatch(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, body ForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesSetTargetWithBody Change the target of a regional forwarding rule
+	//
+	// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+	// same type as the current target); the target must be in the rule's region. The
+	// regional Operation (`operationType: setTarget`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+	ForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesSetTarget Change the target of a regional forwarding rule
+	//
+	// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+	// same type as the current target); the target must be in the rule's region. The
+	// regional Operation (`operationType: setTarget`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+	ForwardingRulesSetTarget(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, body ForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesSetLabelsWithBody Set the labels of a regional forwarding rule
+	//
+	// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+	// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+	// missing, empty or stale `labelFingerprint`); the regional Operation is already
+	// `DONE`. Unlike the global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+	ForwardingRulesSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ForwardingRulesSetLabels Set the labels of a regional forwarding rule
+	//
+	// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+	// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+	// missing, empty or stale `labelFingerprint`); the regional Operation is already
+	// `DONE`. Unlike the global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+	ForwardingRulesSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, body ForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InterconnectAttachmentsList List interconnect attachments
 	//
@@ -6980,8 +7216,8 @@ type ClientInterface interface {
 // ForwardingRulesAggregatedList List forwarding rules of every scope
 //
 // Returns one page of the project's forwarding rules across all scopes, grouped in
-// `items` by scope: `global` for the global rules and `regions/<region>` for regional
-// ones, which understudy does not model (a region never holds a rule). `global` and
+// `items` by scope: `global` for the global rules and `regions/<region>` for each
+// region's. `global` and
 // every region of the interconnect location catalog are keys of `items`; a scope
 // without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
 // `forwardingRules`. Items are ordered by scope, then by name (or newest first with
@@ -8516,9 +8752,11 @@ func (c *Client) GlobalOperationsWait(ctx context.Context, project ProjectPath, 
 
 // ForwardingRulesList List the regional forwarding rules of a region
 //
-// Regional forwarding rules are not modelled: every region answers, as the real
-// service answers for a region that holds none, an empty list (no `items`). The
-// parameters are checked as in `globalForwardingRules.list`.
+// Returns one page of the project's forwarding rules in `region`, as
+// `globalForwardingRules.list` returns the global ones: sorted by name (or newest first
+// with `orderBy=creationTimestamp desc`), a rule listed once its insert Operation is
+// `DONE` and until its delete Operation is `DONE`, paged with `nextPageToken`. A region
+// holding no rule answers an empty list (no `items`).
 //
 // Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
 func (c *Client) ForwardingRulesList(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8533,14 +8771,216 @@ func (c *Client) ForwardingRulesList(ctx context.Context, project ProjectPath, r
 	return c.Client.Do(req)
 }
 
+// ForwardingRulesInsertWithBody Insert a regional forwarding rule
+//
+// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+// the rule readable once the regional Operation is `DONE`, `requestId` retries
+// answered with the original Operation. The members of regional products are taken
+// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+// must be in the rule's region (docs/compute.md).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+func (c *Client) ForwardingRulesInsertWithBody(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesInsertRequestWithBody(c.Server, project, region, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesInsert Insert a regional forwarding rule
+//
+// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+// the rule readable once the regional Operation is `DONE`, `requestId` retries
+// answered with the original Operation. The members of regional products are taken
+// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+// must be in the rule's region (docs/compute.md).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+func (c *Client) ForwardingRulesInsert(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, body ForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesInsertRequest(c.Server, project, region, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesDelete Delete a regional forwarding rule
+//
+// Deletes the rule named (or numbered) `forwardingRule` in `region` and returns the
+// regional Operation that tracks it; the rule stays readable until that Operation is
+// `DONE`. With `requestId`, a retry returns the original Operation.
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesDelete` operationId).
+func (c *Client) ForwardingRulesDelete(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesDeleteRequest(c.Server, project, region, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ForwardingRulesGet Get a regional forwarding rule
 //
-// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
-// real service answers for a rule the region does not hold.
+// Returns the forwarding rule named (or numbered) `forwardingRule` in `region`, with
+// its `labelFingerprint` and `fingerprint`. A rule whose insert Operation is not yet
+// `DONE`, or one the region does not hold, is 404 `notFound`.
 //
 // Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
 func (c *Client) ForwardingRulesGet(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewForwardingRulesGetRequest(c.Server, project, region, forwardingRule, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesPatchWithBody Patch a regional forwarding rule
+//
+// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+func (c *Client) ForwardingRulesPatchWithBody(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesPatchRequestWithBody(c.Server, project, region, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesPatch Patch a regional forwarding rule
+//
+// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+func (c *Client) ForwardingRulesPatch(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, body ForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesPatchRequest(c.Server, project, region, forwardingRule, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesSetTargetWithBody Change the target of a regional forwarding rule
+//
+// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+// same type as the current target); the target must be in the rule's region. The
+// regional Operation (`operationType: setTarget`) is already `DONE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+func (c *Client) ForwardingRulesSetTargetWithBody(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesSetTargetRequestWithBody(c.Server, project, region, forwardingRule, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesSetTarget Change the target of a regional forwarding rule
+//
+// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+// same type as the current target); the target must be in the rule's region. The
+// regional Operation (`operationType: setTarget`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+func (c *Client) ForwardingRulesSetTarget(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, body ForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesSetTargetRequest(c.Server, project, region, forwardingRule, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesSetLabelsWithBody Set the labels of a regional forwarding rule
+//
+// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+// missing, empty or stale `labelFingerprint`); the regional Operation is already
+// `DONE`. Unlike the global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+func (c *Client) ForwardingRulesSetLabelsWithBody(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesSetLabelsRequestWithBody(c.Server, project, region, resource, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ForwardingRulesSetLabels Set the labels of a regional forwarding rule
+//
+// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+// missing, empty or stale `labelFingerprint`); the regional Operation is already
+// `DONE`. Unlike the global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+func (c *Client) ForwardingRulesSetLabels(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, body ForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForwardingRulesSetLabelsRequest(c.Server, project, region, resource, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -13515,6 +13955,210 @@ func NewForwardingRulesListRequest(server string, project ProjectPath, region Re
 	return req, nil
 }
 
+// NewForwardingRulesInsertRequest calls the generic ForwardingRulesInsert builder with application/json body
+func NewForwardingRulesInsertRequest(server string, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, body ForwardingRulesInsertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewForwardingRulesInsertRequestWithBody(server, project, region, params, "application/json", bodyReader)
+}
+
+// NewForwardingRulesInsertRequestWithBody constructs an http.Request for the ForwardingRulesInsert method, with any body, and a specified content type
+func NewForwardingRulesInsertRequestWithBody(server string, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewForwardingRulesDeleteRequest constructs an http.Request for the ForwardingRulesDelete method
+func NewForwardingRulesDeleteRequest(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesDeleteParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewForwardingRulesGetRequest constructs an http.Request for the ForwardingRulesGet method
 func NewForwardingRulesGetRequest(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams) (*http.Request, error) {
 	var err error
@@ -13564,6 +14208,18 @@ func NewForwardingRulesGetRequest(server string, project ProjectPath, region Reg
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.View != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "view", *params.View, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Alt != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -13598,6 +14254,342 @@ func NewForwardingRulesGetRequest(server string, project ProjectPath, region Reg
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewForwardingRulesPatchRequest calls the generic ForwardingRulesPatch builder with application/json body
+func NewForwardingRulesPatchRequest(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, body ForwardingRulesPatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewForwardingRulesPatchRequestWithBody(server, project, region, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewForwardingRulesPatchRequestWithBody constructs an http.Request for the ForwardingRulesPatch method, with any body, and a specified content type
+func NewForwardingRulesPatchRequestWithBody(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewForwardingRulesSetTargetRequest calls the generic ForwardingRulesSetTarget builder with application/json body
+func NewForwardingRulesSetTargetRequest(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, body ForwardingRulesSetTargetJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewForwardingRulesSetTargetRequestWithBody(server, project, region, forwardingRule, params, "application/json", bodyReader)
+}
+
+// NewForwardingRulesSetTargetRequestWithBody constructs an http.Request for the ForwardingRulesSetTarget method, with any body, and a specified content type
+func NewForwardingRulesSetTargetRequestWithBody(server string, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "forwardingRule", forwardingRule, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules/%s/setTarget", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewForwardingRulesSetLabelsRequest calls the generic ForwardingRulesSetLabels builder with application/json body
+func NewForwardingRulesSetLabelsRequest(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, body ForwardingRulesSetLabelsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewForwardingRulesSetLabelsRequestWithBody(server, project, region, resource, params, "application/json", bodyReader)
+}
+
+// NewForwardingRulesSetLabelsRequestWithBody constructs an http.Request for the ForwardingRulesSetLabels method, with any body, and a specified content type
+func NewForwardingRulesSetLabelsRequestWithBody(server string, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "region", region, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "resource", resource, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/regions/%s/forwardingRules/%s/setLabels", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -14717,8 +15709,8 @@ type ClientWithResponsesInterface interface {
 	// ForwardingRulesAggregatedListWithResponse List forwarding rules of every scope
 	//
 	// Returns one page of the project's forwarding rules across all scopes, grouped in
-	// `items` by scope: `global` for the global rules and `regions/<region>` for regional
-	// ones, which understudy does not model (a region never holds a rule). `global` and
+	// `items` by scope: `global` for the global rules and `regions/<region>` for each
+	// region's. `global` and
 	// every region of the interconnect location catalog are keys of `items`; a scope
 	// without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
 	// `forwardingRules`. Items are ordered by scope, then by name (or newest first with
@@ -15697,24 +16689,140 @@ type ClientWithResponsesInterface interface {
 
 	// ForwardingRulesListWithResponse List the regional forwarding rules of a region
 	//
-	// Regional forwarding rules are not modelled: every region answers, as the real
-	// service answers for a region that holds none, an empty list (no `items`). The
-	// parameters are checked as in `globalForwardingRules.list`.
+	// Returns one page of the project's forwarding rules in `region`, as
+	// `globalForwardingRules.list` returns the global ones: sorted by name (or newest first
+	// with `orderBy=creationTimestamp desc`), a rule listed once its insert Operation is
+	// `DONE` and until its delete Operation is `DONE`, paged with `nextPageToken`. A region
+	// holding no rule answers an empty list (no `items`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesList` operationId).
 	ForwardingRulesListWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesListParams, reqEditors ...RequestEditorFn) (*ForwardingRulesListResponse, error)
 
+	// ForwardingRulesInsertWithBodyWithResponse Insert a regional forwarding rule
+	//
+	// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+	// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+	// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+	// the rule readable once the regional Operation is `DONE`, `requestId` retries
+	// answered with the original Operation. The members of regional products are taken
+	// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+	// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+	// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+	// must be in the rule's region (docs/compute.md).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+	ForwardingRulesInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesInsertResponse, error)
+
+	// ForwardingRulesInsertWithResponse Insert a regional forwarding rule
+	//
+	// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+	// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+	// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+	// the rule readable once the regional Operation is `DONE`, `requestId` retries
+	// answered with the original Operation. The members of regional products are taken
+	// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+	// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+	// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+	// must be in the rule's region (docs/compute.md).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+	ForwardingRulesInsertWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, body ForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesInsertResponse, error)
+
+	// ForwardingRulesDeleteWithResponse Delete a regional forwarding rule
+	//
+	// Deletes the rule named (or numbered) `forwardingRule` in `region` and returns the
+	// regional Operation that tracks it; the rule stays readable until that Operation is
+	// `DONE`. With `requestId`, a retry returns the original Operation.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesDelete` operationId).
+	ForwardingRulesDeleteWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*ForwardingRulesDeleteResponse, error)
+
 	// ForwardingRulesGetWithResponse Get a regional forwarding rule
 	//
-	// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
-	// real service answers for a rule the region does not hold.
+	// Returns the forwarding rule named (or numbered) `forwardingRule` in `region`, with
+	// its `labelFingerprint` and `fingerprint`. A rule whose insert Operation is not yet
+	// `DONE`, or one the region does not hold, is 404 `notFound`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesGet` operationId).
 	ForwardingRulesGetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesGetParams, reqEditors ...RequestEditorFn) (*ForwardingRulesGetResponse, error)
+
+	// ForwardingRulesPatchWithBodyWithResponse Patch a regional forwarding rule
+	//
+	// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+	// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+	// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+	ForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesPatchResponse, error)
+
+	// ForwardingRulesPatchWithResponse Patch a regional forwarding rule
+	//
+	// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+	// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+	// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+	ForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, body ForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesPatchResponse, error)
+
+	// ForwardingRulesSetTargetWithBodyWithResponse Change the target of a regional forwarding rule
+	//
+	// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+	// same type as the current target); the target must be in the rule's region. The
+	// regional Operation (`operationType: setTarget`) is already `DONE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+	ForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesSetTargetResponse, error)
+
+	// ForwardingRulesSetTargetWithResponse Change the target of a regional forwarding rule
+	//
+	// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+	// same type as the current target); the target must be in the rule's region. The
+	// regional Operation (`operationType: setTarget`) is already `DONE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+	ForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, body ForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesSetTargetResponse, error)
+
+	// ForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a regional forwarding rule
+	//
+	// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+	// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+	// missing, empty or stale `labelFingerprint`); the regional Operation is already
+	// `DONE`. Unlike the global method, it takes a `requestId`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+	ForwardingRulesSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesSetLabelsResponse, error)
+
+	// ForwardingRulesSetLabelsWithResponse Set the labels of a regional forwarding rule
+	//
+	// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+	// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+	// missing, empty or stale `labelFingerprint`); the regional Operation is already
+	// `DONE`. Unlike the global method, it takes a `requestId`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+	ForwardingRulesSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, body ForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesSetLabelsResponse, error)
 
 	// InterconnectAttachmentsListWithResponse List interconnect attachments
 	//
@@ -19033,6 +20141,144 @@ func (r ForwardingRulesListResponse) ContentType() string {
 	return ""
 }
 
+type ForwardingRulesInsertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesInsertResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesInsertResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesInsertResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ForwardingRulesInsertResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesInsertResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesInsertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesInsertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesInsertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesInsertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ForwardingRulesDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesDeleteResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesDeleteResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesDeleteResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ForwardingRulesDeleteResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesDeleteResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ForwardingRulesGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19096,6 +20342,227 @@ func (r ForwardingRulesGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ForwardingRulesGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ForwardingRulesPatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *EtagMismatch
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesPatchResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesPatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesPatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ForwardingRulesPatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ForwardingRulesPatchResponse) GetJSON412() *EtagMismatch {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesPatchResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesPatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesPatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesPatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesPatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ForwardingRulesSetTargetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesSetTargetResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesSetTargetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesSetTargetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ForwardingRulesSetTargetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesSetTargetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesSetTargetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesSetTargetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesSetTargetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesSetTargetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ForwardingRulesSetLabelsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Operation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *PreconditionFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ForwardingRulesSetLabelsResponse) GetJSON200() *Operation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ForwardingRulesSetLabelsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ForwardingRulesSetLabelsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ForwardingRulesSetLabelsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ForwardingRulesSetLabelsResponse) GetJSON412() *PreconditionFailed {
+	return r.JSON412
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ForwardingRulesSetLabelsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ForwardingRulesSetLabelsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ForwardingRulesSetLabelsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ForwardingRulesSetLabelsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ForwardingRulesSetLabelsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19788,8 +21255,8 @@ func (r RegionOperationsWaitResponse) ContentType() string {
 // ForwardingRulesAggregatedListWithResponse List forwarding rules of every scope
 //
 // Returns one page of the project's forwarding rules across all scopes, grouped in
-// `items` by scope: `global` for the global rules and `regions/<region>` for regional
-// ones, which understudy does not model (a region never holds a rule). `global` and
+// `items` by scope: `global` for the global rules and `regions/<region>` for each
+// region's. `global` and
 // every region of the interconnect location catalog are keys of `items`; a scope
 // without rules on this page carries a `NO_RESULTS_ON_PAGE` warning instead of
 // `forwardingRules`. Items are ordered by scope, then by name (or newest first with
@@ -21134,9 +22601,11 @@ func (c *ClientWithResponses) GlobalOperationsWaitWithResponse(ctx context.Conte
 
 // ForwardingRulesListWithResponse List the regional forwarding rules of a region
 //
-// Regional forwarding rules are not modelled: every region answers, as the real
-// service answers for a region that holds none, an empty list (no `items`). The
-// parameters are checked as in `globalForwardingRules.list`.
+// Returns one page of the project's forwarding rules in `region`, as
+// `globalForwardingRules.list` returns the global ones: sorted by name (or newest first
+// with `orderBy=creationTimestamp desc`), a rule listed once its insert Operation is
+// `DONE` and until its delete Operation is `DONE`, paged with `nextPageToken`. A region
+// holding no rule answers an empty list (no `items`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21149,10 +22618,74 @@ func (c *ClientWithResponses) ForwardingRulesListWithResponse(ctx context.Contex
 	return ParseForwardingRulesListResponse(rsp)
 }
 
+// ForwardingRulesInsertWithBodyWithResponse Insert a regional forwarding rule
+//
+// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+// the rule readable once the regional Operation is `DONE`, `requestId` retries
+// answered with the original Operation. The members of regional products are taken
+// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+// must be in the rule's region (docs/compute.md).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+func (c *ClientWithResponses) ForwardingRulesInsertWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesInsertResponse, error) {
+	rsp, err := c.ForwardingRulesInsertWithBody(ctx, project, region, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesInsertResponse(rsp)
+}
+
+// ForwardingRulesInsertWithResponse Insert a regional forwarding rule
+//
+// Creates a forwarding rule in `region` (one of the interconnect location catalog's
+// regions; any other is 400 `invalid`), as `globalForwardingRules.insert` creates a
+// global one: the name reserved at accept (409 `alreadyExists` for a second insert),
+// the rule readable once the regional Operation is `DONE`, `requestId` retries
+// answered with the original Operation. The members of regional products are taken
+// here: `ports` (at most five) or `portRange` or `allPorts`, `networkTier`
+// `STANDARD`, `sourceIpRanges` (scheme `EXTERNAL`), `allowGlobalAccess` and
+// `serviceLabel` (internal schemes), `isMirroringCollector` (`INTERNAL`). A target
+// must be in the rule's region (docs/compute.md).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules (the `ForwardingRulesInsert` operationId).
+func (c *ClientWithResponses) ForwardingRulesInsertWithResponse(ctx context.Context, project ProjectPath, region RegionPath, params *ForwardingRulesInsertParams, body ForwardingRulesInsertJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesInsertResponse, error) {
+	rsp, err := c.ForwardingRulesInsert(ctx, project, region, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesInsertResponse(rsp)
+}
+
+// ForwardingRulesDeleteWithResponse Delete a regional forwarding rule
+//
+// Deletes the rule named (or numbered) `forwardingRule` in `region` and returns the
+// regional Operation that tracks it; the rule stays readable until that Operation is
+// `DONE`. With `requestId`, a retry returns the original Operation.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesDelete` operationId).
+func (c *ClientWithResponses) ForwardingRulesDeleteWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesDeleteParams, reqEditors ...RequestEditorFn) (*ForwardingRulesDeleteResponse, error) {
+	rsp, err := c.ForwardingRulesDelete(ctx, project, region, forwardingRule, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesDeleteResponse(rsp)
+}
+
 // ForwardingRulesGetWithResponse Get a regional forwarding rule
 //
-// Regional forwarding rules are not modelled: every name is 404 `notFound`, as the
-// real service answers for a rule the region does not hold.
+// Returns the forwarding rule named (or numbered) `forwardingRule` in `region`, with
+// its `labelFingerprint` and `fingerprint`. A rule whose insert Operation is not yet
+// `DONE`, or one the region does not hold, is 404 `notFound`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -21163,6 +22696,110 @@ func (c *ClientWithResponses) ForwardingRulesGetWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseForwardingRulesGetResponse(rsp)
+}
+
+// ForwardingRulesPatchWithBodyWithResponse Patch a regional forwarding rule
+//
+// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) ForwardingRulesPatchWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesPatchResponse, error) {
+	rsp, err := c.ForwardingRulesPatchWithBody(ctx, project, region, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesPatchResponse(rsp)
+}
+
+// ForwardingRulesPatchWithResponse Patch a regional forwarding rule
+//
+// A JSON merge patch of the rule, with the rules of `globalForwardingRules.patch`;
+// `networkTier` may be `PREMIUM` or `STANDARD`, and `allowGlobalAccess` changes on an
+// `INTERNAL` rule. Applied at accept: the regional Operation is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule} (the `ForwardingRulesPatch` operationId).
+func (c *ClientWithResponses) ForwardingRulesPatchWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesPatchParams, body ForwardingRulesPatchJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesPatchResponse, error) {
+	rsp, err := c.ForwardingRulesPatch(ctx, project, region, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesPatchResponse(rsp)
+}
+
+// ForwardingRulesSetTargetWithBodyWithResponse Change the target of a regional forwarding rule
+//
+// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+// same type as the current target); the target must be in the rule's region. The
+// regional Operation (`operationType: setTarget`) is already `DONE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) ForwardingRulesSetTargetWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.ForwardingRulesSetTargetWithBody(ctx, project, region, forwardingRule, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesSetTargetResponse(rsp)
+}
+
+// ForwardingRulesSetTargetWithResponse Change the target of a regional forwarding rule
+//
+// Points the rule at `target`, with the rules of `globalForwardingRules.setTarget` (the
+// same type as the current target); the target must be in the rule's region. The
+// regional Operation (`operationType: setTarget`) is already `DONE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget (the `ForwardingRulesSetTarget` operationId).
+func (c *ClientWithResponses) ForwardingRulesSetTargetWithResponse(ctx context.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params *ForwardingRulesSetTargetParams, body ForwardingRulesSetTargetJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesSetTargetResponse, error) {
+	rsp, err := c.ForwardingRulesSetTarget(ctx, project, region, forwardingRule, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesSetTargetResponse(rsp)
+}
+
+// ForwardingRulesSetLabelsWithBodyWithResponse Set the labels of a regional forwarding rule
+//
+// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+// missing, empty or stale `labelFingerprint`); the regional Operation is already
+// `DONE`. Unlike the global method, it takes a `requestId`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+func (c *ClientWithResponses) ForwardingRulesSetLabelsWithBodyWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForwardingRulesSetLabelsResponse, error) {
+	rsp, err := c.ForwardingRulesSetLabelsWithBody(ctx, project, region, resource, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesSetLabelsResponse(rsp)
+}
+
+// ForwardingRulesSetLabelsWithResponse Set the labels of a regional forwarding rule
+//
+// Replaces the whole label set of the rule named (or numbered) `resource` in `region`,
+// with the rules of `globalForwardingRules.setLabels` (412 `conditionNotMet` on a
+// missing, empty or stale `labelFingerprint`); the regional Operation is already
+// `DONE`. Unlike the global method, it takes a `requestId`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels (the `ForwardingRulesSetLabels` operationId).
+func (c *ClientWithResponses) ForwardingRulesSetLabelsWithResponse(ctx context.Context, project ProjectPath, region RegionPath, resource ResourcePath, params *ForwardingRulesSetLabelsParams, body ForwardingRulesSetLabelsJSONRequestBody, reqEditors ...RequestEditorFn) (*ForwardingRulesSetLabelsResponse, error) {
+	rsp, err := c.ForwardingRulesSetLabels(ctx, project, region, resource, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseForwardingRulesSetLabelsResponse(rsp)
 }
 
 // InterconnectAttachmentsListWithResponse List interconnect attachments
@@ -23887,6 +25524,114 @@ func ParseForwardingRulesListResponse(rsp *http.Response) (*ForwardingRulesListR
 	return response, nil
 }
 
+// ParseForwardingRulesInsertResponse parses an HTTP response from a ForwardingRulesInsertWithResponse call
+func ParseForwardingRulesInsertResponse(rsp *http.Response) (*ForwardingRulesInsertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesInsertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseForwardingRulesDeleteResponse parses an HTTP response from a ForwardingRulesDeleteWithResponse call
+func ParseForwardingRulesDeleteResponse(rsp *http.Response) (*ForwardingRulesDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseForwardingRulesGetResponse parses an HTTP response from a ForwardingRulesGetWithResponse call
 func ParseForwardingRulesGetResponse(rsp *http.Response) (*ForwardingRulesGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23928,6 +25673,182 @@ func ParseForwardingRulesGetResponse(rsp *http.Response) (*ForwardingRulesGetRes
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseForwardingRulesPatchResponse parses an HTTP response from a ForwardingRulesPatchWithResponse call
+func ParseForwardingRulesPatchResponse(rsp *http.Response) (*ForwardingRulesPatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesPatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest EtagMismatch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseForwardingRulesSetTargetResponse parses an HTTP response from a ForwardingRulesSetTargetWithResponse call
+func ParseForwardingRulesSetTargetResponse(rsp *http.Response) (*ForwardingRulesSetTargetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesSetTargetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseForwardingRulesSetLabelsResponse parses an HTTP response from a ForwardingRulesSetLabelsWithResponse call
+func ParseForwardingRulesSetLabelsResponse(rsp *http.Response) (*ForwardingRulesSetLabelsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ForwardingRulesSetLabelsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Operation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest PreconditionFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -24614,9 +26535,24 @@ type ServerInterface interface {
 	// ForwardingRulesList List the regional forwarding rules of a region
 	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules)
 	ForwardingRulesList(ctx echo.Context, project ProjectPath, region RegionPath, params ForwardingRulesListParams) error
+	// ForwardingRulesInsert Insert a regional forwarding rule
+	// (POST /compute/v1/projects/{project}/regions/{region}/forwardingRules)
+	ForwardingRulesInsert(ctx echo.Context, project ProjectPath, region RegionPath, params ForwardingRulesInsertParams) error
+	// ForwardingRulesDelete Delete a regional forwarding rule
+	// (DELETE /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesDelete(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesDeleteParams) error
 	// ForwardingRulesGet Get a regional forwarding rule
 	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
 	ForwardingRulesGet(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesGetParams) error
+	// ForwardingRulesPatch Patch a regional forwarding rule
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesPatch(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesPatchParams) error
+	// ForwardingRulesSetTarget Change the target of a regional forwarding rule
+	// (POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget)
+	ForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesSetTargetParams) error
+	// ForwardingRulesSetLabels Set the labels of a regional forwarding rule
+	// (POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels)
+	ForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params ForwardingRulesSetLabelsParams) error
 	// InterconnectAttachmentsList List interconnect attachments
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
 	InterconnectAttachmentsList(ctx echo.Context, project ProjectPath, region RegionPath, params InterconnectAttachmentsListParams) error
@@ -26875,6 +28811,108 @@ func (w *ServerInterfaceWrapper) ForwardingRulesList(ctx echo.Context) error {
 	return err
 }
 
+// ForwardingRulesInsert converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesInsert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesInsertParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesInsert(ctx, project, region, params)
+	return err
+}
+
+// ForwardingRulesDelete converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesDelete(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesDeleteParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesDelete(ctx, project, region, forwardingRule, params)
+	return err
+}
+
 // ForwardingRulesGet converts echo context to params.
 func (w *ServerInterfaceWrapper) ForwardingRulesGet(ctx echo.Context) error {
 	var err error
@@ -26904,6 +28942,13 @@ func (w *ServerInterfaceWrapper) ForwardingRulesGet(ctx echo.Context) error {
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params ForwardingRulesGetParams
+	// ------------- Optional query parameter "view" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "view", ctx.QueryParams(), &params.View, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter view: %s", err))
+	}
+
 	// ------------- Optional query parameter "alt" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -26920,6 +28965,171 @@ func (w *ServerInterfaceWrapper) ForwardingRulesGet(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ForwardingRulesGet(ctx, project, region, forwardingRule, params)
+	return err
+}
+
+// ForwardingRulesPatch converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesPatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesPatchParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesPatch(ctx, project, region, forwardingRule, params)
+	return err
+}
+
+// ForwardingRulesSetTarget converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesSetTarget(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "forwardingRule" -------------
+	var forwardingRule ForwardingRulePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "forwardingRule", ctx.Param("forwardingRule"), &forwardingRule, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter forwardingRule: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesSetTargetParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesSetTarget(ctx, project, region, forwardingRule, params)
+	return err
+}
+
+// ForwardingRulesSetLabels converts echo context to params.
+func (w *ServerInterfaceWrapper) ForwardingRulesSetLabels(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "region" -------------
+	var region RegionPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "region", ctx.Param("region"), &region, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter region: %s", err))
+	}
+
+	// ------------- Path parameter "resource" -------------
+	var resource ResourcePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "resource", ctx.Param("resource"), &resource, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter resource: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForwardingRulesSetLabelsParams
+	// ------------- Optional query parameter "requestId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "requestId", ctx.QueryParams(), &params.RequestId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter requestId: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ForwardingRulesSetLabels(ctx, project, region, resource, params)
 	return err
 }
 
@@ -27562,7 +29772,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation", wrapper.RegionOperationsGet, options.OperationMiddlewares["regionOperations.get"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/operations/:operation/wait", wrapper.RegionOperationsWait, options.OperationMiddlewares["regionOperations.wait"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules", wrapper.ForwardingRulesList, options.OperationMiddlewares["forwardingRules.list"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules", wrapper.ForwardingRulesInsert, options.OperationMiddlewares["forwardingRules.insert"]...)
+	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules/:forwardingRule", wrapper.ForwardingRulesDelete, options.OperationMiddlewares["forwardingRules.delete"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules/:forwardingRule", wrapper.ForwardingRulesGet, options.OperationMiddlewares["forwardingRules.get"]...)
+	router.PATCH(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules/:forwardingRule", wrapper.ForwardingRulesPatch, options.OperationMiddlewares["forwardingRules.patch"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules/:resource/setLabels", wrapper.ForwardingRulesSetLabels, options.OperationMiddlewares["forwardingRules.setLabels"]...)
+	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/forwardingRules/:forwardingRule/setTarget", wrapper.ForwardingRulesSetTarget, options.OperationMiddlewares["forwardingRules.setTarget"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsList, options.OperationMiddlewares["interconnectAttachments.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments", wrapper.InterconnectAttachmentsInsert, options.OperationMiddlewares["interconnectAttachments.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/regions/:region/interconnectAttachments/:interconnectAttachment", wrapper.InterconnectAttachmentsDelete, options.OperationMiddlewares["interconnectAttachments.delete"]...)
@@ -31341,6 +33556,174 @@ func (response ForwardingRulesListdefaultJSONResponse) VisitForwardingRulesListR
 	return err
 }
 
+type ForwardingRulesInsertRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Region  RegionPath  `json:"region"`
+	Params  ForwardingRulesInsertParams
+	Body    *ForwardingRulesInsertJSONRequestBody
+}
+
+type ForwardingRulesInsertResponseObject interface {
+	VisitForwardingRulesInsertResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesInsert200JSONResponse Operation
+
+func (response ForwardingRulesInsert200JSONResponse) VisitForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesInsert400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesInsert400JSONResponse) VisitForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesInsert401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesInsert401JSONResponse) VisitForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesInsert409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ForwardingRulesInsert409JSONResponse) VisitForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesInsertdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesInsertdefaultJSONResponse) VisitForwardingRulesInsertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesDeleteRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	Region         RegionPath         `json:"region"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         ForwardingRulesDeleteParams
+}
+
+type ForwardingRulesDeleteResponseObject interface {
+	VisitForwardingRulesDeleteResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesDelete200JSONResponse Operation
+
+func (response ForwardingRulesDelete200JSONResponse) VisitForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesDelete400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesDelete400JSONResponse) VisitForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesDelete401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesDelete401JSONResponse) VisitForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesDelete404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ForwardingRulesDelete404JSONResponse) VisitForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesDeletedefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesDeletedefaultJSONResponse) VisitForwardingRulesDeleteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ForwardingRulesGetRequestObject struct {
 	Project        ProjectPath        `json:"project"`
 	Region         RegionPath         `json:"region"`
@@ -31414,6 +33797,289 @@ type ForwardingRulesGetdefaultJSONResponse struct {
 }
 
 func (response ForwardingRulesGetdefaultJSONResponse) VisitForwardingRulesGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesPatchRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	Region         RegionPath         `json:"region"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         ForwardingRulesPatchParams
+	Body           *ForwardingRulesPatchJSONRequestBody
+}
+
+type ForwardingRulesPatchResponseObject interface {
+	VisitForwardingRulesPatchResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesPatch200JSONResponse Operation
+
+func (response ForwardingRulesPatch200JSONResponse) VisitForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesPatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesPatch400JSONResponse) VisitForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesPatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesPatch401JSONResponse) VisitForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesPatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ForwardingRulesPatch404JSONResponse) VisitForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesPatch412JSONResponse struct{ EtagMismatchJSONResponse }
+
+func (response ForwardingRulesPatch412JSONResponse) VisitForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesPatchdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesPatchdefaultJSONResponse) VisitForwardingRulesPatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetTargetRequestObject struct {
+	Project        ProjectPath        `json:"project"`
+	Region         RegionPath         `json:"region"`
+	ForwardingRule ForwardingRulePath `json:"forwardingRule"`
+	Params         ForwardingRulesSetTargetParams
+	Body           *ForwardingRulesSetTargetJSONRequestBody
+}
+
+type ForwardingRulesSetTargetResponseObject interface {
+	VisitForwardingRulesSetTargetResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesSetTarget200JSONResponse Operation
+
+func (response ForwardingRulesSetTarget200JSONResponse) VisitForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetTarget400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesSetTarget400JSONResponse) VisitForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetTarget401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesSetTarget401JSONResponse) VisitForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetTarget404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ForwardingRulesSetTarget404JSONResponse) VisitForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetTargetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesSetTargetdefaultJSONResponse) VisitForwardingRulesSetTargetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetLabelsRequestObject struct {
+	Project  ProjectPath  `json:"project"`
+	Region   RegionPath   `json:"region"`
+	Resource ResourcePath `json:"resource"`
+	Params   ForwardingRulesSetLabelsParams
+	Body     *ForwardingRulesSetLabelsJSONRequestBody
+}
+
+type ForwardingRulesSetLabelsResponseObject interface {
+	VisitForwardingRulesSetLabelsResponse(w http.ResponseWriter) error
+}
+
+type ForwardingRulesSetLabels200JSONResponse Operation
+
+func (response ForwardingRulesSetLabels200JSONResponse) VisitForwardingRulesSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetLabels400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ForwardingRulesSetLabels400JSONResponse) VisitForwardingRulesSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetLabels401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ForwardingRulesSetLabels401JSONResponse) VisitForwardingRulesSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetLabels404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ForwardingRulesSetLabels404JSONResponse) VisitForwardingRulesSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetLabels412JSONResponse struct{ PreconditionFailedJSONResponse }
+
+func (response ForwardingRulesSetLabels412JSONResponse) VisitForwardingRulesSetLabelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(412)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ForwardingRulesSetLabelsdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response ForwardingRulesSetLabelsdefaultJSONResponse) VisitForwardingRulesSetLabelsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -32396,9 +35062,24 @@ type StrictServerInterface interface {
 	// ForwardingRulesList List the regional forwarding rules of a region
 	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules)
 	ForwardingRulesList(ctx context.Context, request ForwardingRulesListRequestObject) (ForwardingRulesListResponseObject, error)
+	// ForwardingRulesInsert Insert a regional forwarding rule
+	// (POST /compute/v1/projects/{project}/regions/{region}/forwardingRules)
+	ForwardingRulesInsert(ctx context.Context, request ForwardingRulesInsertRequestObject) (ForwardingRulesInsertResponseObject, error)
+	// ForwardingRulesDelete Delete a regional forwarding rule
+	// (DELETE /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesDelete(ctx context.Context, request ForwardingRulesDeleteRequestObject) (ForwardingRulesDeleteResponseObject, error)
 	// ForwardingRulesGet Get a regional forwarding rule
 	// (GET /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
 	ForwardingRulesGet(ctx context.Context, request ForwardingRulesGetRequestObject) (ForwardingRulesGetResponseObject, error)
+	// ForwardingRulesPatch Patch a regional forwarding rule
+	// (PATCH /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule})
+	ForwardingRulesPatch(ctx context.Context, request ForwardingRulesPatchRequestObject) (ForwardingRulesPatchResponseObject, error)
+	// ForwardingRulesSetTarget Change the target of a regional forwarding rule
+	// (POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{forwardingRule}/setTarget)
+	ForwardingRulesSetTarget(ctx context.Context, request ForwardingRulesSetTargetRequestObject) (ForwardingRulesSetTargetResponseObject, error)
+	// ForwardingRulesSetLabels Set the labels of a regional forwarding rule
+	// (POST /compute/v1/projects/{project}/regions/{region}/forwardingRules/{resource}/setLabels)
+	ForwardingRulesSetLabels(ctx context.Context, request ForwardingRulesSetLabelsRequestObject) (ForwardingRulesSetLabelsResponseObject, error)
 	// InterconnectAttachmentsList List interconnect attachments
 	// (GET /compute/v1/projects/{project}/regions/{region}/interconnectAttachments)
 	InterconnectAttachmentsList(ctx context.Context, request InterconnectAttachmentsListRequestObject) (InterconnectAttachmentsListResponseObject, error)
@@ -34036,6 +36717,84 @@ func (sh *strictHandler) ForwardingRulesList(ctx echo.Context, project ProjectPa
 	return nil
 }
 
+// ForwardingRulesInsert operation middleware
+func (sh *strictHandler) ForwardingRulesInsert(ctx echo.Context, project ProjectPath, region RegionPath, params ForwardingRulesInsertParams) error {
+	var request ForwardingRulesInsertRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Params = params
+
+	var body ForwardingRulesInsertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesInsert(ctx.Request().Context(), request.(ForwardingRulesInsertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesInsert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesInsertResponseObject); ok {
+		return validResponse.VisitForwardingRulesInsertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ForwardingRulesDelete operation middleware
+func (sh *strictHandler) ForwardingRulesDelete(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesDeleteParams) error {
+	var request ForwardingRulesDeleteRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesDelete(ctx.Request().Context(), request.(ForwardingRulesDeleteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesDelete")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesDeleteResponseObject); ok {
+		return validResponse.VisitForwardingRulesDeleteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ForwardingRulesGet operation middleware
 func (sh *strictHandler) ForwardingRulesGet(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesGetParams) error {
 	var request ForwardingRulesGetRequestObject
@@ -34058,6 +36817,159 @@ func (sh *strictHandler) ForwardingRulesGet(ctx echo.Context, project ProjectPat
 		return err
 	} else if validResponse, ok := response.(ForwardingRulesGetResponseObject); ok {
 		return validResponse.VisitForwardingRulesGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ForwardingRulesPatch operation middleware
+func (sh *strictHandler) ForwardingRulesPatch(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesPatchParams) error {
+	var request ForwardingRulesPatchRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body ForwardingRulesPatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesPatch(ctx.Request().Context(), request.(ForwardingRulesPatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesPatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesPatchResponseObject); ok {
+		return validResponse.VisitForwardingRulesPatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ForwardingRulesSetTarget operation middleware
+func (sh *strictHandler) ForwardingRulesSetTarget(ctx echo.Context, project ProjectPath, region RegionPath, forwardingRule ForwardingRulePath, params ForwardingRulesSetTargetParams) error {
+	var request ForwardingRulesSetTargetRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.ForwardingRule = forwardingRule
+	request.Params = params
+
+	var body ForwardingRulesSetTargetJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesSetTarget(ctx.Request().Context(), request.(ForwardingRulesSetTargetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesSetTarget")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesSetTargetResponseObject); ok {
+		return validResponse.VisitForwardingRulesSetTargetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ForwardingRulesSetLabels operation middleware
+func (sh *strictHandler) ForwardingRulesSetLabels(ctx echo.Context, project ProjectPath, region RegionPath, resource ResourcePath, params ForwardingRulesSetLabelsParams) error {
+	var request ForwardingRulesSetLabelsRequestObject
+
+	request.Project = project
+	request.Region = region
+	request.Resource = resource
+	request.Params = params
+
+	var body ForwardingRulesSetLabelsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ForwardingRulesSetLabels(ctx.Request().Context(), request.(ForwardingRulesSetLabelsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ForwardingRulesSetLabels")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ForwardingRulesSetLabelsResponseObject); ok {
+		return validResponse.VisitForwardingRulesSetLabelsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -34825,298 +37737,319 @@ var swaggerSpec = []string{
 	"YXIs52gRhYAE85AGLwG2GVhXC2ZHZ4ptG3vHPPitWlmQcLXrhc/iGZV/lPeWbntvw7v6rVr5dR0luEwv",
 	"/yke7Hz1CQlIIHv7bedUw0K6AVjBluU0HbmwcF2GKPiCrEyc2n5ywtGwM+pfD9udaa8/nkpLGCid/7zu",
 	"j1vTzn+1O52LzkVOZNp8qVJknZS0xF32WZuQ+LnKzfAjWWol+P/ZexvmxHFsffyrqKhb1XD/QDCQhJCa",
-	"2ksndDezaZIhSc/MjqewsEXibSOztulMdv793X+lcyRbBgMmIS/dTdW9Ox3AsixLR4/Oy/OwKeMO7DSW",
-	"eDqLFOFNyAmIiV3zvSw9cDnJCZ8RMPSW8gdeaa4q1ItF80kxb12t8DLKhd9vFiD/kBaq1iL4q9EVzIOV",
-	"C3w97lGn5Mzz9DNUTmtoh/iByVdftBxnpGDTHGPdmsrr5MoNy62XQKRt1VsnobMtF1n7+vRYDZt25dRP",
-	"jlB+Te48HxuWnWoneqf+mFjxlVV1hLQgoVc8pSU/snAvgRwFmH1FUDvQIiHDQffy+uzqcnjeH1503net",
-	"UrZccNZWI7u8ZrPJuAcp6n1SK6JUNrl12r0YdKEOeRhvONeX3VNxvFCJ85fXJyfdy0vcs677g27n5AMQ",
-	"1cgVryS6zrqd/vXF8F2nhznMy9pOfwXshurj3uU/h5e9f3WHZ53B++5gePWh0x/2Pnbed+HjQrnQ/e2i",
-	"O+h97PavOmepa7u/XXUH/c7ZsHPRG/7aGUhP1Lte9+x0+Klzdt0dnn/qDga9024fWKd/7p6I+/+zO+h3",
-	"zy6HSZfg20+ds97p8EO3c3b1YXjyoXvyz+G788Hw9Pd+52PvZPhrr/v+g7j87G2hXIDeihbOzn8XXdPu",
-	"f9a7vIIbf+h2Tof6XlooFz72Li97/ff4HKfdi27/tNs/gbST7m9Xww/nF8PO6emge3kJKKBzedl738ec",
-	"cPX9SacvvupdKJpM/cte//Kq0z/pDj90RAvD3sWng2Gvf9UdvOucdDN/qaON7G/P+xpDZ/wT8U3i/xN/",
-	"KQ31YXcwOB/Ah/MzU6vOkJOsUC7gGPX6786H132dpGjQ/eW6NxBT5vxy2Hk/6HbFWMMXcnb1+mI2DN/+",
-	"Pjy/+tAdJNMueR8pWHXaVTn2lycfuh87Q3jrHZCB773vnw/wu17//Vk3GYSLwflFd3D1+/Cq+/HiDCWu",
-	"rvun3ZOzjuid/LrXvYTP4+WSadCVGzoLt2XljM4t9r/Nwmd2bxbaZgHcA2ahbGKqDXwG5LKqzt2oOGbh",
-	"q/Vgx9ep9HMvyrvmA1gZrltpNnPm82R2KBNmJYMmj1JglrW7pc3t56wy13+y+IiFjcwNPYy3tUmu0yc9",
-	"zwnb3PTJdf/RWnCEcTZ0G/mcUDD/sGfFYzHvHVU+h/T4aFAtW2xB3OJNuAyZbQd6PQYqLAzoBVTgb66L",
-	"3et8jPkHaBjXsYjBjQtHFssxZ44bYd5+xgB2xLfE829uFrJecw9cJ7lD1tCNXMgDzKr+9z1G1Ne5b/cW",
-	"L8i6Vb7aii+YhhKriyMfQvEucKOIcVmAzB0aOGRKHQdKAEN20CwTYU3E91KwlXrTWzpiUSkVGx3dR2xh",
-	"YcniCvnhnRsw8bOw+lb8r/5txZ1M/QDW15RGt4V24caNbmcjoBdJfHQVh33R/tyTyfLeXty0GI+k1fCz",
-	"O634Mp5Vmfrw+1h6X45IFkU6jA0+mxq4MqmViSFWcuPBWnWLrpSl25B0QMnfEvARLE5zx50wHior8cAq",
-	"rV/Q/xA3JQ+2E3FsmU49mEF+pm8bC+vOxE+zOL1FCyMmllggjiRQUa37DeIxdPzZyNOmDzKaolRlZtsn",
-	"Mv7IoPjZ/SL7u0mj/bUpJeiXiRvO8HJEgWvnbQd/nV3U5HueP1uqrTPArzV9HUsb+NSpdnB+dnZ+fZWl",
-	"wyQAtsBJ7wW0zZlajaRXlypPY4vVTZ2EgKmazgOZK+UQX7xz+Q0LpoHLo2X+qlgLLxYenL/SOiYTF9ze",
-	"ZSld5kNSgAens6ZRJ5btc3yqvh99ZDiy8wZOzxv+R/uPTuVfmCf8/+0NK3/+3fxa+t+Mj+tfi/9o//RT",
-	"6R////w3ja8//aP0j//5xiynFxdRrPQ6468yZ9blRgkj2Zn6iDBDFlVsaKqiMuMqcQb0Ktdyvsxi/JkW",
-	"3HeduQzjzCU9Tfhzz1NI7iGhzPyDdZFxWxVgyJWiAsSXCWHyZ3aviodkCfYcS4tWYLuWrWsLj7Ei0ybv",
-	"TBBIRmD05aSwubKPE/W29WXxLH33pRILbzv903P0NUAyT7kQ+3XEAbfzXnpK1B94ul4typ65+JZsNB0Z",
-	"8ZI7zXGSTW7BQ4J6jhV3U2pTQBetvLGbyyR/OBeMEvN2ZaQlnsMyLBFLDRFKrP8TzVnketATE1cgETcK",
-	"wZmXG3hjh5dHUpYexU/ZF+aJAamMKdS8LVQt5n5VSeAy23zgglsa1ITVYUk13+N4VMRSDuMBiTWIkDpZ",
-	"RjdlvApYFzNYb/4vykwMFeMtnaX3Ks4caQ775CCehC7gpcwRC+Kf1WBqV5NYaa5xu4JcmwEbs0ARND4E",
-	"smDcJOGxHMw8BoAF28+Y9ZjkszIRibM7melWTnGf41tA+B3MPB3NSBdBngdnYXTBAoA6Pn8sZItYGPXo",
-	"RGsw45GnybdLWFeSH0DpG5TlxFnCMhJTzZajtjbhNco1IMv4DcCrMhvJQleYspiDl+o+qA55HgvILQ0f",
-	"OxYLjT38QSFWhFyHl8JySS8SnUW39QyHXWcW3ZJ6tQYkIaF4LZ8ZJxDLE+9EfO0H7n+lctxbRgMWEIxF",
-	"wk9VPryeQIN8I6HJKb/HBo/1EM4sZIGltNksNqGuZxHbo+4EDdTPv17hVWXCvJCBXJ1idjS5ZIPE8MfY",
-	"8++km0frp6paSX14HXgaeSm1bX8mzhzSsggj4+/hKO2J/y2U0akLra+gPBW/3bM9f+ZUph6NxDYGMTlW",
-	"Jsxxo3LSd7CrmP+OxJFwFRGgRLzxtffA1VFoFz657E4W93N6oxrDr0lSEQiTRQxj+snxGedvAT9MTSec",
-	"MF+/QqEJIi5g2UcpU0mTob10kFyjLgfJ+nk7kvzuTUjYZObRhGUtWWo0forORY98MdpayaO0u2APwzLm",
-	"UpjcS0qQ0ZCGx2lG9AVFP0z0X1Rl1+gzTR57Gl1xL7Ufpq668wMgG7p18duJEmOnTgVSp5Qooj82eTZJ",
-	"e3mev5g7SUbCkqcIS8eqPyaXo5O6TnMDQ7pGFFD7s0zuVMWlVXJBo9uwTEa+A0+o1XKF8eMiSmEcwYvk",
-	"aTK5fEpPvKMyCbGA+Qvjjh+80cmu8LwUQpo9Ykc8PDqERrqxQDFIiPY68AuoGg9ch5HiiIYMAtqWmL3t",
-	"PZkEceuHKjtCYxyGaK7JT3z+RQAOMQKS1XB0LwcgHpy2+GUlv3lDGQ8MeR+T2KwhDxWSKyHjAeYZ0oCZ",
-	"nECOoWLSqJIOvycyFSN1dqSe6OeUSYVi4k6mYuZF3j1OPZXKgRUAot2QMUS3gNDehGhDxAPNFRGL7unl",
-	"xjhTsLCYcs0mW8divnvEjeT7IAryJIdW2IQB6S98c0fdyCJFmROrffG/VqpuRbQbG6gSmfHI9fBIMQvx",
-	"TIF1N+JRztwQWCBufSdE0jALaQesMrEm9K8BJlhYpFir7NdqZUUTTPZrtVKZWH7gsODtveiWMFaYakOI",
-	"tVC8C7ExC7lN1HFB3qlUTiVrUO5AEziEFzSIXOpdzmDjtOTLEgYZWrFS6SJWlSTpuJAPEIqmipaeBl2t",
-	"Vq0S2iOZLAYwIMnGTl5xco6Umy1uptSLfvp36HPJIzMNWBTdX4DXi/xnJi6c0oCC/oWyD7cwVVcs4FDC",
-	"flxCAqaU544IWpv4I2S5E+3iC0Q5IlK0II9MjJUFvtDrEF+nQAS9qfjXZ3Yv/oNgZAiLTPwNu5H6E1+j",
-	"5JeGy6eeT50rcZaJ/xpOAz/ybR9ytf+n+tcNHX+B90k9KETTr1e9goZFDzJGj3qhj2ZLvhrrf9TBqWj9",
-	"DzZarVZLEJqSbNiOb8/AaIuGYY+AzScKSd93WHqAcQuBluANHjM+m1QYt32x7f0k+iAeROvTTzWrdCxX",
-	"FCBZpO6RmU/CMFI7Ij9fnvfLRDQG8wi8NvETk5B5YFqQLQAPemJHhuEfz7y4bfKZsWlIilOc9PHnbRgz",
-	"mKZF0XYZd+RSOT37y/I3e7AUy8T6X5DblfePoQB2Qc3J+N6SgRv439yQNGs1YrkceGQv1NRDo9GHFyKG",
-	"YZ7MCfgsBIBYRS5xTFwHL1dsEqIfaUKJkKhIGQ3nKpHCKhko66ZYbaW8rtTPpUjt6TrQ249yxCc0+Mwc",
-	"YVfQcWZBFyRlQFK5JgZMeiEn9F6bNsCzjtlOJI6RJ0FRYdVF07qgMlTCuTfcDyAsyCbVuDcQJFRTlzg+",
-	"Ay5H0TSmmEHnAvZvZD1xY5laiSY0I6XyQ7ntzRzkMFe/ja8f3SMhsPQzzkLsD0wrXEZw4FenNSsGJHgA",
-	"iNzImwOiOoYsfjEkviwVtDhf4Yshq1o5nbqFdqFRrVUb6NS/BcSfKWXwt/zXV91oj9M+AXFx5rl/kBB6",
-	"xJmokjPo30jONo9yCQWhTyCCRWBRxs0Bht3kuKSseHtoq53Zivk1JEJMiL5Wla3MbdU+FzdE4k5teNWE",
-	"QKkMUqRKjwMLFGWKPNyyVE16BHsn7g5Kv2O8iKo1QRREz2KuKYJ4+bxgNyDfhouN1p9F8vlSNTs2DQLg",
-	"ocpOylMpGC4PI0YdQOnW3Ku0qqQH+6/oBMAJnK+yRioSmFYt6qIfEM7uMFc6CBWMUijkpyWoo3ScxjJ4",
-	"KFWHHHhhaUNqctTvnSXTA6dGNQYtWqw29iBBNhPMmWxHlgdZscKqiqXKOp6HFTOWMKH8Bt/4LeRlxm9U",
-	"gEvYa0wuLhcQF/ha3VBKE97gAVetx2R0K9gluCkACjx9iTdpVSqyfVzfvh6WKcy9oCpNVziJ9auQSKH9",
-	"R7Y7N/nJ3gUuPXEYKnwtr/05EkL9ImBUnp/35sYy94Uf4wmR+5JznGa5fx9PqNxXDDIwb+6LL5HeWo53",
-	"H+LvuS/ueFH+50rgkbwG6qAlPhJGuV6rKVeG1MCG5YJmZ08gLxRdivkMXWdFOv2KfUDz4eGMBuq5+c3i",
-	"j7+z2IQK9Vq9WTGMSr12ZdTaNfF/1UarVqm1UFQaOrXfNOqtw6NavWG0mgeHtbpRL6gs+TitPX1HVZPa",
-	"LoyDyh0bib9RoOjKZUGhXbgYdD/2rj/qmdyPVfyRJQdzj74nO/D1z5gLAZIlhQkFP6WWcoYBpOwUVowM",
-	"/yHzCNFnV4izABdbFhMijtQUrrTkuzhlH0jYIXHvzfzlb+Zy68A9tnLEO/MmamvjumLufS0XMGq1Lqb1",
-	"blVf4eGWl9EsOuWSquGv5UITF1rW3eMFufeWOiowAZcY6y+55sqtyxx0NMKxP8+FiqpP8kSBnupkQoN7",
-	"SFIKo0UElq6LhtLtG7FqFxbyn6K1/KBxSQbMI8DjMn+hDiLlbC6bPIGRZB5Fxm6cJaXNEtsvB3Emn0dx",
-	"iGRS4E/ARDgRcK2zZcAUKG2UwD2TS7wXg4Q5Yb1NQZ/JE9S3NBnJqpJfwY0zD4l+ioIZs9DdIqGKybF/",
-	"LmIa4IL0SdGN0phYc+KuR5YmXwktycOQpcm1XmQCTLIpvkw1iTBzeYYX4swMZLfsgh3C2yG814Lwlhlt",
-	"DektqBuK5pfZ+sdgv1arWa8dGvuNet1otRq1xuE+EIYkt9oWbkvFqPZc6lRcu/JfnzNjEWxmP2oCOsXV",
-	"cGnli0d5ISHB2r6o5NZg1nzby6bB3sLDyUhqLDb6HWLd7LF4Fsy7bFnlxr69PH1fg4GXoa7vAAsvBZQx",
-	"JpaLNwHFy17JhuA4XfH0QDysxcFXulEVzAS8leVGVWwBWnub+FGRjC92vFll8gAn6Dx6Ruei3qUVbtIY",
-	"Ni+jN4pRs8lz+ko1Zs01XlLIF1jjJt0Uy5pcuklTnF2PgbIml75SfUgRyS7EupdC2IVf7rDrDru+Fuya",
-	"IvzIcEzqNvcP2exhwzCOjHpz/7DRrBnNg0bNSJPSaVjVuKoprFqrJVh1Di4kXL8xJHw4de4cJ23CFpuQ",
-	"wQIt67YdmclQ7T2884owVOX36zyTT+pvVbyTS1gh5yFqfIrZOkTFlh8MUeHyPBB1GR3e06BSbR3lBqLL",
-	"yBvXYE999/vm0eZSLkoNXs5vsLlwZfZqeASwXJqSGvpBpKV5JFDH5JtgnSrpQIsCmzAahKiZ4Eah5Os2",
-	"k/y6JGMO4A+m04lfyizjjB9Wya8JRRG4uJGgqGzyefSEoh1LmYtiZXUoWUgQlcBhce5d5Jt8kd+IdLis",
-	"vIQhRr5FhVuXQ6usoPUrQ1XfHzh6zfhmydqOAc4ffxd6Fx1MwCq0C41m1TAOq/tHVQiU9i4uZIqg2HlO",
-	"Lgrl1e44DeI0jXoMcRalMS4lcZXMZpZsK2xExgE8t1MoF8Z6JXNh9u5nzn7/NLu5uv4pju4KxGUcGPVW",
-	"4/Cg1tw3auDhm36Kk5h6F5+aOQK+i5XThcMTflWzwy/O/cefCnoVrybeB9yA1HmrlNqwmKTQTriePnb6",
-	"nfdQhzgfU576QTSgHPb0ZrNRaTYbzxdRLselV9u5Dbb2QTQlxe327thI/PIvnOErX4DEGnPccYWTm/2J",
-	"7RqNf/3ai+zJp8/0t5+93xu//PT0w/TQ4PBDQsLfLBxZsskvgJF3C2FgMfmz+IFOQIApJHRJ26hPISzF",
-	"yHfuj4lMWtfqDqpz+aImTxJGyxk0B7gVj1OfBEwmfTpYkhEyHh3La0MLRbFMHqNwdI84pEjHEYPuQnLm",
-	"vcwKQ47g6DbwZze3uoxHqUrOJ24UQScTO2uREbP9CQuJdXVyAZ1etDAWsZSFgbRhZfAsYgmDh3n20Ky0",
-	"7JiJFkr1t1TGLBSEgEKtwCgoMC2+cBKeSpWQqlVytCEx2fahUEiJasdIRzQFoCYkzdoRsagn3sJ9F4o3",
-	"RO+80JcEy8AQDNBPYKnI9TwSzDjQYIEUK7x36BWydJm8aN0wSPQGL1MJBxgAIPYV9bozgZ14VIxYJxJo",
-	"Zci4FXuRJuIYsAjrY8iUBa6fVISAAyxwb1xOveQWJgeBx3QaYBlS/CC4LfCmmLKkGPcT/hSwkc1lE78J",
-	"tWTfUn6klxztnxLrDdS4PSc4gluCkvRGuGgzXPMwjJKBNZ4JKTznBv6w3RB3woQFVfKhPA7sZjCRFGrj",
-	"mt0YHbHK4dhglSZt2ZUjp7FfqY8OqMGa9qFzFAeFv32H3St2160ZwoN4CGPXXsLImUjeLIH1r8b9t7HP",
-	"KgsSir0t2aKQNVzCH5WQ/qzIsFk7Wn/Ric/HnmtHW4SSqKe3FPLlQJMP9W/t/Z3+4CsCUo9Fmfwk4vNQ",
-	"LxiZB6di7Tvo0oLwCHNKZK5cwtKrS7FMeG4OQClyKHk/PIaVyDEOCiN6n0Ah6cyC6zQoEsOdYyy/kMK4",
-	"PmdxaZ2CeuOAMUJvqMufFxrlRzXyfTy1Byt111eNhba9dx44xrhF63alMWqySnO8Tyst+8ip1JgxFia/",
-	"ae87au+st/YbB7X6gWE0W4f1o8ZBs7Vq7zS2snceHWgb0LhOW4ZdY5WG2onE5nNk15yMvTOZOy+0d+bv",
-	"erwfJlp1u/3Q0WzuC+yHzfUX9f3onT/j23St4EbzmP2wvDpq88gdTCtVNbnYS5ZzSKrCSM3poRw1YRzB",
-	"uQPJ1cywDfcjcs+U0Kj6ZCwGPP8GIsbiVe4en1x2961sHLsIwUMjBOVCxOik0C5AHdcjnACyBK3QLvxY",
-	"sYPHuB4Wd5g5i/dD7CjvWfS47QRUqDO89RLTq+053wFIssf8fHneJxMW3DACzQO3hcmt9P2tKumEGgUQ",
-	"JqGRkN6HZfT7WlpppqX4JKBF8FHze5Mj/8pd4EZSRgv4M1CJCTuDSgz4u+iW8iWkgpJXw+SKWMMixZAB",
-	"0zzSS8iSbhZZiRta85mXZAamiiRoAQJxFlyIEIg9kvu8gmkA6SjFZBaCNmN2T5EUzuTZRM2kI0MWNJJ9",
-	"a5P0URTK1sFln3jOc+63OFl257WH+K5f1sn6NCBehcdQ70ys9GJ6apVetxFuGvX1F3QjevPRDYE/Z4uW",
-	"+wLG6zW4xvZiFlfg7cyM3l4IoLbpdiAMZiTpYcHPlfC9go0z+Ygt8r4W4z8T+TaNJDVBFBJQWCVFFSuN",
-	"JDC3SOpMnSoJKgLwXKLqaFVvkJ6L8nvspzTewlLKGX4HFalL4qUxC2BGfLJopTwXbZJQ5paIG5o8vWAS",
-	"ZjFp+NM7g3S15bfYyavdWe2ns9rzHMuv3GzjLMJpJhfAt2W3t2SCEeTqwwAkbC9gkRVTGdjis/ismW2L",
-	"B2zqUVuC87tb32MEUCfRCJvzO4EgiwbvblWzsmgAjbL/zKi3DDoXURcp5nxa6qyRnHcR9VhZaZAQP5C5",
-	"sJqlw6QQyZCGrS6Bu+djEt35JEBi+YRLKdlU9GbZX9SOIKOEmRxY/pgTrrL5JK/Jn3NvLbPqemdU3ARy",
-	"izR2STgXYUDG5AnTLCSSpOgkua8HdCDKg3OnLbbeiR9G5KB5jHVx83SAENAFDTY8Jnn+HQtsGjLisUj0",
-	"xw8I5ZK5l1OkS08akK1CJhKcsEI8ss03E5aJ4964UVgm1lBmZFUsUkw3u3CV2BbFh07pmMjma+kHqJJP",
-	"ru9p1X+p6ZLe96XiAe7fMMElU1dM8mffMhWZk6V1oqce4zfRLeR+2yBBNQ1YiDrWMr/K5NqVgZgjxc/s",
-	"Xl4Yv/S41ypTHl2nnDGHXHPXRi5MSBcqbbS1S0vx5GlBaB7y/v7lkoIy/HjN+q+Ty+nbVnA558ezKcdd",
-	"AHRHlvj0cnuo3sMrWtCHeookGcadlYkYR2mihObRwWH98LCxX2seHe03j1oHR685JyY1q7+NOrY149hc",
-	"TIxJ1bz9yFFA3YEgqey/Qw/CRcBi4PKOut5W07UvZXWRHL5nQrDZTAcoVrJ9Ei8pUZBVYmbyB5TTV0lH",
-	"sow/eY2ZFFd4dUVmCcYkOsRkQOD1JiSWMPoWJhytJjuBl74Bp5VUtNkVr+2K19ZaEr2SjaZpAmO2IehH",
-	"wrX0UnRHX8txl+ov3aW67NLXciFRDoJOfaGuR0eu50b3lx5s57FwLPxduBicn16fgAZ9/7wfy+hjW4+O",
-	"/V8EvjNDvnudUWfsB0SjrkIZ58Jvxs912jhrTvZ/iUP+jaPaQb21XzcOmkdGq9E6bNYl7ZeckPMPuPyB",
-	"cnI5wUwUJwf/xrWpdxkFMzuaBUxjO4PpOWFR4OM/x9QWHXBZ6s97yf9lFMoojb84q/94obn7J/ao0C7g",
-	"ihLW4mU7Vs/qWL3w9U/kS4gCH0dTGilJoqaxKnyNzybiWAcfV27kq9z2QWKVCdubv31GweTqifecvX0s",
-	"eRi08gjeMAmXvjfOMPlYa5nC5EvIUUTJV99qSTElFg6itazOmUpLetHQV0GKVudTp3fWeds76139Prw8",
-	"6+ga2laWg1Z3uZWqq8Q9BHoVRn5JQWZctag5XsHPJkWmHGa7jrrATfllZZxxvtqRRoDwTV5cV9lINi5s",
-	"NHmqsjERGZFUuCl22ICh0B9zpESFG6qTCHaxTEYzKUqEn2vlkSRdHVmGdJT4/CH2JtCRWlY1mXmoicca",
-	"5c3EWXFMXW8WMOVWneKZS9fRAmWujNwdx2dhGzuf3Grscje8ZfEpCo9oII1Shf8N//hTPIswbrCw8DFO",
-	"fCeesfFXH5EpB8SqSDw+WFuDc4P7+mIQX8rhhrCyXhthciiOSMYpY3RKbZNX0hzNIMcGzgsUP+I+6pYB",
-	"mXPyq/TRtg3ScqDpMuhenl8PTrrD/vnV8N35df/UIsVmrUms/vkVwQ9KZWJJUiDlvIbWkvaPF/uFDhXp",
-	"PBkxz+c3QFFMZZIUDlfRD/RRGd2r70XnYik3tTgCTOsoYf+1zvf6w+vL7vDt78NO//zqQ3cwVF/B09Tg",
-	"Ud92Tsmg+8t19/IKlJoqeCTWF0SckWUWNBgA2tvQX7NAQCiLFJW6mXGQSEqKRVECBSbs3i/X51edYfe3",
-	"k273tIvj2iDWu/PB297pabdvlWJ9M2i0x8e+paSBi5aAFa7dB4Em6L/nTtyoLwWb4A8LVzflcgLrLcBK",
-	"shK8Le3cPG5Emye367ly7cRsa2Nk8mLIGLFW7LjC3G5W32PyXAU+JF/pc9nkG9Y+b+wu2FVAzx+ud+fh",
-	"h5yHH3IefeDxcsn5YxsQe1d9vau+flD1dbb/ZPtxpo2OxK+hJht68kMVZa85QuY/rG4laLT394pvc1dv",
-	"rz4UZ2c/rYpqpASDN6joTmuCRLdsEjLvizxScV+VP8rjKvbukfXf5SXF33FduN6jCb0n//bF4Qehv4xS",
-	"iaEZMdW50svXja+EhM9TPr5iF/6haskP2RE17Maosu8cjivNUZ1WWnaTVQ7GLVob1e2mc8BicQ7jqHaw",
-	"32wcHhr12lGj2TL2VyGB+jaQQKtRT7ZT2z4cN6gxOqoc0MNRqub9FdaSb9D11bXku919SYX5S+zuL1ti",
-	"vrXdPUfF+bZ33TK6aVIF6OguLsqic/BKWbCNjZhi7ROnNn8auRM3jFybeL79OeWPRR9LJXa95PDVlE2O",
-	"d0RXaHzp3S1DZbN4chFxc46xjbnNVhVtqKQT0WZSF08eUxa/cn98hqqPLWyOL7zV7bwoL5lVIH0rDnMu",
-	"PfpWrFg1T0f4h9yhe/2T848Xnave27Pu8GP3anB+WSgXlGcRXu7c/gbSy3JUYERkLXFFPqD7xY3u9xzf",
-	"DlPPvRfOplM/iPbG7l+V0KOFcoH9NfUopqqnn0Q9BSRyp5e8gN0R8cS4QnkCJgcc6/GeW7pwiUsdCN1U",
-	"C+UknQCi3H+KxbFiSAbd973z/rc1JnL+rRsUNT3jkUmSLpJ4/59f/3yBBJVfWuGn2uiqwX/+vJ0ElV1y",
-	"yi455WWTU7bmm16E5ytR4o9D1rFFYJ6Du2Pb0BwdVnN8G+jWsrReAHE12DwBoS1tuUqkrd8DWz6OG8tI",
-	"GEmyRBT7NcewbJwzUp6vU4QnfCM9YsV0PRh4ve7ckCUuLn8WEWs2dWjEPtLws5XEMkGSeZ7SpE0YtW8X",
-	"iEemAQuhAj3QazRVV6CSrUzSw8F4hOJzAcMbOKD/PLqH/xQpR6okdWgQH7qhuhHR7kMj/GVZkp2ohsOI",
-	"3kt2EjqCi7S3ZvIZl+XAKoSsD4Kql9TSWcYu8xx1qJHDgEnssR6yGLbkcf2A2B6jgV5RCQPrge/UjUgx",
-	"9PXb/pQaH5UBb/LxzPOAQmBCIe3j1r9LjV7AJv4XKBmE5tVTigOUSsVJ5lHV5CeiVy6/iafqQlITlhGq",
-	"MJss46RiBtwSfxaFrsPioVGnUDo3jxbLEXHOpYYi0e3WOGHgyFsWA7RkauclhZGJMeBlVafR45gEwY00",
-	"/g43JDMeX0+9Kjkfm1yrsEX6nfkaW3k818prSVxdqxKM4hvoqVypWls3N6vCInFClfTZ3WKulboVKD5a",
-	"eOK22lmZM47PQpOLyQLpPKSYlalTKiNXEE9n1Zi8mCs1piQWwwY5MNIxnyTBzGe4lJcntJTS6VsuesVM",
-	"Lj0L8Vi+CTOSsaTLhM/PGlKEAfoi5y6+dmFEO/i+w3A88+SbFutBs39ibrO7OO8P4ioSxYQLrhiTL/pi",
-	"jlODJhd7kjEjbxIwjH2AMyh5Q+F3Ig+w0uHzLPRMLxIPuY4N6reXmOPRv57apQRy1UuPLXEHYpeS+qT+",
-	"0l16TGIOluMpqe+lVSObnry3cQS6QK6oZ8rRqdtNdkBbo4rhNMaVJt0fVY7sQ6fSYrWxyiaBIvfsuvH9",
-	"7LrxA6NZP2zVas1Gw9g/qh8Yh4ers3n2t8EHrafE2M4+M8b1WmV/jKGwypGDobCMGF5s+16sZjx/35en",
-	"8+xvUjO+i/ZtQkVX1hPPrRhwjqEee8dTt46n7lvKFtrLKotYW5Wekj+nHsGVlylQv9yRYnKND291jDMV",
-	"TCQ0/CydG1lHPJMjbq6SCxboty9qzgR8ThZaep18unCh1CYWPpcFZyjr5Lzf7+IWeNq77Lw9655ayTFd",
-	"u/iWhsSizsTlXU5HHnPaZEy9EEKkqVbOf+3Hq2uuoH9pG8THSKrtBvbMjYg/NjlzAb0DOr7jpAgOBsmj",
-	"Cn0T7ZDORU+MkrxO7KOB75WUk0jr1/WF5vY5JpYbdiA+BYd+q3Ny1fvUTQ6w0P+lI3V9YUl6QavXl5dW",
-	"iaVNHmg1fsGe+5mljzi+jB2bnEIvUiAHAh3EgilwGXeBWO+uz85+hweJX1Bm1ARPJNTzUMIOblBWl2vv",
-	"h0vaW9mFItQ3CYRFZbvSQ5BKZlM8t6fd94MOFFnEo5qwKqyNb8fH0McGuBeX+S7ivY4/KBMno9h4+jyg",
-	"DArGgrR1i2C2/BoC5OWCWsmFdgHXoo6aUqsWQ0ep5wD7U34NYfXUgyizsuRRlKmG2bDNCn/N5gjIKdf4",
-	"w0sgNJOYr3P98+HlWSd3XkD/fNi5uuqcfPjY7V9dDnt9TA4Ydvqnw38hYH7hgHg/Iyi+aPJdTkZ+dEtg",
-	"YoOBhZkBKvecYfrAMf4HsgSQzAU9kfDLjJSBJJAr45MQJN/K+TZ8n2F5B9IqLQPsy7HVjxUBXI4zXx3I",
-	"TmhJxZmTTi58z7XvcyHpXucjmcLPSRhBebfPHxaRJAk/aVtgSpNbIxeI+QXStejMcaMTsIHw9xellptU",
-	"mYMejWxDYhPZtTuxjhgQOQp8CUAqZk3CnxSTFo2ycl9bnZPOW1V1aXLLhyFQtH/MwYGKhXtHzPPvSAMK",
-	"V1VkhaiHkH56GeOgoRg6k2tO5wmJfOS/tqnnsSBsx7Gb6Ja5QdIqPDMec4fiP+ILybpJTX5Lw1sgvBJ2",
-	"VQbrSOB7rEpkT0NdJ6FWJmiKGtDD+RDWxlAtmT9PDdHoZFPKyvNV7+9VZ+3ns+Vy4JdYZpzpP5QB1sxT",
-	"ngP+C1recM7y5uCE3vDh1hhdaVCwQRmd00Ni0rwri4rxyCTUJ8nwonieJcFuHqd1+4FiO4Zp9SYkDpsG",
-	"zAZah8ifVjz2hXnq526IwfZSEhyXaikLEXHSrB2Z3KIjcIisiYQLQBXJ9BaWEQp/qyw2jqrJIfYtLCjW",
-	"ySdmOMnlkA4dN4jzERzmzHAdM+c42QXiw7aeU+ME/nTKHLGByR8qDEkscV+LFOG/4V61WrUg14ISexZG",
-	"/gT6ZXIrnoHVanUv+a34qeUHN5S7/5UO7fQPMG9edQZoJT9z/46Tz66YAUVrFrKgLXZcyf7RsYE6GT6C",
-	"eQX/cvwJdTn8cxq43Han1Gvv7aX+vmQRfGRyS5aewe+p512HLAjlvzuz6JbxCAcOvwA68Yw9FQfJ5MnW",
-	"3Vjgi37cfha+7v3sVaokxBzJOGxb50je3lYoUBiatVceF8hTQowP/ASFxJff3F4asRCWLQtAfACyo5fv",
-	"qLjFYf2PPybWNLkM0wMRjsOp4aGHm7T6ghhJ6RFlfOwHtpYFpd0MpQKS7uCwI98VNGVyVNJRzK3Vlbbs",
-	"f4Ud1R4OvA54Drifytw6j40jAnskvmHKwzsWlKWrWe+LBAB3rufYNHCkrtojTG3GS9sZ3HyyNCyMtGF7",
-	"IYO70IvVbiJ9Iqbn/Q9xQBGjpT33mzC9MvmL29c1HN9nbih1wpawekuqAZcDF2RYlonUquCTcurdh24I",
-	"KZtjwv27qsnxniR32aRiWcC033UWZ0dI/X0TUm/u7sYZIabyKmu1lM/0eyIxXclc+mC+UjwfarSkKge/",
-	"GvlT3/Nv7k/oVAaK0sSk1bkCldAiEzoNiTiNoiZR5BMrlR7SJteDs6/WMVoacBdAUQhI+iBzo9Q5Ut1L",
-	"kzdKT0Ka/oVxRybBZzI6gpdEORoSikoMnmPgRrvfhN5LJQJko5wmdI1zI2dyrHn3fH4DbmGBBaknX1Op",
-	"Sj76AdMzyvVpncmraByUTA5P4yr5hLkkc52kRmcjXUWcmdPm7lj9HmOhXr3O4A/Jr4U2L9vkrbOjj0Bk",
-	"6ZS4R9BmScMj8NN8BpcwML1oGVMVW0YwnMcSPD+Z03dI4bQj0nlyIp1cy3hTzpwVYZjFQtmEHUdlheZh",
-	"uMkGVpAlOb29D+coioubcN2kLIQpy0nDUs6F/8wsNa8+U+9RWGBN1f2PXWqfc+luWlW/4eKl4eoSe1nG",
-	"ZyXysHzBxdPOqEiHpOklNfiLNfehRYqqdnqh6rxMVNV5XNQcEj7zvLjEGiKNenG4rAqXddYuT9VAQ2Kw",
-	"aEgFcGXI1uQqXlvMrFsuVUlHlnXQSNYFtxdPHHN1HiZfLPSYnwp62rFKPsfzkBsS9pfNmJPbb/TsVZdP",
-	"DFwWbvX6iy8faDO3XKb3QoVNu9qlDWuXXuIktodnYamJszzqeKIdmVP2GiKQclVUFyw5tW+h3ASSJ6Am",
-	"HgKL+OuITaYejZg+/5WQheMkKYYxvisTkEVhJIzYtI3hxjkPmcpCgVp7sfeVCSWWIpOySJES9Yfyptk0",
-	"op5/U8ZURtwGqVMxrBJc67n889X9lEFRvuo7c85c/vnEn6lNjPL0PgZXHCd6PCb3fFyW6rZxN1SMYBYm",
-	"shs29Txh8iP6mXEZaqXRAqKV+jKRf8MgLhpOQfFeVfHE93gTQjZ2qKhUcPtVE/stu6VfXD9om3zQ/bl7",
-	"cgWPCl1ACXgMNevlX6sBfFXmoUOWvGXyO3/mOcRxx2MlJaLgOUrhpElwIGVJTjdFwUxSBsjkRStVZ9sm",
-	"qWlslRa335ybZno5fMf4/xm2sfBEH8wXivI+zDfoZBi6b2x7e1kvY3roXP46NruH1N8uKYhFfintFm9C",
-	"VTFRzC7iNHmqitOVhD5hGYyVM3F5hWH5V0yNr+pH5bEgZBEWnWr1piaPC06PCVUU+QuniqQgVMZSsspd",
-	"S2VsMVUSasdmPdlX1DYQC4ylXjfqNafKTk0oCoqvl5VGYkuCqlJZu5mqLC3O15XOFY6afHnlqB/MVaFy",
-	"SLzNKg4tlTUmr3h7wwzh3I6iF632/F49R1sq5trVb72A7X3yAq1dVdZ3VJW1q8Xa1WJ9e7VYz2lFt19s",
-	"tauw2lVY7Sqscu9Nu7qqXV3Vrq7q1e2Lz1s49ZqqpV5ljdSuMmpXGbWrjFpbGfV0FvJMBhnXs0r6WpHI",
-	"QgdVrDIkRduPA5eJQg+5u2WBMCRz0VebcoHHp4H/xRWPDxk5CecjSl4Iw8nuxKBBZBSMjsktHwuEflrQ",
-	"SiLiAawSxgBlsFbl+1d87t0naYai/bEfqMiwHKk2oWQ0c72o4nKURPDH4mov1uOTD6srQY39WSDlsUhx",
-	"jFlFkyngapc6Aph69C/AwP+2xX/GAbVKMiyAfFhgTFONA5WWBVxa0uEEBFgC/k69mTgW3WsXYOIkKFuI",
-	"Y4bjhPJABUT9ARPoukwszv6K4mIpS0peHAONu8ndSEAba5p8P6ePMIbCL9kb+QosEvnkRm72onmYKOts",
-	"fzz1dgVr32vBmkbWCFTcG/AzJ4apXHAjNlHcjQ5yYhfqxqGxT965nnsTMEZO/FkQmbwT3o5mAS+TTx1S",
-	"rxnNQ5Nfc1dYk8uIRkw0plP3/UuX4yoXbJQPk40UgJEwcjmSKfbPB1cfhp2P3UHvpFNYJtFmHFZqR5X6",
-	"/pVRazdb7X2jWms0K7XDLIm27n9mLnf/IvJ+pHh6YlROTwyjVCjHcmYXwjQ6QEQtf5/x5Tv5N6wx1Yri",
-	"P983CitF2NRIJ2TmCTOluHTKWODyG2eUuosRC9j1+FgqsqlNbxBFH+EdgaAbtn4BOj+2aP7s/KRzJpX+",
-	"Cpqu2HbpKmGeL/RoSZfen52/BRXH7XfGZjwKqGfAGnpKTbR4xeyl31/Mu9n51Omddd6eARknJtyEF/8N",
-	"JXcoUoo+1fKqf7/Lq/7Q5VX/tpfXs0/n+kbT+c9cb+UMoUcKExXahZObKPz9t5uITY5m/7rqRuedn34q",
-	"PNPzPky7MPVAm9R4x/jx+yjz9jTckHVcSob5sSemdMKQ+vhrrph1ZpfXl16om1ixWpTJk1ONPOpUSS8K",
-	"iaXmKiD8u1saEUufL1Uvbiuin1mYH60/c52TuvG3IsO9Q6g7hPpqt9ANEeEj9qFcZXxq6H/YSj4vmdlP",
-	"sllt7tbLJjsKt+iV68yTgwNfSIgsHJjnn+ZFMnlcg49SaVCmL36JIeBM2o71ni9oNnZ9ke14vkwOri/x",
-	"kDLNS4wtZpQSCxwZa4MiO4fYziGWtZTTjrBFEZPs/V6qstWuakftGqiyNQQEkKpsmADCgj7uq13sHznx",
-	"g+kCGjhlDmZUEN3gq0w/hRFsesPKRAEWeErDOGw1akdGvdGsHewb9fr+oRTGyJATeVF9/vmKLNAOOe2d",
-	"dK5APGQFRhFAgo6Y987lNyyYiplSaBea9V8nl9O3reDyozg/qtIwATF6/X8Or36/6A67Vx+6g373amjU",
-	"3g/PBhoieU5MoAEr166o18d9+8TnEbWj7oS6XqEtPvk/OYtFLwopaZRYcOX8chjrvmjBnbgGrtCux/HQ",
-	"+Y+fEhHhU2sPKKCQJrizzmuAdvlJe/jA4/+Gx/7v47S/7JCfi8mNJPZMgBmxi3AWlNLgJFZlHvnO/TFR",
-	"av1WfHoum1yv+Fxa77lY7Jlmg9OaBJk2cc/rwRlm06kgZuwpKI5nngc5fFPc/LCjSQYfJPiZ3FppAcxZ",
-	"rdawxSPBv5hVOpaJjTQuIZJa0qkwKgrLS3qCZq1JLC7hspXwwmEivCY9R6yTs/NLkOVbVJInsujP5BMa",
-	"fGaOGEjqnHNPsuZJsXus2gkZj6rkfOJGwA2j74UWGTHbn7CQWGJTFFjLArscWpK5AQPR4v+xHv2YWPOG",
-	"WwVFVXEtstHE+u+AfzHtRnzhJCp28uXr4u9tQknIbJ87CtdKoA2gEsae37AoJM3aEbFkxWAX6rzEYHqh",
-	"T+5uXY8llcHQucj1PBLMOI+LXecKuNAxBLRWReuGRTBp3TCySlBAlXDeZYrSSxR9LJXso1vGTS5/N5sS",
-	"GsH1UoORtYksFSunirhwN2iTeDOIeXoydgSLsP/MqAekhxlr6DtUPd+RBmZ5zzJg7VND1NWY77vEbJnQ",
-	"60HA49nEwRujfedwfEQrhl1nleb4gFZao5pdqTtNdjBu0drIsNWBo14/qhnN/XrjsFUzms3GQe1oqeS3",
-	"djB6lOR3vZ7IZtfZ0YHTtBsjo1KjxqhuN5xKk6GCdobkd2IHYs3vZ1X83qDrmYrfqSHcX1T8Hlz3+73+",
-	"+7Tod/ah8GlFvxfg/8tIfNtLuFF2BAFZqL+HsGnOdboC+T/MU5oO5z2McXRtAA/PAjoi0YAIzI0ooPZn",
-	"/Apu7/p80WWKfEqa7OYsZKToctubQU1LSkM5RTY/jx1LCuerapp5HBuwMfDMKMyuZa73+HXI3t53OOSP",
-	"q3RqqyyGQfQCiHeAIifuTpWcqzp6jF6mHmsZHWs2NI0kKYIbkhtxK8mBYHKFz4HSh95Ql1fJuQJv0mWs",
-	"IfQyVKCldavBGwzHM3j650Wf64Hj83PMfl/0smugRmtco/VR064cOC1WaVJjVDkS++A+EwDEGDXsfSeO",
-	"Xe4f1I6MRqNZM1qteu3w0GgshRrGVa2xDajROmjF+3XDOWL1Uc02mpXDUcs+cmqsYozrtDFq2hlQI5k5",
-	"LwM1Nuh6DB8uuv3THXzIpjF+LHw4D8CKfyekxivdgZsl5azfyssq5LkkvGBB6YDYCKGGSttf4C2KLduN",
-	"Fvd22K7FxrhWHEbn/ly/Zzxz2s43k66zi6N9A3G0wxN+VbPDL849xtHAowuvkn/BMCoYl1187bXH1x7u",
-	"YlqdSvSjZhCtDoBtSACe4/gqC34zObspT6eYWlUCvLXCuLbJPKN3KmpTJtbcUoDAmm5VVwbXZIjnGCri",
-	"sJz5LnAjOEYiLwUEjWTIipIv1JsxnY1ojhFkkWS0GDLkixhR+7PMp71hkaUITpijnylLVXLJItj8M4nz",
-	"iBNQNwN2SAYqHSyI58PK74zS8lvfg065EQnY1BcHfGT80wnHTZ6TcXw9iHh2ivAfWBlpx+f9TRjlTGru",
-	"p/ZO7t2w6NSlN9wPI9cOc9UcOMnvM2u411v/tjCNJhcoCwTYNORBxIeymnk2JSni0mgxOq3zDpq8uJrM",
-	"dBmTKYmJTBUn59Sjs9Adeczk/jRybeqRqX/HAmjyrHNygYY/RJ7t0Yw7HpI3TZW6wj08CHHDXAcq/RXs",
-	"zlYPtHPh+9RAriOP0KbxD0UuN7d8X8DgfKR2yGzkwsxlcT52TkJmE0UOnGKzX2d65vwqyM1JpgGrhLc0",
-	"QJWXMEnRPun8Exb5yT/7ccqOazNyw7hYwcwhYz8wOdinIsf8JMZVD6UnJWExLpVjkn7kkVPU//qj5DIR",
-	"qUHb2YhH2Ah9JNcZiayZ90NZi2VL77nNRsgidIktJ9kSi/9hh9HIlwmZVWLJwxueFE0OqxsS/sox6yNg",
-	"CnnGwxqW9BEvofhWiZ4YAEUAjrlrqi2ILRYzcvZKWH45f4LLpvRBV7DJxTFOnNzGvuf5d7KY5A46+RDl",
-	"qPWGSb2W3UnuOU5y4SUO9zeiaBEwXHsLc3YnaJHHBKNFewZLm2L7PYtd4jmofu9ufY8RcJrBySr3cTBI",
-	"kjww+AU5DzOPoawT9vOdH9zRwHH5zUB8U417Z7Wzcq0zSHlR/SFbS08z07Flzc5hfoBRlKP45Bm53xNZ",
-	"K47ZN2LbdKcVOo2/RxW6i4DFy+Yddb2tVuEoVlc5fE8DKpMMkkdUMGNbia9pfRWzktxcX8U8wPw5rXFJ",
-	"7K2060CrBnLtsFFMEHODxRQxoFwFvdHjWI4HvP5/Td1AtSR+xP1Iq2s2eR5Kv43qmpP67SWUfhvXNeMr",
-	"iBfhrrR5V9q8sMD1uuasdLzauGY3Rkescjg2WKVJW3blyGnsV+qjA2qwpn3oHNUK5QLjTkbCXU0mazSN",
-	"epysAf07bBjGkVFv7h82mjWjedCoGasS92rbSNw7PEgS7Rsjw246++xgXDFofdSwm05F/HVIWzlrBIza",
-	"s6bubdD5zCqB1CAeLFYJiN03neO3L16LcWDUW43Dg1pz36jtP0mO3zgNWPfGQeWOjdbn9/29fM4Z+JhH",
-	"6TnXPDo4rB8eNvZrzaOj/eZR6+BozZwztjHnDrTXNmb10aFdqxyxlnNoH4wq+7Q5brC6kzHnUoD4Badd",
-	"3v6vmHZyHJvfwbT7c/kkeKL6dM1Wb57UmqcyfQGofbPV6QtPooHheSz0MDy893f875VFKgNQuMfz/nyv",
-	"sg/38dcJvRyxfc9jthL/MjlKAYSkXmsijuQ+1MNWyTmXCvri7BE45MZnIXoqsbwhLTen6lzc0OScuZCI",
-	"M+OOwPLcD0gYKTGbccRglYREVTHfUVel/eCzQ3RGwFzoGxSkI5aFemfRQ8/nNywg4a1/JwBxLqD6PDUW",
-	"8Q1fKl7TXJw5KVlE0LCTp5Lj+G3/CKEUlWK+sHpWL+kcieabLsdqQqMAa9rklqyJsEgFqRuIJYsstU8S",
-	"xizQIITMtWPgiICd3JIfO0ycckOGB1g3JEatZnIaxUxaHTIGH4LW4YSQC8/LTIxfFf43/ONPsUrFxgOj",
-	"ijmrJ77DLKx2Sr76yMKQ3jCrSk6SY7N2ng6AnP/GjyLGpbI4XTg+51rMz5D8/uIreQuFT1s/acGMgBvD",
-	"1MAjnu+IS3+5Pr/qDLu/nXS7p5AUDj85ZRF1Pfzhf2Z+RHt87IsGPHfiRoW2cVDGf8pE+17/qjs4Oe/3",
-	"uydXlc7VVefkw8du/+qyctEdVN4Pzq8vKlMWKFBTKBcmLApcW16tdHLmkJHutRpqkbzhlAVD1OL4Cuhf",
-	"9Fh1ENXLljaKt6YOjSi8L3i4M3yo1FMMtacYXnQHQ3iKAjhRKbzG+aH7KibDBNeS+Fa0TN6sb/MNYX/Z",
-	"jDlin4WetIlxUK1J8+QJKy/M2fxyLbQL784Hb3unp91+Qfs6WeiFdrPW2B2zv5VjduOodlBv7deNg+aR",
-	"0Wq0Dpv1Jy+lS8pHpEbXNPAdKDOpKLGbZyqui4f/xykh2BDRPPKQsicA+3qVtQedU2hIQl+cTUJZCY6o",
-	"pGyKQ4Se7wF1KDLJkziMOp4L508g8SnKwSV1MnH5LGKg4S8zZ0YeKyk1NpMH4CgmE3ov6+hHjCRgzA8S",
-	"HNZWcsrwX6xDj6lLdaLSDje5n45SLQQvMRFFaTgj+1KVXNHPUDUe1+sDNs+Dh+CV7ADR8wOi3Z64cz1v",
-	"w/W89d2vrCzNjHssVAQkup10MET6Q2yTv1LIxgueYK9UVbV/4z++zk+BFfHuG1QuTi6QqTcyNkwmvsM8",
-	"qDLDgjG8g/SLhWWxS6KDjnomVxnSyqOHTysvgV3o1vccsb1wViZUxX1BDq+YBH1RZs/kiW2G7ti3zP4s",
-	"9irQsVuSGAT+uaz9apzxw6dPyrnZYK/ahZhfcYg5Q31rYZUtbKHpH2w7kpKnS7mt+rvFri4x73jbN+GC",
-	"zTgm1Luj97i8v9loSxQ/YpZZBOpcqd2RGO35Ud+Gzd77O/3B1y0accVmtcCzG8b6Px5ZYsxnHtPGiDg+",
-	"kkyBZc9jd5/Bbbqh2U118NuvcUk/z7JVPDdXSBEd9/iymVP6gTwXy1b7thf4UlKVrcippMpDip/OOn39",
-	"kxJxOdDs3SBVQh7lFZJLeEVnFlivu0Lyyq5oAi2bKg6vSE80+caKw6vTE0mH3wt7eaM8S+olBe7NbUTC",
-	"WzpNEQMeJ3hY9Mmfpd/bjfsFYmYmT265Lslcm0o7ULsDtQ8EtSvZmNbKxNC06/2FvPsjyp0714luC+3C",
-	"24vLoVF7X1hLvWUoL06jlbjC0ob4IvCdGSasgF2VcvrARzSfpc6cG9bRxPZOVQhP6qL1znpXvw9Pzz92",
-	"ev1hzMLVajXrtUNjv1GvG61Wo9Y43J9j4XoWZqUVHFrJ8OdSpZlEs0LbaDZrGfJ6QOi1noPqqRTyyoXA",
-	"n0XgCdsylxm2K2emvMnTnPc24k4Dp6StSMx6F5+aw/P+2e+LTFrlQrTIqyaauKI3rVrd+A84aY01gjZJ",
-	"T57wwLvaXD2IEmyu35vo3Wpb+PeheEtTtj+r8kYf7hzCOHxZ+wtQtQTOPQlU57RyTL5YQ10liSubsMnM",
-	"gxtm8yG2iRWBTI510Rlc9bsDVaEi/xxeDM4/9U7hcwCbqEqTIS5TXhTgSfXK5FgIrv62ME44ccPQ5Tel",
-	"asalujrP3HAhpjS5XAw5pXqIlWnzlyj0SK5wSVuRCL1oKF5+J+OhBMKhiQOA/eWGUUl8iuzgiOhNfkcT",
-	"+Ktr/ZAMqZ8qsdBuIqKPQJ+HhlJmB9LO/Mjk0hMcK/yQvAI/Jjf5KS4adGj4UvAHCd3CZILEJnCBV06q",
-	"AJWJFeMNy+SWBBzi89jcWsSKza34YhLNLCJ2xar8t6pTFUc8fwxflYnRPBD/uw8pc9whrdbRwXJeAU20",
-	"SDfVMIA0DN0brhjYPR8OeBG9MTnMlzq8N6BiH90Tipzr+tqUQAfOTPokEqeYiN7EAWVoIqabn+dlWrGM",
-	"qsTKBkzQfYcF7hexlmIroDf9JtS0qyzY7yx5gLIywZZ4A6D5Ll5X1i/qYikoIj8xX0Qn5CSqJjYpvVYT",
-	"X5jJ1QGdRrdV8vQaUTE/PJ4nN1SMwkLrWDJKXBow8ljdKOyqNodcjX0/rRqFNnQWwlcu1y9CJgtNVkpW",
-	"hat0hdhls0ZgakFMyuSr1aSQaWPCosAvEyU4Df38L8Ss4sUS99Xk2Nkysf0JQ0OMNjNzqn6HolO6A+K5",
-	"5Kc2cUFszv7xCR+eia3kG1W4yj4LP/xc++xn0RwnyGc+xy05ROU7Mz3uRPJsilhHtDU6tA+cyj5rjitN",
-	"2hhVWnbdqRisNlbfxdThB/XafqthHDQb9aP9Q6PVPFihiGVsJeWovn+QyEqND+w6bbCmUcHknUNaaY2O",
-	"7JpjsNyKWE/nZXi6Y+8K1a38w7NEdUt7TXlVt7KdV1vMa3q44+OZMp4y4MiCKJcmWLSjOMotyaUNWy5H",
-	"xPbCcmnWueSLh6l4adh2LQldci8rFbVb0PlaNu2W6X3poBWZaxZBt0C4YUr3S36ekvwCz0Nk3xLbo+4E",
-	"2cLTJ/2nFAGDtG7RqTnpL/1hQPdLE6zdTPirDHBZcm45iI7gwBswcRpVGmDlmFc4TXMVV4eKcw5Uh64U",
-	"C1NHCGJTrl0MY4ulpa9IKUxH+89Tz7oZ2s8GUD+U1phBG/Y+OxxVjpz6uNJkIGtq2JWGsz8+pEcjw64z",
-	"BeIajcP6QbPVMmr1o+bB/uFho7Yqb7y5DRB3VGsmqdfssHmwz+q0VUG5LmNcQbmufSe31tj3BeI2GJ7V",
-	"emY7YLZsh9Tlzh4HzL4vsbNN4damCmjbgEGSl9+ayzmwwHOK/kmFWYQZBU0UKYqm3T63JBrEOSAmg+5x",
-	"7EV5I6U0fc98dfmPj9swX6HW2i4Z5UdPRskp7bZLUvmOk1S24XBdrQ/3zbh0nk4qbnO8kEM/7qEgYUFH",
-	"zuRKSI7M68hp122gKGdyLeYv4/nlJGVhE9k42VuTb082Lg6PQu50ftk4FyKwWO3OZYUI4ietZA/cEEtk",
-	"A7KjsZtRZesQ6VkU4b57r8LT6g88RWxqpyn33JpyL+le37rUwLp945FCA0u1AzihJIyox0y+mNJTOiY5",
-	"MlfmbCW55p77mWHSnywWn7Do1nfKwkpHwNFBdXfwJub1GTUJNkvT2EzB4DsxqjhIO82DnebBCxjnrUgi",
-	"aPSKeup2Ufvc57HhA74jWOhhmYQzsSctL2Qs5atUTDQGtqOuIGNqsEOsVld4QG2iyXNrJ+SuTRQnnezi",
-	"RPLg2kTCfY1EKqlNJKtLE7GFZ1Zn2NUkftdEGxsIOzxVAhvSPdW3wJll1BPaqXrjkB1Ro/mqEtjUsD81",
-	"V8kqbq7cg7SCm6v+etPY4jFYdjryg40Cps/I379mfT4NmX98avoO6PwznkWDd/Pb52Nx3UOo/fNzZWaW",
-	"6iX8/phgtGV+f/Bubp/fXxKJb8LvvwB1XmM+1E4N4PWrASyahNUWIUfaxYPWMJROjdgtFZYAPFA09j8l",
-	"DcKa9kIfjhvx8g8Z5lgkv1tImiB+oDeIsY04iQIq5HIts1eXQvE90NL+WMC5uUPOO+S843zfFnNazn1r",
-	"a0h2A/73h4HZeRJ4k6dYDx5OAm/yTBZ48jgSeJNns8CTx5HAm3wdC/zC3vwcLPC7zXnJ5ryUM74+n1P4",
-	"nWzjwBm/28c338cX2el3m/iOuj4Hdf3GW75oiNmzwI3uYSvwxSPVxa9XTCfxGzWnxHl3o8s8f+ZUph6N",
-	"xn4wKfwpLDIyqeBelH7rGnmUzyUTKe7ZEODjhDqOsDWkGDJGLO3nlcot86ZWmViViviRVaqKiRp4cqW0",
-	"9/aM+mG1Vq1VjXar1qrB3iCHar4b7/FMvMjgzB0p8Y5h4mpiWDPzVWDPSjf9LoPDGpP8QtufMlKE3Jmb",
-	"m4DdAGGWBzRO4sYa2TUpcnFepwGLyaRLWl/Ga3uBefKrmNNkRiTGwLkj8IiWuk4uzzraDVcl42fcHWuB",
-	"qFMBQhmbRtTzbxY6ozhaQlK0/ZhbSLLAuCwsLenAmbou484JEVkq2b1MpoH/xQ1dXwKv7I4suWHWjWIW",
-	"8E1Igf10xkG4doTzv9qM9xn5U9/zb8QLmMrXuuSGS1/k+3ktXK3imdDwntu3gc/9WUgms0glH8RiwHHm",
-	"wcIyOtcjGEuHdtPbxsYy68YLxvLrn1//XwAAAP//",
+	"2ksndDezaZIhSc/MjqewsEXibSOztulMdv793X+lcyRbBpuXhLx0N1X37nQAy7IsHT065zzPYVPGHdhp",
+	"LPF0FinCm5ATEBO75ntZeuBykhM+I2Do5eoHXmmuKqwXi+aTYt66WuFlLBd+v1mA/EO6ULUWwV+OrmAe",
+	"LF3gq3GPOiVnnqefgTmtoR3iByZfflE+zkjBpjnFuhXM6+TKDenWORBpW3zrJHS2ZZK1r0+P5bBpR6d+",
+	"coTya3Ln+diw7FQ7qXfqj4kVX1lVR0gLEnrFU1ryIwv3EshRgNlXhGoHWiRkOOheXp9dXQ7P+8OLzvuu",
+	"VcouF5y11cgur9hsMu5Binqf1IoolU1unXYvBl3gIQ/jDef6snsqjhcqcf7y+uSke3mJe9Z1f9DtnHwA",
+	"oRq54lWJrrNup399MXzX6WEOc17b6a9A3VB93Lv85/Cy96/u8KwzeN8dDK8+dPrD3sfO+y58XCgXur9d",
+	"dAe9j93+VecsdW33t6vuoN85G3YuesNfOwPpiXrX656dDj91zq67w/NP3cGgd9rtg+r0z90Tcf9/dgf9",
+	"7tnlMOkSfPupc9Y7HX7ods6uPgxPPnRP/jl8dz4Ynv7e73zsnQx/7XXffxCXn70tlAvQW9HC2fnvomva",
+	"/c96l1dw4w/dzulQ30sL5cLH3uVlr/8en+O0e9Htn3b7J5B20v3tavjh/GLYOT0ddC8vAQV0Li977/uY",
+	"E66+P+n0xVe9CyWTqX/Z619edfon3eGHjmhh2Lv4dDDs9a+6g3edk27mL3W0kf3teV9T6Ix/Ir5J/H/i",
+	"L1VDfdgdDM4H8OH8zNTYGXKSFcoFHKNe/9358LqvixQNur9c9wZiypxfDjvvB92uGGv4Qs6uXl/MhuHb",
+	"34fnVx+6g2TaJe8jBatOuyrH/vLkQ/djZwhvvQNl4Hvv++cD/K7Xf3/WTQbhYnB+0R1c/T686n68OMMS",
+	"V9f90+7JWUf0Tn7d617C5/FyyTToyg2dhduyckbnFvvfZuEzuzcLbbMA7gGzUDYx1QY+A3FZxXM3Ko5Z",
+	"+Go92PF1Kv3ci+Vd1wNYGa5baTbXzOfJ7FAmzEoGTR6lwCxrd0ub289ZNNd/sviIhY3MDT2Mt7VJrtMn",
+	"Pc8J29z0yXX/0UpwhHE2dBv5nFAw/7BnxWMx7x1VPof0+GhQLbvYgrjFmzAPmW0Hej0GKiwM6AUw8Dev",
+	"i93rfIz1B2gY81jE4MbEkUU65sxxI8zbzxjAjviWeP7NzULW69oD10nukDV0IxfyALPY/77HiPp67du9",
+	"xQuybrUet+ILpqHE1cVRD6F4F7hRxLgkIHOHBg6ZUscBCmDIDpplIqyJ+F4WbKXe9JaOWFRKxUZH9xFb",
+	"WFiSXCE/vHMDJn4WVt+K/9W/rbiTqR/A+prS6LbQLty40e1sBPIiiY+u4rAv2p97Mlne24ubFuORtBp+",
+	"dqcVX8azKlMffh+X3pcjkiWRDmODz6YGrkxqZWKIldx4cK26RVdK7jYkHVDytwR8BIvT3HEnjIfKSjyQ",
+	"pfUL+h/ipuTBdiKOLdOpBzPIz/RtI7HuTPw0S9NbtDBiYokF4kgCjGrdbxCPoePPRp42fVDRFEtVZrZ9",
+	"IuOPDMjP7hfZ300a7a9MKUG/TNxwhpcjClx73Xbw19mkJt/z/FlubZ0Bfq3V17G0gU+dagfnZ2fn11dZ",
+	"dZgEwBY46b2AtmumVqPo1aXK09giu6mTCDBVkzwQpMGMY9mowcxj+vcZVA/xxTuX37BgGrg8yvNnxbXy",
+	"4sKE81dax2Tiglu8LEub+ZA04MHprWnUiWX7HJ+670cfGY78vAHU84r/0f6jU/kX5hH/f3vDyp9/N7+W",
+	"/jfj4/rX4j/aP/1U+sf/P/9N4+tP/yj943++McvqxSSLpV5p/FXmzLvcKKEkO5MfEWjIoooNTVVU5lwl",
+	"zpBe5npeL/MYf6YF/11nLgM5c8lPE33d8xTSe0ioc/3Busi4rQpArJXCAsKYiaDyZ3avyEWSoj2n4qIR",
+	"cFeqeW3hMZZk4qw7EwTSERg+XzR2rezkpLrbato8S989twTD207/9Bx9EZDsUy7Efh9xAO68l54U9Qee",
+	"vpcXbc9cfDkbUUdGxOROdJxkm1vwkFBdx4q7KWtXQBetdWM7l0l+8VowS8zbpZGYeA7LsEVciohQYv2f",
+	"aM4i14OemLgCqbhRCM6+tYE5djg/0pJ7VD9lX5gnBqQypsCJW2A1rv2qksBmtvnABZcb9ITVYclqv8fx",
+	"qIilHMYDEtcoQmllGf2U8SxQZcxQxfm/KDNxVIy3dKbeqzh0pDn0k4N6EtqAlzInPIh/VoOpXU1iqWuN",
+	"2xXk4gzYmAVKwPEhkAbjKu8WAQu2nw9o5PeLI4ZJQksTmTi7k5ly5ZR2Or4lhO/BzNPRjnQxrDMwLIwu",
+	"WABQyOePhXwRC6MenWgNZjzyNPk2R7Ul+QFQ54DWE2cZy0hONbuctbWJLtJaA5KnjwBemdlIEmVhSmMO",
+	"X6r7ULXI81hAbmn42LFYaOzhDwqxJtRKvBSWTXqh6Cy6rWc4/Dqz6JbUqzUQGQnFa/nMOIFYoHgn4ms/",
+	"cP8rK8+9ZTRgAcFYJvxU5dPrCTioVxKanPJ7bPBYDwHNQhZYqrabxSbU9Sxie9SdoAH7+dcrvKpMmBcy",
+	"KHenlCFNLtUkMXwy9vw76SbS+qlYL6kPrwNPEz+ltu3PxJlFWh5hhPw9HKU98b+FMjqFofUlkqnit3u2",
+	"58+cytSjkdjmIKbHyoQ5blRO+g4mBPPnUXgSriICtIg3vvIeuDoK7cInl91JcQBOb1Rj+DVJGIUwWcQw",
+	"pp8cn3H+FvDD1HTCCfP1KxBVEJGBSj+WQpUyG9pLh5Jt1OVQ8n7ejiS/exMSNpl5NFFpS5YajZ+ic9Ej",
+	"X4y2RpmUdhfsYVjGXAyTewmFGQ1peJxWVF+oCIhEgcWq7pr8psljT6Ur7qX2y9RVd34AYkW3Ln47UcXc",
+	"qVOB1CtVVNEfmzxb5L08r3/MnSSjIecpwtKx6o/J5eikrtPcyJDuEQXU/iyTQxU5tUouaHQblsnId+AJ",
+	"NS5YGD8uohjGEdxInSeTy6f0xDsqkxAJ0F8Yd/zgjS6WheepENL0EVvi4dIhNNKNBRaThGixA78A1nng",
+	"OowURzRkEBC3xOxt78kkils/VNkVmmIxRINNfuLzLwKQiBGQqoijezkA8eC0xS8r65s3LAOCIfNjEps1",
+	"1LFCcSZUTMA8RRowkxPIUVRKHFXS4fdEpnKkzpbUE/2cMlnhmLiTqZh5kXePU0+lgiCDQLQbMoboFxDc",
+	"mxBtiHigORKy6J5OV8aZgsRkyjWbbB2L+e4RN5LvgyhIlBxqYROGk8DCN3fUjSxSlDm12hf/a6V4L6Ld",
+	"2ECVyIxHrodHjlmIZw7k7YhHOXNDUJG49Z0QRccslC2wysSa0L8GmKBhkWKtsl+rlZXMMNmv1UplYvmB",
+	"w4K396Jbwlhhqg4h1gL5F2JrFmqjqOOEvFOpnEr2oNyBJnAIL2gQudS7nMHGacmXJQwytGKl0k2sKknS",
+	"eSGfIBRNFS09jbparVoltEcy2QxgQJLNnbzi5JwpN1vcTKkX/fTv0OcSr04DFkX3F+AVI/+ZiQunNKBQ",
+	"P0PZh1uYqksWcCiPBbiEBEwpzx0htDbxR6iSJ9rFF4jljEjRgjw0MVYW+FKvQ3ydAhH0puJfn9m9+A+C",
+	"kSEsMvE37EbqT3yNUp8aLp96PnWuxFkn/ms4DfzIt33I9f6f6l83dPwF3if1gMimX696BQ2LHmSMHvVC",
+	"H82WfDXW/6iDVdH6H2y0Wq2WILQl1bQd356B0RYNwx4Bm08Ukr7vsPQA4xYCLcEbPGZ8Nqkwbvti2/tJ",
+	"9EE8iNann2pW6ViuKECyKP0jM6eEYaR2RH6+PO+XiWgM5hF4deInJiHzwLSg2gAeBMWODMM/nnlx2+Qz",
+	"Y9OQFKc46ePP2zBmME2Lou0y7silcnr2l+Vv9mAplon1v1CuV94/hgLYBTUn43tLBW/Qj3ND0qzViOVy",
+	"0KG9UFMPjUYfXogYhnkxKNDDEABimTjFMXEdvFypUYh+pAUpQqIibTScYzKFVTJQ1k2p4sryvLL+LkVp",
+	"UNeB3n6UIz6hwWfmCLuCjjULuiAlBxLmmxgw6aWc0Htt2oBOO2ZLkTjGngRVhVUXTesFmYFJ595wP4Cw",
+	"IptU495AkFFNXeL4DLQgRdOYogadC9i/UTXFjcvcSjShGSmVX8ptb+agBrr6bXz96B4FhaUfchZif2Ba",
+	"4TICh4A6rVkxIMEDQORG3hwQ1TFk8Ysh8WWpoMUJC18MyYrldOoW2oVGtVZtoNP/FhB/ZimEv+W/vupG",
+	"e84nIC7OPPcPEkGQOJNVag79G8Xd5lEuoVAoFIRkEViUcXOAYTc5Likr3h7aame2Yn0OiRATobBltJdY",
+	"Td3k+PmbsJo0CZsfmndVwGO8CIu1iigIf8VkUQrxssOw8CHhhoud0p9FsoMp0o5NgwCEqLKz8lQOhsvD",
+	"iFEHYPa8f8aqkh5soKITgAdwwkmSVCRAqVqVRT8gnN1hsnQQKhykYMRPObChdJwGI3iqVKcUGPG0JTQ5",
+	"FvCdJe8X3201Rh1asDZ2AUE6E7z0bE+VB2mxwiyKtcY6noeUGUvYQH6Da/gWEjPjNyrQIWwWJheXC4wK",
+	"gq1uKGsT3uAJVS2oZHQr2CW4KSACPD6JN2lVKrJ9XKC+HncpzDvQaJriJBagghKF9h/Z/trkJ3sXuHbE",
+	"aabwtbzy56gI9YvAQev8vDc3lmtf+DGeEGtfco7TbO3fxxNq7SsGGaB17YsvUd9ajncfAvBrX9zxovWf",
+	"K8E38hogQkuAI6xqvVZTvghZBBuWC5qdPQGdsOpSLGjoOkvy6ZcYcs0JhzMatOfmrf0ff2fJCRXqtXqz",
+	"YhiVeu3KqLVr4v+qjVatUmthVWno1H7TqLcOj2r1htFqHhzW6ka9oNLk47z29B0VKbVdGAeVOzYSf2OF",
+	"oiuXBYV24WLQ/di7/qincj+25I/kHMw9+p7swNc/YzEEyJYUJhQcjVrOGUaIsnNYMfT7h0wkRKdbIU4D",
+	"XGxZTIg4FFO40rLv4px9UGGHzL0385e/mUuuA//W0hHvzJuorY3rkrn3tVzAsNSqoNW7ZX2Fh8vn0Sx6",
+	"1RLa8NdyoYkLLevu8YLce0sdFVmAS4zVl1xz5ZdlDnoK4dy+zoVKq08KRUFB1cmEBveQpRRGixAqTYwG",
+	"7vaNWLULC/lP0dr6qC8nBeYR6C/P4aejQDmbyyZPcCCZh4GxHyaH2yzBeT6IM/k8ikMkkwJ/t76HkJ5r",
+	"nS0DpsDaRgncM7nEezFImKustynoM3mC+nKzkawq+RX8MPOQ6KcomDEL/SUSqpgc++cipgExSJ8U3Uiq",
+	"dkjeqOaFXY0sTb4UWpKHIUuTa73IBJhkU3yZahJhZn6KF+LMDGSXd8EO4e0Q3mtBeHlGW0N6C+UNRfN5",
+	"tv4x2K/VatZrh8Z+o143Wq1GrXG4D4ohya22hdtSQaY9lzoV16781+fMWASb2Y+agE5xNVxa+eJRXkhU",
+	"sLZfVXJrMGu+7bxpsLfwcDIUGlcb/Q6xbvZYPAvmzVtWa2Pf3jp9X4GB81DXd4CFcwFljInl4k1Acd4r",
+	"2RAcpylPD8TDWiB7qR9UwUzAW1l+UCUXoLW3jiM0iahzcGon0kEPcILOo2d0LupdWuImjWFznr5RjJpN",
+	"vqavVJPWXOElhYD/CjfppljW5NJNmhLtegyUNbn0lepDikh2IVidC2EXfrnDrjvs+lqwa0rxI8Mxqdvc",
+	"P2Szhw3DODLqzf3DRrNmNA8aNSOtSqdhVeOqprBqrZZg1Tm4kIj9xpDw4dq5c6K0iVxsogYLuqzbdmQm",
+	"Q7X38M4rxVCVwK8LTT6pv1UJT+bIQs5D1PgUs3WIii0/GKLC5etA1Dw9vKdBpdo6WhuI5qk3rsCe+u73",
+	"zaPNXDFKDV7Ob7Br4crs1fAIYJmbUxr6QaTlaSRQx+SbYJ0q6UCLApswGoRYNMGNQinYbSYJcknKG8Af",
+	"zIcTv5Rpwhk/rJJfE40icHGjQlHZ5PPoCat25EoXxaXVgXOQICqBw+Lkucg3+aLAEelwSa2EIUbBRYVb",
+	"86FVVtD6laGq7w8cvWZ8k7O2Y4Dzx9+F3kUHM6gK7UKjWTWMw+r+URUCpb2LC5njJ3aek4tCebk7ToM4",
+	"TaMeQ5zF2hiXUrlKpiNLuRU2IuMAntsplAtjnapcmL37mbPfP81urq5/iqO7AnEZB0a91Tg8qDX3jRp4",
+	"+Kaf4iyk3sWn5hoB30VqdOHwhF/V7PCLc//xp4JO09Wq94E4IHXeqlJtyAYptBOxp4+dfuc9EA3nY8pT",
+	"P4gGlMOe3mw2Ks1m4/kiyuWYO7Wd22BrH0RTsrrd3h0biV/+hTN86QuQWGNOPK5wcrM/sV2j8a9fe5E9",
+	"+fSZ/vaz93vjl5+efpgeGhx+SEj4m4UjOZv8Ahh5txAGFpM/SyDoBCowhYTmtI0FKoSlGPnO/TGRWeca",
+	"caA6l/Bp8iTjs5yhYyA5h6lPAiazNh3kVISMR8fy2tDCqlgmj1E4ukccUqTjiEF3IbvyXmaFoUhwdBv4",
+	"s5tbvY5HqUrOJ24UQScTO2uREbP9CQuJdXVyAZ1etDAWsZSFgbxfZfAsYgmDh4ny0Ky07JiJFsryb6mU",
+	"V2B0QIlagVGwwrT4wkmEKlVGqUbFaENmse0D00dV1Y6RjmgKQE1ImrUjYlFPvIX7LrAvRO+80JcKyyAR",
+	"DNBPYKnI9TwSzDjoYEEtVnjv0CuU6TJ50bphkKkNXqYSDjAAQOwrFuzOBHbiUTFindRAK0PKrNiLtCqO",
+	"AYuQ4EKmLHD9hNIBDrDAvXE59ZJbmBwqPKbTAMuQ4gfBbYE3xZQlxbif8KeAjWwuHfhNqGXrltZHesnR",
+	"/imx3kCN23OCI7gllJLeCBdthmsehlEysMYzIYXn3MAfthviTpjIoErBk8eB3QypkUJtXLMboyNWORwb",
+	"rNKkLbty5DT2K/XRATVY0z50juKg8LfvsHvF7roVQ3gQD2Hs2kskOZOaNzmw/tW4/zb2WWVBQrG3JVsU",
+	"yoZL+KMS0p8VGTZrR6svOvH52HPtaItQEgvq5UK+NdDkQ/1be3+nP/iKgNRjUaYAifg81Bkf8+BUrH0H",
+	"XVoQHmFOaV7OwtLpocjznZsDwCUOpbCHx5BKHOOgMKL3CRSSziy4ToMiMdw5RvqFrIzrcxZz4xTUGweM",
+	"EXpDXf680Gh9VCPfx1N7sFJ3fdVYaNt754FjjFu0blcaoyarNMf7tNKyj5xKjRljYfKb9r6j9s56a79x",
+	"UKsfGEazdVg/ahw0W8v2TmMre+fRgbYBjeu0Zdg1VmmonUhsPkd2zcnYO5O580J75/pdj/fDpFjdbj90",
+	"NJv7Avthc/VFfT9658/4Nl0ruNE8Zj8sL4/aPHIH07imJhd7Sb5IpDgAu3bK6aEcNWEcwbmDmquZYRvu",
+	"R+SeqUqj6pOxGPD1NxAxFq9y9/jksrtvZePYRQgeGiEoFyJGJ4V2AXhcj3ACSApaoV34sWIHj3E9LO4w",
+	"cxbvh9hR3rPocdsJlKHO8NZLTK+25/UOQFL+5efL8z6ZsOCGEWgexClMbqXvb1VJJ9Q0fDAJjYT0Piyj",
+	"39fSqJmWEoSAFsFHze9NjgIqd4EbyTpaIICBpZiwM1iKAX8X3VKeowoohTFMrpQxLFIMGUjNoz6EpHSz",
+	"yErc0JrPvCQzMFUkQQsQiLPgQoRA7JHc5xVMA0hHKSazEIozZvcUVd1Mnq3ETDoyZEEj2bc2SR9FgbYO",
+	"LvvEc77mfouTZXdee4jv+mWdrE8D4lV4DAueiZVeTE+t0us2wk2jvvqCbkRvProhCOBs0XJfwHi9BtfY",
+	"XizDCsKbmdHbCwHUNt0OhMGMpL4r+LkSwVawcSYfsUXh1mL8Z1K/TVM5TRCFBBRWSWm9SiNp8thKprSO",
+	"gBGA5xLFo1W9QX0tyu+xn9J4C0spZ/gdMFJz4qWxjF9GfLJopTwXbZJo3paIG5o8vWASaTBp+NM7g3S1",
+	"rW+xk1e7s9pPZ7XnRZRfudnGWYTTTC6Ab8tub8kEI8jVhwFU1F7AIiupMbDFZ/FZM9sWD9jUo7YE53e3",
+	"vscIoE6iKS6v7wSCLBq8u1XNyqIBNMr+M6NeHnQuYmGkWPMp11kjResi6rGyKjJC/EDmwmqWDpNCpMQZ",
+	"tpoDd8/HJLrzSYDK8YmWUrKp6M2yv6gdQUYJMznI9DEnXGbzybomf869lWfV9c6ouAnkFmnykHAuwoCM",
+	"yROpWEgkSelBcl8P6ECUB+dOW2y9Ez+MyEHzGHlx83p+ENCFImx4TPL8OxbYNGTEY5Hojx8QyqX0Lqeo",
+	"d540IFuFTCQ4YYV4ZJtvJiwTx71xo7BMrKHMyKpYpJhuduEqsS2KD53SMZHN19IPUCWfXN/T2H+p6ZLe",
+	"92VJA9y/YYJLpa5Ypc++ZSoyJ6l1oqce4zfRLeR+21CDahqwEAtZy/wqk2tXBmKOFD+ze3lh/NLjXqtM",
+	"eXSdcsYccs1dG8UsIV2otNHWLi3Fk6cFoXlY9/cvlxSU4cdr1n+dXE7ftoLLOT+eTTnuAlBYJMent7aH",
+	"6j28ooUCUU+RJMO4szQR4ygtlNA8OjisHx429mvNo6P95lHr4Og158SkZvW3wWNbMY7NxcSYFOftR44C",
+	"6g4EqUX/HXoQLgIWA5d31PW2mq59KdlFcvieCcFmKx1gtZHti3jJGgNZFDOTP4BOXyUdKRP+5BwzWR3h",
+	"1ZHMEoxJdIjJQMDrTUgsYfQtTDhaLnYCL30DTStZkmZHXtuR11ZaEp3JRtMygbHaEPQj0Vp6Kbmjr+W4",
+	"S/WX7lJddulruZCU/oFOfaGuR0eu50b3lx5s53HlWPi7cDE4P70+gSL0/fN+XEcf23p07P8i8J0ZCtbr",
+	"ijpjPyCadBXWcS78Zvxcp42z5mT/lzjk3ziqHdRb+3XjoHlktBqtw2Zdyn7JCTn/gPkPtKaWE8xEcXLw",
+	"b1ybepdRMLOjWcA0tTOYnhMWBT7+c0xt0QGXpf68l/pfRqGMtfEXZ/UfLzR3/8QeFdoFXFHCWrxsx+pZ",
+	"HasXvv6JeglR4ONoSiMlRdQ0VYWv8dlEHOvg48qNfJXbPkgsM2F787fPIEwun3jP2dvHiodBK4/QDZNw",
+	"6XvTDJOPtVIpTL6ENUiUfPmtcsiUSBxEa1mdM5WW9KKhr4IUrc6nTu+s87Z31rv6fXh51tGLaFtZDlrd",
+	"5VaqLqvOIdCrMPI5hMyYtag5XsHPJqtEOcx2HXWBm/LLyjjjPNuRRoDwTV5cxWwkGxMbTZ5iNiZVQqQU",
+	"bkodNmBYqY85ssaEG6qTCHaxTEYzWVUIP9fokSTNjixDOkp8/hB7ExSCymNNZh5q4rHG+mTirDimrjcL",
+	"mHKrTvHMpRfCgtJaGbk7js/CNnY+udXY5W54y+JTFB7RoLZJFf43/ONP8SzCuMHCwsc48Z14xsZffUSl",
+	"HKg2ReLxQW4Nzg3u64tBfCmHG8LKOjfC5ECOSMYpY3RKbZNX0hrNUE8NnBdYvYj7WHgMxJyTX6WPtm2o",
+	"DQdFWQbdy/PrwUl32D+/Gr47v+6fWqTYrDWJ1T+/IvhBqUwsKQqknNfQWtL+8WK/0KEinScj5vn8BiSK",
+	"qUySwuEq+oE+KqN79b3oXFyLTS2OANM6Sth/rfO9/vD6sjt8+/uw0z+/+tAdDNVX8DQ1eNS3nVMy6P5y",
+	"3b28glJLFTwS6wsizsgyCxoMgOLa0F+zQKDSFSmq8mTGQVITUiyKEpRQwu79cn1+1Rl2fzvpdk+7OK4N",
+	"Yr07H7ztnZ52+1YpLlAGjfb42LdU7d+iJWCFa/ehwhL033MnbtSXFZfgDwtXN+VyAustwEqyErwt7dw8",
+	"bkSbJ7frObp2Yra1MTJ5MWSMWEt2XGFuN+P3mHwtgg9Zj/pcNvmG3OeN3QU7BvT84Xp3Hn7Iefgh59EH",
+	"Hi9zzh/bgNg79vWOff0g9nW2/2T7caaNjsSvgZMNPfmhSNkrjpDrH1a3EjTa+3vJt2uzt5cfirOzn5ZF",
+	"NVIVfzdgdKdrgkS3bBIy74s8UnFf0R/lcRV790j+dzmH/B3zwvUeTeg9+bcvDj8I/WWUSgzNiKnOlV6e",
+	"N74UEj4PfXzJLvxDcckP2RE17Maosu8cjivNUZ1WWnaTVQ7GLVob1e2mc8Di4hzGUe1gv9k4PDTqtaNG",
+	"s2XsL0MC9W0ggVajnmyntn04blBjdFQ5oIejFOf9FXLJN+j6ci75bnfPYZi/xO7+shTzre3uazDOt73r",
+	"ltFNkyKgo7u4KEnn4JWyYBsbMaXaJ05t/jRyJ24YuTbxfPtzyh+LPpZK7HpZw1dTNjneEV2h8aV3twwr",
+	"m8WTi4ibc4xtzG22irShkk5EmwkvnjyGFr90f3wG1scWNscX3up2XpSXzCqQvhWHOZcefStWrJqnI/xD",
+	"7tC9/sn5x4vOVe/tWXf4sXs1OL8slAvKswgvd25/g9LLclRgRCSXuCIf0P3iRvd7jm+HqefeC2fTqR9E",
+	"e2P3r0ro0UK5wP6aehRT1dNPop4CErnTS17A7oh4YlyBnoDJAcd6vOeWLlziUgdCN9VCOUkngCj3n2Jx",
+	"LBmSQfd977z/bY2JnH+rBkVNz3hkkqSLJN7/59c/XyBB5ZdW+Kk2umrwnz9vJ0Fll5yyS0552eSUrfmm",
+	"F+H5UpT444h1bBGYr6HdsW1ojg6rOb0NdGtZWi9AuBpsnoDQlrZcJdLW74EtH8eNZSSMJFkiSv2aY1g2",
+	"zhkpz/MU4QnfSI9YMc0HA6/XnRuyxMXlzyJizaYOjdhHGn62klgmlGSelzRpE0bt2wXhkWnAQmCgBzpH",
+	"U3UFmGxlkh4OxiMsPhcwvIED9Z9H9/CfIuUolaQODeJDN1Q3Itp9aIS/LEuxE9VwGNF7qU5CR3CR9tZM",
+	"PuOSDqxCyPogKL6kls4ydpnnqEONHAZMYo/rIYthSx7XD4jtMRrojEoYWA98p25EiqGv3/an1PioDHiT",
+	"j2eeBxICEwppH7f+XWr0AjbxvwBlEJpXTykOUCoVJ5lHVZOfiF65/CaeqgtJTUgjVGE2SeOkYgbcEn8W",
+	"ha7D4qFRp1A6N48W6Yg451JDkdTt1jRh4MhbFgOUM7XXFYWRiTHgZVWn0eNYBMGNNP0ONyQzHl9PvSo5",
+	"H5tcY9ii/M48x1YezzV6LYnZtSrBKL6BnsqV4tq6a6sqLAonVEmf3S3mWqlbQcVHC0/cVjsrc8bxWWhy",
+	"MVkgnYcUszJ1SmXUCuLprBqTF9dKjSmJxbBBDox0zCdJMPMZLuX8hJZSOn3LRa+YyaVnIR7LN2FGMpZ0",
+	"mfD5WUOKMEBf5NzF1y6MaAffdxiOZ55802I9aPZPzG12F+f9QVxFophwwRVj8kVfzHFq0ORiTzJm5E0C",
+	"hrEPcAYlbyj8TsoDLHX4PIs804vEQ65jg/rtJeZ49K+ndilBuercY0vcgdilpD6pv3SXHpOYg3Q8Veo7",
+	"lzWy6cl7G0egC9SKeqYcnbrdZAe0NaoYTmNcadL9UeXIPnQqLVYbq2wSILln88b3s3njB0azftiq1ZqN",
+	"hrF/VD8wDg+XZ/Psb0MPWk+JsZ19Zozrtcr+GENhlSMHQ2EZMbzY9r0YZ3z9vuen8+xvwhnfRfs2kaIr",
+	"64nnVgw4x8DH3unUrdKp+5ayhfayaBErWemp8ufUI7jyMgvU5ztSTK7p4S2PcaaCiYSGn6VzI+uIZ3LE",
+	"zVVywQL99kXNmYDPyUJL58mniQulNrHwuSw4Q1kn5/1+F7fA095l5+1Z99RKjunaxbc0JBZ1Ji7vcjry",
+	"mNMmY+qFECJNtXL+az9eXXOE/tw2iI+RVNsN7JkbEX9scuYCegd0fMdJERwMUkcV+ibaIZ2LnhgleZ3Y",
+	"RwPfKyknkdav6wvN7XNMLDfsQHwKDv1W5+Sq96mbHGCh/7kjdX1hSXlBq9eXl1aJpU0eaDV+wZ77maWP",
+	"OL6MHZucQi9SIAcCHcSCKXAZd4FY767Pzn6HB4lfUGbUBE8k1POwhB3coKwu194Pl7K3sgtF4DcJhEVl",
+	"u9JDkEpmUzq3p933gw6QLOJRTVQVVsa342PoYwPci8t8F/FepR+UiZOx2Hj6PKAMCsaCtHWLYLb8GgLk",
+	"5YJayYV2AdeijppSqxZDR6nnAPtTfg1h9dSDKLOS8yjKVMNs2CbDX7M5AnLKNf5wCoRmEtfrXP98eHnW",
+	"WTsvoH8+7FxddU4+fOz2ry6HvT4mBww7/dPhvxAwv3BAvJ8RFF80+S4nIz+6JTCxwcDCzIAq95xh+sAx",
+	"/geyBFDMBT2R8MuMlIEkkCvjkxAk38r5NnyfYXkH0irlAfZ8bPVjRQDzcearA9mJLKk4c9LJhe+59v1a",
+	"SLrX+Uim8HMSRkDv9vnDIpIk0SdtC0xpcmvkgjC/QLoWnTludAI2EP7+oqrlJixzqEcj25DYRHbtTqwj",
+	"BkKOAl8CkIpVk/AnxaRFo6zc11bnpPNWsS5NbvkwBEr2jzk4UHHh3hHz/DvSAOKqiqwQ9RDSTy9jHDQU",
+	"Q2dyzek8IZGP+tc29TwWhO04dhPdMjdIWoVnxmPuUPxHfCFVN6nJb2l4C4JXwq7KYB0JfI9ViexpqNdJ",
+	"qJUJmqIG9HA+hLUxVEvmz1NDNDrZVLLyfNn7e9VZ++vZcjnwOZYZZ/oPZYA187TOAf8FLW84Z3nX0ITe",
+	"8OFWGF1pULBBGZ3TQ2LSvCuLivHIJNQnxfCieJ4lwW4ep3X7gVI7hmn1JiQOmwbMBlmHyJ9WPPaFeern",
+	"bojB9lISHJfVUhYi4qRZOzK5RUfgEFkRCReAKpLpLSwjFP5WWWwcVZND7FtYUOTJJ2Y4yeWQDh03iPMR",
+	"HObMcB0z5zjZBeLDtp5T4wT+dMocsYHJHyoMSSxxX4sU4b/hXrVatSDXghJ7Fkb+BPplciuegdVqdS/5",
+	"rfip5Qc3lLv/lQ7t9A8wb151BmQlP3P/jpPPrpgBRWsWsqAtdlyp/tGxQToZPoJ5Bf9y/Al1OfxzGrjc",
+	"dqfUa+/tpf6+ZBF8ZHJLUs/g99TzrkMWhPLfnVl0y3iEA4dfgJx4xp6Kg2TyZOtuLOhFP24/C1/3fvYq",
+	"qyTEGsk4bFvXSN7eVihQGJq1Vx4XWIdCjA/8BETiy29uL41YCMuWBVB8ALKj83dU3OKQ/+OPiTVNLsP0",
+	"QITjcGp46OEmXX1BjKT0iDI+9gNby4LSboalApLu4LCj3hU0ZXKspKOUW6tLbdn/CjuqPRx4HfAccD+V",
+	"uXUeG0cE9kh8w5SHdywoS1ez3hcJAO5cz7Fp4Mi6ao8wtRkvbWdw1ytLw8JIG7YXMrgLvVjuJtInYnre",
+	"/xAHFDFa2nO/CdMrk7+4fV2h8X3mhrJOWI6qt5QacDloQYZlmUitCJ+UU+8+dENI2RwT7t9VTY73JGvT",
+	"JpXKAqb9rrI4O0Hq71uQenN3N84IMZWXWatcPdPvScR0qXLpg/VK8XyoyZKqHPxq5E99z7+5P6FTGShK",
+	"C5NW5wgqoUUmdBoScRrFmkSRT6xUekibXA/OvlrHaGnAXQCkECjpg8qNss6R6l5avFF6EtLyL4w7Mgk+",
+	"U9ERvCTK0ZBIVGLwHAM32v0m9F5WIkA1ymki1zg3ciZHzrvn8xtwCwssSD35mkpV8tEPmJ5Rrk/rTF1F",
+	"46BkcngaV5VPmEsy10VqdDXSZcKZa9rcnarfYyzUq68z+EPqa6HNyzZ5q+zoIxBZOiXuEbJZ0vAI/DSf",
+	"wSUMTC/KU6pieQLD61iC5xdz+g4lnHZCOk8upLPWMt5UM2dJGGaRKJuo46is0HUUbrKBFWRJTm/vwzmJ",
+	"4uImWjcpC2FKOmlYWnPhP7NKzavP1HsUFljBuv+xqfZrLt1NWfUbLl4aLqfYSxqflZSH5QsunnYGIx2S",
+	"pnM4+Iuc+9AiRcWdXmCdl4lincek5pDwmefFFGuINOrkcMkKlzxrl6c40JAYLBpSAVwZsjW5itcWM3nL",
+	"pSrpSFoHjSQvuL144pjjeZh8kegxPxX0tGOVfI7nITck7C+bMWdtv9Gzsy6fGLgs3Or1ky8faDO3TNN7",
+	"IWLTjru0IXfpJU5ie3gWljVx8qOOJ9qROWWvIQIpV0V1wZJT+xboJpA8AZx4CCziryM2mXo0Yvr8V4Us",
+	"HCdJMYzxXZlAWRRGwohN2xhunPOQqSwU4NqLva9MKLGUmJRFipSoP5Q3zaYR9fybMqYy4jZInYphleBa",
+	"z+Wfr+6nDEj5qu/MOXP55xN/pjYxytP7GFxxnNTjMbnn47JUt427oWIEszApu2FTzxMmP6KfGZehVhot",
+	"IFpZXybybxjERcMpVLxXLJ74Hm9CyMYOlZQKbr9qYr9lt/SL6wdtkw+6P3dPruBRoQtYAh5DzTr9azmA",
+	"r8o8dMiSt0x+5888hzjueKxKiSh4jqVw0iI4kLIkp5uSYCYpA2TyopXi2bZJahpbpcXtd81NM70cvmP8",
+	"/wzbWHiiD+YLRXkf5ht0MgzdN7a9vayXMT10Ln8dm91D+Lc5hFjUl9Ju8SZUjIliNonT5CkWpysFfcIy",
+	"GCtn4vIKQ/pXLI2v+KPyWBCyCEmnGt/U5DHh9JhQJZG/cKpICKEylpJFdy2VscUUJdSOzXqyr6htIC4w",
+	"lnrdWK85RTs1gRQUXy+ZRmJLAlap5G6mmKXFeV7pHHHU5PnMUT+YY6FySLzNIoeWypqSV7y9YYbw2o6i",
+	"F2V7fq+eoy2RuXb8rRewvU9O0Nqxsr4jVtaOi7XjYn17XKzntKLbJ1vtGFY7htWOYbX23rTjVe14VTte",
+	"1avbF5+XOPWa2FKvkiO1Y0btmFE7ZtRKZtTTWcgzGWRcrSrpaySRhQ6qWGVIirYfBy6TCj3k7pYFwpDM",
+	"RV9tygUenwb+F1c8PmTkJJqPWPJCGE52JwYNIqNgdExu+UgQ+mmhVhIRD2CVMAYog7Uq37/ic+8+STMU",
+	"7Y/9QEWG5Ui1CSWjmetFFZdjSQR/LK724np88mH1SlBjfxbI8likOMasoskUcLVLHQFMPfoXYOB/2+I/",
+	"44BaJRkWQD0sMKapxkFKywItLelwAgEsAX+n3kwci+61CzBxEipbiGOG44TyQAVC/QET6LpMLM7+imKy",
+	"lCVLXhyDjLvJ3UhAG2uafD9XH2EMxC/ZG/kKLBL55EZu9qJ5mCirbH889XaEte+VsKaJNYIU9wb6zIlh",
+	"KhfciE2UdqODmtiFunFo7JN3rufeBIyRE38WRCbvhLejWcDL5FOH1GtG89Dk19wV1uQyohETjenSff/S",
+	"y3GVCzaWD5ONFECRMHI5iin2zwdXH4adj91B76RTyCvRZhxWakeV+v6VUWs3W+19o1prNCu1w6wSbd3/",
+	"zFzu/kXk/Ujx9MSonJ4YRqlQjsuZXQjT6IAQtfx9xpfv5N+wxlQrSv983ygsLcKmRjoRM0+UKcWlU8YC",
+	"l984o9RdjLiAXY+PZUU2tekNougjvCMo6IatX0CdH1s0f3Z+0jmTlf4KWl2x7cpVwjxf6FFOl96fnb+F",
+	"Ko7b74zNeBRQz4A19JQ10eIVs5d+f7HuZudTp3fWeXsGYpyYcBNe/DeU2qEoKfpUy6v+/S6v+kOXV/3b",
+	"Xl7PPp3rG03nP9d6K2cIPVKYqNAunNxE4e+/3URscjT711U3Ou/89FPhmZ73YbULUw+0Ccc7xo/fB83b",
+	"03BD1nEpGebHnpjSCUPq469rxawzu7yaeqFuYsXVokyenGrkUadKelFILDVXAeHf3dKIWPp8qXpxWxH9",
+	"zML10foz85zUjb+VMtw7hLpDqK92C90QET5iH1qLxqeG/odl8nnJzH6SzWpzt1622FG4Ra9cZ14cHPRC",
+	"QlThwDz/tC6SyWMOPpZKA5q++CWGgDNlO1Z7vqDZ2PVFtuP5Mjm4vsRDyjQvMbaYUUoscGSsDIrsHGI7",
+	"h1jWUk47whaLmGTv97IqW+2qdtSuQVW2hoAAsiobJoCwoI/7ahf7R078YLqABk6ZgxkVRDf4KtNPYQSb",
+	"3rAyUYAFntIwDluN2pFRbzRrB/tGvb5/KAtjZJQTedH6/POMLKgdcto76VxB8ZAlGEUACTpi3juX37Bg",
+	"KmZKoV1o1n+dXE7ftoLLj+L8qKhhAmL0+v8cXv1+0R12rz50B/3u1dCovR+eDTRE8pyYQANWrl1Rr4/7",
+	"9onPI2pH3Ql1vUJbfPJ/chaLXhRSpVHigivnl8O47osW3Ik5cIV2PY6Hzn/8lIgIn1p7QAGFtII7q7wG",
+	"aJeftIcPPP5veOz/Pk77eYf8tZTcSGLPBJgRuwhnQSkNTuKqzCPfuT8mqlq/FZ+eyybXGZ+5fM9Fsmda",
+	"DU5rEsq0iXteD84wm04FMWNPQXE88zzI4Zvi5ocdTTL4IMHP5NZSC2DOarWGLR4J/sWs0rFMbKQxhUjW",
+	"kk6FUbGwvJQnaNaaxOISLluJLhwmwmul54h1cnZ+CWX5FivJE0n6M/mEBp+ZIwaSOufck6p5stg9snZC",
+	"xqMqOZ+4EWjD6HuhRUbM9icsJJbYFAXWssAuh5ZUbsBAtPh/5KMfE2vecKugqCLXohpNXP8d8C+m3Ygv",
+	"nKSKnXz5evH3NqEkZLbPHYVrJdAGUAljz29YFJJm7YhYkjHYBZ6XGEwv9MndreuxhBkMnYtczyPBjPOY",
+	"7DpH4ELHEMhaFa0bFsGkdcPIKgGBKtG8yyxKL1H0saxkH90ybnL5u9mU0AiulzUYWZtIqlg5ReLC3aBN",
+	"4s0g1unJ2BEswv4zox6IHmasoe+w6vlONDDLe5YBa58aoi7HfN8lZsuEXg8CHs9WHLwx2ncOx0e0Yth1",
+	"VmmOD2ilNarZlbrTZAfjFq2NDFsdOOr1o5rR3K83Dls1o9lsHNSOckt+awejR5X8rteTstl1dnTgNO3G",
+	"yKjUqDGq2w2n0mRYQTuj5HdiB+Ka389a8XuDrmdW/E4N4f5ixe/Bdb/f679PF/3OPhQ+bdHvBfj/MiW+",
+	"7RxtlJ1AQBbq7yFsmnOdLkH+D/OUpsN5D1McXRnAw7OAjkg0IAJzIwqo/Rm/gtu7Pl90maKeklZ2cxYy",
+	"UnS57c2A05KqoZwSm5/HjiWF8xWbZh7HBmwMOjMKs2uZ6z1+HbK39x0O+eMqndoqi2EQvQDhHZDIibtT",
+	"JeeKR4/Ry9Rj5cmxZkPTSIoiuCG5EbeSGggmV/gcJH3oDXV5lZwr8CZdxhpCLwMDLV23GrzBcDyDp39e",
+	"9LkaOD6/xuz3JS+7Amq0xjVaHzXtyoHTYpUmNUaVI7EP7jMBQIxRw9534tjl/kHtyGg0mjWj1arXDg+N",
+	"Ri7UMK5qjW1AjdZBK96vG84Rq49qttGsHI5a9pFTYxVjXKeNUdPOgBrJzHkZqLFB12P4cNHtn+7gQ7aM",
+	"8WPhw3kAVvw7ETVe6g7cLCln9VZeViHPnPCCBdQBsRECh0rbX+Atii3bjRb3dtiuxca4sjiMrv25es94",
+	"5rSdbyZdZxdH+wbiaIcn/Kpmh1+ce4yjgUcXXiX/gmFUMC67+Nprj6893MW0PJXoR80gWh4A21AAfI3j",
+	"qyT8Zmp2U55OMbWqBHRrhXFtk3lF71TUpkysuaUAgTXdqi4NrskQzzEw4pDOfBe4ERwjUZcCgkYyZEXJ",
+	"F+rNmK5GNKcIsigyWgwZ6kWMqP1Z5tPesMhSAifM0c+UpSq5ZBFs/pnCecQJqJsBO6QClQ4WxPMh8zuD",
+	"Wn7re9ApNyIBm/rigI+Kf7rguMnXVBxfDSKeXSL8B66MtNPz/iaMcqY091N7J/duWHTq0hvuh5Frh2tx",
+	"Dpzk95kc7tXWvy1Mo8kFyoICbBryIOJDyWaeTUlKuDRajE7ruoMmLy4XM81TMiWxkKnS5Jx6dBa6I4+Z",
+	"3J9Grk09MvXvWABNnnVOLtDwh6izPZpxx0PxpqmqrnAPD0LccK0Dlf4KdmerB9q58H1qIFeJR2jT+IcS",
+	"l5tbvi9gcD5SO2Q2amGuZXE+dk5CZhMlDpxSs19leub8KqjNSaYBq4S3NMAqL2GSon3S+Scs8pN/9uOU",
+	"Hddm5IZxsYKZQ8Z+YHKwT0WO+UmMqx5KT0qiYlwqxyL9qCOnpP/1R1nLRKQGbWcjHmEj9JFcZSSyZt4P",
+	"ZS3ylt5zm42QRegSyxfZEov/YYfRyJcJmVViycMbnhRNDqsbEv7KseojYAp5xkMOS/qIl0h8q0RPDIAi",
+	"AMfcNdUWxBaLGTl7JaRfzp/gsiV90BVscnGMEye3se95/p0kk9xBJx9SOWq1YVKvZXeSe46TXHiJw/2N",
+	"VLQIGK69hTm7K2ixjglGi/YMljal9nsWu8TXkPq9u/U9RsBpBiertY+DQZLkgcEvyHmYeQzLOmE/3/nB",
+	"HQ0cl98MxDfVuHdWOyvXOkOUF6s/ZNfS08x0bFmzc5gfYBTlKD55Ru73JNaKY/aN2DbdaYVO4++xCt1F",
+	"wOJl84663lZZOErVVQ7f04DKJIPkEQxmbCvxNa1mMauSm6tZzAPMn9Mal8LeqnYd1KqBXDtsFBPE3GAx",
+	"RQwkV6He6HFcjge8/n9N3UC1JH7E/UjjNZt8HUm/jXjNCX87R9JvY14zvoJ4Ee6ozTtq88IC13nNWel4",
+	"tXHNboyOWOVwbLBKk7bsypHT2K/URwfUYE370DmqFcoFxp2MhLuaTNZoGvU4WQP6d9gwjCOj3tw/bDRr",
+	"RvOgUTOWJe7VtpG4d3iQJNo3RobddPbZwbhi0PqoYTedivjrkLbW5AgYtWdN3dug85ksgdQgHiyyBMTu",
+	"m87x2xevxTgw6q3G4UGtuW/U9p8kx2+cBqx746Byx0ar8/v+zp9zBj7mUXrONY8ODuuHh439WvPoaL95",
+	"1Do4WjHnjG3MuQPttY1ZfXRo1ypHrOUc2gejyj5tjhus7mTMuRQgfsFpt27/l0w7OY7N72Da/Zk/CZ6I",
+	"n67Z6s2TWtdhpi8AtW+Wnb7wJBoYnsdCD8PDe3/H/15KUhlAhXs878/3KvtwH3+dyMsR2/c8ZqviXybH",
+	"UgAhqdeaiCO5D3zYKjnnsoK+OHsEDrnxWYieSqQ3pMvNKZ6LG5qcMxcScWbcEVie+wEJI1XMZhwxWCUh",
+	"USzmO+qqtB98dojOCJgLfQNCOmJZ4DuLHno+v2EBCW/9OwGI1wKqz8OxiG/4UvGa5uLMSZVFhBp28lRy",
+	"HL/tHyGUolLMF1bP8iW9RqL5psuxmsgowJo2uSU5ERapoHQDsSTJUvskUcyCGoSQuXYMGhGwk1vyY4eJ",
+	"U27I8ADrhsSo1UxOo1hJq0PG4EPQOpwIcuF5mYnxq8L/hn/8KVap2HhgVDFn9cR3mIVsp+SrjywM6Q2z",
+	"quQkOTZr5+kAxPlv/ChiXFYWpwvH57UW8zMkv7/4St4C8WnrJy2YEXBjmBp4xPMdcekv1+dXnWH3t5Nu",
+	"9xSSwuEnpyyiroc//M/Mj2iPj33RgOdO3KjQNg7K+E+ZaN/rX3UHJ+f9fvfkqtK5uuqcfPjY7V9dVi66",
+	"g8r7wfn1RWXKAgVqCuXChEWBa8urVZ2cOWSke62GWiRvOGXBEGtxfAX0L3qsOojVy3IbxVtTh0YU3hc8",
+	"3Bk+VOophtpTDC+6gyE8RQGcqBRe4/zQfRWTYYJrSXwrWiZvVrf5hrC/bMYcsc9CT9rEOKjWpHnyhJUX",
+	"5mx+uRbahXfng7e909Nuv6B9nSz0QrtZa+yO2d/KMbtxVDuot/brxkHzyGg1WofN+pNT6RL6iKzRNQ18",
+	"B2gmFVXs5pnIdfHw/zgUgg0RzSMPKXsCsK+usvagcwoNSeiLs0komeCISsqmOETo+R7AQ5FJnsRh1PFc",
+	"OH+CiE9RDi6pk4nLZxGDGv4yc2bksZKqxmbyABzFZELvJY9+xEgCxvwgwWFtVU4Z/os89Fi6VBcq7XCT",
+	"++ko1ULwEhNRVA1nVF+qkiv6GVjjMV8fsPk6eAheyQ4QPT8g2u2JO9fzNlzPW9/9ysrSzLjHQiVAottJ",
+	"B0OkP8Q2+SuFbLzgCfZKxar9G//xdX4KPCLenbQkc3JcTiy8jVUmNIz1IOczdNBRFmTsxJyF7W0FzUEw",
+	"ZeapYHe+4Dd4BTcU/C7DmEidmrmAeJV0CA4DplpC2Wcf+6IcmlQFtqHeXzGJamfq+I0zBvDps4ZuNthM",
+	"dzHwVxwDX2DWz9sAPSTeu+jENUWMWtXYr1Vr1aNCudC7uAj8yLd9Txjzk4tCuTCi9mfGnUtkP2y9YsVe",
+	"uv1wz/VGFflZYYVwQg4gGqd4/r99rn85N24/2DX7J4WWDmp1Y79ZP2oZh/VaY9+oH4LqwfQTFmwvtAu9",
+	"i0/NRUyUHtP19Ll96rylHuW2y28uxR4a+5j6UB5OYqtxUHG9EdSNiu78YGtoQDYX7qltLL7DlQtw4GLQ",
+	"/di7/ihMjR+gxkNLjGKz2Sj8+XSFSraI9VZN/T05thlhzvQvtx3rXLkm1wZd7xb7uSL+iWEzcf+MXfyb",
+	"jYUmT0W9RWwCwtZywiaQan7Q19HxnmtaRz2kKNDSsorFStn6DSgmwxTQVQTmdQAEiAnzEp0Rx1ixviM1",
+	"eYKjMBYKACoWjo4pHZlUEglAU+rRpXKSc50o5WliznK4MxGSJl4HynUuC1VEVyGnbJk6VJhGIYUQiyHL",
+	"+0wD35nZEQZrIvqZCYjFAtYmFlgoixRpRCY+YMUvrAQuEvHNgPIbhh4T6nkX8FvIZIzNnWVy6/Kq0z/t",
+	"DE6hbjKKDk7hStEwrDdGrO5vaJ/FyxGN+XeYm9wBwKASGyUjEBJaLFKEySCeAFsJxbVu+NEVk9nlNycY",
+	"9/YDixQttQFA9RqCh8CECqSU/2YeexPKkSFFx7dDZXaqE2ctFPlcetCb4MhvST16HUC0IaR5BCLI39Mz",
+	"9u4Hbi6vLt0+wwAtSN6KlfLMXoSXVa7N3QWXbnyPdyXs/Z3+YG1RW9hdMn3v6Qat1F47J22r9tPFyaBy",
+	"f6Lj5G452q802y1QJflqrMsVV9exw8+T+rPheT7Vx+9LjvWJbY8zN7N/rOylB9meNZKY5lH3puZCMQjd",
+	"KMxiBUKmkOYcQCeeuFFKzzpLH1MZCaiPg/Vs1OQgjo86y6CcVUZ4r9evWcc8PEMy0XPYhk8uu/sOzEIW",
+	"IFq0DXOz9QeK9T9w/edoB3aypP9iy1pODpGrSMFwrXVs8tSRDwLrEFJHRxceELVTIJiFjDOeklCHPGWT",
+	"J0c2fN15IgrZ5+XVxOFx1tPsAMOrISe/8lPSd6aktxYnuRvRm49uOIGVsnX5vVdzxNoLWXQFHqL8lKcL",
+	"30UZcHn2oRGx0KtkbWBB4xtZpAjHLaDzRvdTRmiYEjTFtkt42sI/yDLvFbj7Mo9vRSuVHNImSSdKD7Oc",
+	"yXDtrOdrsZ74QgZszAIoiP/KzSfu/Y4+u39IJdKThGclh0GLsbyAZdy6Pk3+OTPWpUmdMGViymYaNbmy",
+	"M5xQk0/cMIQCkZgsAlQ16rGME6w0t0sRZuLOuuae+5npqTcTFt364ogaQVwlJFR3d61pWp9Lz2aziMJm",
+	"6jffiVHFQdrp5ez0cp7RJufWBnlwjmEqiK6rHBY/nXX6+icl4nKoFifdfSuyCMm6yjsdrgvkixnKaBAu",
+	"zSYkayUTmlzLyo9ldsgjVXYkLtdldsijVHZIh98rcI5DqbZH9+Y2IuEtnabq2x3H8w365M/S7+3G/QLU",
+	"T5Mnt1yllaZNpV3q4y718VGpj3kmSk+BzKrSRNMMshciqY0od+5cJ7ottAtvLy6HRu19YWUFKUMlQjZa",
+	"CaNjzkWAeTVi0YJd9fGYDmV15sXWmHPDOl+o69GR67nR/alionY+dXpnnbe9s97V78PT84+dXn8YF5Nq",
+	"tZr12qGx36jXjVarUWsc7s8Vk3qWAkFLSkElw79W8uYkmhXaRrNZSxVb0upSrS6l9HT5k4E/iyCDc8tJ",
+	"itiunJnyJk+ZFLlmCTDg1tiqFlfv4lNzeN4/+32xIFS5EC2WBxNNXNGbVq1u/Ae4RkZGNmh2T548KzTP",
+	"XD2ostVcv1dkieZBr282QTTvgXIEJPXhXiMvlOe1vwBVS6k0llj7ZuQ79xCgmpcCr5KEkUXYZObBDbPL",
+	"+rWJJWa4RayLzuCq3x2ofET55/BicP6pdwqfA9j8N4xZXG85ST2Vwa+0BLrWK5Ojnrn620K6q/RYlKoZ",
+	"l4qnvB6cZWh4SkxpcrkYSHE88zyIqE8RlOA4WfHCwXC7lWnzQZHEFuOI2iRW6RhLySi2K/ejJPenqKF4",
+	"+Z0W0IcCVzKIz/5ywwhySjEpABG9ye9oAn9xiNKjmor4EwvtJiL6yAetd8TFHNVT/Mjk9i2zP4tX/1Fm",
+	"wU5o8Jk5Yripc869e3x/7g2HBmDoQ8YjKB19iosGcruJP3Ej0ReZTptMkNgELpRHI5bAPOLjGG9YJrck",
+	"4IDkWGVuLWLF5lZ8MYlmFhG7YlX+Wzn+ZWI0bJjEaB6I/90H5RfukFbr6CBfHr9KzuUzWLqphgGkYeje",
+	"cFVI3PPhgBfRG5PDfKnDe4OK4qN7QrF0uL42JdCBM5M+icQpJqI3cYQBmoirps+XF1qyjKrEygZM0H2H",
+	"Be4XsZZiK6A3/SZM8saLFux3ljxAWZlgS7wB8bO6eF1Zv6iLpaDq0Yn5IjohJ1E1sUnptZr4FU2uDug0",
+	"uq3GdfDk5L1lAYNZKb04x1mJNniMFW9D1U1hAUzaK5WuDuMpM9bjMud4nlTlnbSC8WrdtedT16FGYPxu",
+	"oeUIenjDopBk5L+XCfVCn9zduh56RtFPMF/Cvopd1eaQqyUSFpVsGHAc0YbOQvjK5fpFWJChRHzu3YMz",
+	"QSbaK9b9stT6Y0nph5L0oNXE2gQRDtQxXMCdbRLDTgsLRkxYFPhlMqY2TEnop5g55WSxxH01OXa2TGx/",
+	"wtAQo83MnKrPW72+DMURQVlK9ElsoqQYExTgTym7EN2KBefbM/FMb0IC6xMaLm3igPg+suY/4cMzsZV8",
+	"A6n2WSfy7LPww8+1z34WXeME+cznuJxD1HpnpsedSLYXmVihsXFEW6ND+8Cp7LPmuNKkjVGlZdedisFq",
+	"Y/VdXAH7oF7bbzWMg2ajfrR/aLSaB7nKGZqf5VHKGfX9g1h8oj4+sOu0wZpGBTUoDmmlNTqya47B1lPO",
+	"qH2bLM18bY4NhidTmyP1mvYXtTmknk5aniPbebVFeY6HOz6eSbhjHaJNghh2lXqW8XNyPQVrOSK2F5ZL",
+	"F09Lvlibt5Pn8FhZSy25l5WK2s1zesgKSg+qxngMSaMdngKtGFBeBN0C4Yak6HLbm0EklMrPU5n+4HmI",
+	"7Ftie9SdYNHr9Em/pLwFUq62PX80CdgYwLQ6FMJzSlopvw7Z2/sOHkgHSZkjTuFekJghOlUl5+ocPLfG",
+	"kMJk8gUOE8s+MsBhAc8NNwD0BVyWpaMcREdw4A2YOI0yhhJi5bg8brpaUyxyLM45IHJMzhXoloFO7XBW",
+	"VkcIYlOuXQxjiwrJz3hk2ATtv0ZuVjaA+r44WitAnEEb9j47HFWOnPq40mQHYuM37ErD2R8f0qORYdeZ",
+	"AnGNxmH9oNlqGbX6UfNg//CwUVsmf9bcBog7qjUTBTF22DzYZ3XaqrTsI6fGjHGlThujpr2fVQUhmXHf",
+	"L4jbYHhiYCZVD3fAbHMW4uOA2XkAu9U3S0l8HNxag5q4dRgks/KtuZwDCzyn6J9UmEWYUepy3IFTAAjh",
+	"jMmXMBf1OAfEZNA9jr0oqx+OxXvZZM98ddn1j9swX3j72yWj7JJRFpNRDk/4Vc0Ovzj3qCQWp7sz/gXT",
+	"ocCU7pJUvuMklW04XBcBRc5u9uNQmB+LF3KozCfyEDp3it8IJAAsoBon2uQxKZpyYmW/aatKgLYotpA2",
+	"sbRuLUT+yybXYv4ynl9OUhYgJURGfXXdsrvAjcAJgVkGGFrG3poco834w+iW8hRZ0OdsQfWMFEPGwTUz",
+	"ovZnCPBhOaY4PAq507EjpkouWRSJ36eepk3G1AuZRRwXIrAo2s4J+8KCe4mfACvf+p4jCzVtmbidB5Fe",
+	"IYH7G/QqPG0Z/aeITe0I3U9ovSU3+/W417fOSFy1bzyyXv4yLiISD02+hHm4NHNlzlZqDMRYtXJzCmKe",
+	"ed1REXdUxB0V8fWX7n8G47yVyv5alcC02m/yuc9jwwdle2Chh2USzsSelE9kLK3HVExK5S+hKg4wQzFV",
+	"1JA7xE6qHXKmshkxpgY7hBsshtVooOomPICbaPIcciJ5ODdRnHSyyYnkwdxEwn2tFlLCTSTLqYnYglbe",
+	"aMdJ3HESH8ZJtBmPAuoZe6kKzgkT8TkT2LBiQn0LpZ+MelI9qd44ZEfUaL6qBDY17E/kFsx4q3sPH6Ql",
+	"JabqrzeNLR6DvNORH2wUMH3GMvQr1ufT1KSPT03fQVX6jGfR4N389vlYXPeQCvXrl3zMpOolZeoxwWjL",
+	"ZerBu7n9MvWyHvYmZeoXoM5rzIfaFbX/hmShswrbZViENdIuHrSGgTo1YrdUWALwQGlVU+IGYU17oQ/H",
+	"jXj5hwxzLJLfLSRNED9Il2FJJVEAQ26tZfbqUii+h+qqPxZwbu6Q8w4570qXb0vOfM19a2tIdoMy5g8D",
+	"s/O1zFNlDB5Ty9zkmcXMyeNqmZs8u5g5eVwtc5OvKma+sDc/RzHz3eacsznnlj6vz+cUfifbOJQ+3+3j",
+	"m+/ji0XWd5v4rgL7GhXYN97yRUPMngVudA9bgS8eqS5+vWQ6id+oOSXOuxtd5vkzpzL1aDT2g0nhT2GR",
+	"UUkF96L0W9fEo3wulUhxz4YAHycU6z2TYsgYsbSfVyq3zJtaZWJVKuJHVqkqJmrgyZXS3tsz6ofVWrVW",
+	"NdqtWqsGe4McqvluYAGVxcKs4qyNQUgME1cTw5qZrwJ7VrrpdxnFXjHJL7T9KYN6BYTe3ATsBgSzPJBx",
+	"EjfW1HFJkYvzOg0YmfgO8zzmlLS+jFf2AvPklymnyYxIjIFzR+ARLXWdXJ51tBsuS8bPuDtygahTAUEZ",
+	"WWV2oTNKoyUkRduPtYWkCozLwlJOB87UdRl3ToTIUsnuZTIN/C9u6PoSeGV3JOeGWTcaqIW5iSiwn844",
+	"CFeO8PqvNuN9Rv7U9/wb8QKm8rXm3DD3Rb6fc0aFGuOZ0PCe27eBz/1ZSCazSCUfjJWMe5x5sLCMzvUI",
+	"Ru7Qbnrb2Fhm3XjBWH798+v/CwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

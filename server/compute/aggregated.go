@@ -143,8 +143,8 @@ func noResultsOnPage(scope string) *gen.OperationWarning {
 }
 
 // ForwardingRulesAggregatedList lists a project's forwarding rules of every scope: the
-// global rules under "global", and every region of the catalog, which holds none (regional
-// rules are not modelled), with the warning of an empty scope.
+// global rules under "global", each region's under "regions/<region>", and every region of
+// the catalog, with the warning of an empty scope where it has none on the page.
 func (s *Server) ForwardingRulesAggregatedList(ctx context.Context, req gen.ForwardingRulesAggregatedListRequestObject) (gen.ForwardingRulesAggregatedListResponseObject, error) {
 	p := req.Params
 	q, err := parseAggregatedQuery[gen.ForwardingRule](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
@@ -158,10 +158,14 @@ func (s *Server) ForwardingRulesAggregatedList(ctx context.Context, req gen.Forw
 	if err := s.db.View(ctx, func(tx *store.Tx) error {
 		var all []gen.ForwardingRule
 		var items []listItem
-		scanPrefix(tx, s.tables.rules, globalScope(req.Project)+"/forwardingRules/", func(r RuleRecord) bool {
+		// The rules table holds only rules: the project's prefix covers every scope.
+		scanPrefix(tx, s.tables.rules, "projects/"+req.Project+"/", func(r RuleRecord) bool {
 			if it, ok := r.listed(); ok {
 				it.scope = "global"
-				all, items = append(all, r.Rule), append(items, it)
+				if r.Rule.Region != nil {
+					it.scope = "regions/" + regionOf(*r.Rule.Region)
+				}
+				all, items, scopes = append(all, r.Rule), append(items, it), append(scopes, it.scope)
 			}
 			return true
 		})

@@ -84,18 +84,36 @@ func checkLabelFingerprint(sent, current []byte) error {
 // so those change here too. Every other member must be sent as it is (or not at all). The
 // patched rule is held to the insert's rules (checkGlobalRule): a global rule is PREMIUM.
 func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalForwardingRulesPatchRequestObject) (gen.GlobalForwardingRulesPatchResponseObject, error) {
-	requestID, err := checkRequestID(req.Params.RequestId)
+	op, err := s.patchRule(ctx, req.Project, "", req.ForwardingRule, req.Params.RequestId, *req.Body)
 	if err != nil {
 		return nil, err
 	}
-	b := *req.Body
+	return gen.GlobalForwardingRulesPatch200JSONResponse(op), nil
+}
+
+// ForwardingRulesPatch is GlobalForwardingRulesPatch in a region, held to the regional
+// insert's rules (checkRegionalRule); an INTERNAL rule's allowGlobalAccess changes too.
+func (s *Server) ForwardingRulesPatch(ctx context.Context, req gen.ForwardingRulesPatchRequestObject) (gen.ForwardingRulesPatchResponseObject, error) {
+	op, err := s.patchRule(ctx, req.Project, req.Region, req.ForwardingRule, req.Params.RequestId, *req.Body)
+	if err != nil {
+		return nil, err
+	}
+	return gen.ForwardingRulesPatch200JSONResponse(op), nil
+}
+
+func (s *Server) patchRule(ctx context.Context, project, region, name string, reqID *gen.RequestIdQuery, b gen.ForwardingRule) (gen.Operation, error) {
+	requestID, err := checkRequestID(reqID)
+	if err != nil {
+		return gen.Operation{}, err
+	}
 	sent, err := sentMembers(b)
 	if err != nil {
-		return nil, err
+		return gen.Operation{}, err
 	}
 	sent = withNulls(sent, nullMembers(ctx))
-	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		rec, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
+	scope := ruleScope(project, region)
+	op, err := s.mutate(ctx, project, scope, requestID, func(tx *store.Tx) (operations.Start, error) {
+		rec, err := s.changeableRule(tx, scope, name)
 		if err != nil {
 			return operations.Start{}, err
 		}
@@ -103,7 +121,7 @@ func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalF
 		if len(b.Fingerprint) > 0 && !bytes.Equal(b.Fingerprint, r.Fingerprint) {
 			return operations.Start{}, staleFingerprint()
 		}
-		next, err := patchedRule(s.links(ctx).rule(r), r, b, sent)
+		next, err := patchedRule(s.links(ctx).rule(r), r, b, sent, region)
 		if err != nil {
 			return operations.Start{}, err
 		}
@@ -117,9 +135,9 @@ func (s *Server) GlobalForwardingRulesPatch(ctx context.Context, req gen.GlobalF
 		return operations.Start{OperationType: "patch", Done: true, TargetLink: *r.SelfLink, TargetID: *r.Id}, nil
 	})
 	if err != nil {
-		return nil, err
+		return gen.Operation{}, err
 	}
-	return gen.GlobalForwardingRulesPatch200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.renderOperation(ctx, op), nil
 }
 
 // sentMembers are the members a patch body gives, by their wire names, as JSON.
@@ -135,9 +153,9 @@ var (
 		"pscConnectionStatus": true, "region": true, "serviceName": true, "fingerprint": true, "labelFingerprint": true, "labels": true}
 )
 
-// patchedRule is r with the patch b applied: cur is r as a read returns it, sent the
-// members b gives.
-func patchedRule(cur, r, b gen.ForwardingRule, sent map[string]json.RawMessage) (gen.ForwardingRule, error) {
+// patchedRule is r, a rule of region ("" for global), with the patch b applied: cur is r
+// as a read returns it, sent the members b gives.
+func patchedRule(cur, r, b gen.ForwardingRule, sent map[string]json.RawMessage, region string) (gen.ForwardingRule, error) {
 	if labels, ok := labelsGiven(b.Labels, b.LabelFingerprint); ok && !maps.Equal(labels, labelsOf(r.Labels)) && !(len(labels) == 0 && len(labelsOf(r.Labels)) == 0) {
 		return r, invalidField("resource.labels", "Invalid value for field 'resource.labels'. Labels of a forwarding rule change only through setLabels.")
 	}
@@ -187,16 +205,27 @@ func patchedRule(cur, r, b gen.ForwardingRule, sent map[string]json.RawMessage) 
 	}
 	sort.Strings(keys)
 	mergedJSON, _ := sentMembers(merged)
+	// allowGlobalAccess of an INTERNAL rule can change after it is created (the discovery
+	// document says an INTERNAL_MANAGED rule's cannot).
+	globalAccess := region != "" && deref(r.LoadBalancingScheme) == gen.ForwardingRuleLoadBalancingSchemeINTERNAL
 	for _, k := range keys {
-		if rulePatchable[k] || rulePatchIgnored[k] || bytes.Equal(curJSON[k], mergedJSON[k]) {
+		if rulePatchable[k] || rulePatchIgnored[k] || bytes.Equal(curJSON[k], mergedJSON[k]) || globalAccess && k == "allowGlobalAccess" {
 			continue
 		}
 		return r, invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))
 	}
-	if err := checkGlobalRule(merged); err != nil {
-		return r, err
+	check := checkGlobalRule(merged)
+	if region != "" {
+		check = checkRegionalRule(region, merged)
+	}
+	if check != nil {
+		return r, check
 	}
 	next := r
+	if globalAccess {
+		next.AllowGlobalAccess = merged.AllowGlobalAccess
+		unsetFalse(&next.AllowGlobalAccess)
+	}
 	next.NetworkTier = merged.NetworkTier
 	next.ExternalManagedBackendBucketMigrationState = merged.ExternalManagedBackendBucketMigrationState
 	next.ExternalManagedBackendBucketMigrationTestingPercentage = merged.ExternalManagedBackendBucketMigrationTestingPercentage
@@ -232,14 +261,18 @@ func ruleChange(a, b gen.ForwardingRule) string {
 	pa, pb := a.ExternalManagedBackendBucketMigrationTestingPercentage, b.ExternalManagedBackendBucketMigrationTestingPercentage
 	samePct := (pa == nil && pb == nil) || (pa != nil && pb != nil && *pa == *pb)
 	if deref(a.NetworkTier) == deref(b.NetworkTier) && deref(a.ExternalManagedBackendBucketMigrationState) == deref(b.ExternalManagedBackendBucketMigrationState) &&
-		deref(a.LoadBalancingScheme) == deref(b.LoadBalancingScheme) && samePct {
+		deref(a.LoadBalancingScheme) == deref(b.LoadBalancingScheme) && samePct && deref(a.AllowGlobalAccess) == deref(b.AllowGlobalAccess) {
 		return ""
 	}
 	pct := "none"
 	if pb != nil {
 		pct = fmt.Sprint(*pb)
 	}
-	return fmt.Sprintf("patch|%s|%s|%s|%s", deref(b.NetworkTier), deref(b.ExternalManagedBackendBucketMigrationState), deref(b.LoadBalancingScheme), pct)
+	change := fmt.Sprintf("patch|%s|%s|%s|%s", deref(b.NetworkTier), deref(b.ExternalManagedBackendBucketMigrationState), deref(b.LoadBalancingScheme), pct)
+	if deref(b.AllowGlobalAccess) { // only a regional rule's; a global rule's changes read as before
+		change += "|globalAccess"
+	}
+	return change
 }
 
 func staleFingerprint() *Error {
@@ -250,20 +283,41 @@ func staleFingerprint() *Error {
 // GlobalForwardingRulesSetTarget points a rule at a target of the same type as its current
 // one (any type when it has none).
 func (s *Server) GlobalForwardingRulesSetTarget(ctx context.Context, req gen.GlobalForwardingRulesSetTargetRequestObject) (gen.GlobalForwardingRulesSetTargetResponseObject, error) {
-	requestID, err := checkRequestID(req.Params.RequestId)
+	op, err := s.setRuleTarget(ctx, req.Project, "", req.ForwardingRule, req.Params.RequestId, deref(req.Body.Target))
 	if err != nil {
 		return nil, err
 	}
-	target := deref(req.Body.Target)
+	return gen.GlobalForwardingRulesSetTarget200JSONResponse(op), nil
+}
+
+// ForwardingRulesSetTarget is GlobalForwardingRulesSetTarget in a region: the target is in
+// the rule's region, as on insert.
+func (s *Server) ForwardingRulesSetTarget(ctx context.Context, req gen.ForwardingRulesSetTargetRequestObject) (gen.ForwardingRulesSetTargetResponseObject, error) {
+	op, err := s.setRuleTarget(ctx, req.Project, req.Region, req.ForwardingRule, req.Params.RequestId, deref(req.Body.Target))
+	if err != nil {
+		return nil, err
+	}
+	return gen.ForwardingRulesSetTarget200JSONResponse(op), nil
+}
+
+func (s *Server) setRuleTarget(ctx context.Context, project, region, name string, reqID *gen.RequestIdQuery, target string) (gen.Operation, error) {
+	requestID, err := checkRequestID(reqID)
+	if err != nil {
+		return gen.Operation{}, err
+	}
 	if target == "" {
-		return nil, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'target' not specified", Location: "target"}
+		return gen.Operation{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'target' not specified", Location: "target"}
 	}
 	kind := targetKind(target)
 	if kind == "" {
-		return nil, invalidField("target", fmt.Sprintf("Invalid value for field 'target': '%s'. The URL is malformed.", target))
+		return gen.Operation{}, invalidField("target", fmt.Sprintf("Invalid value for field 'target': '%s'. The URL is malformed.", target))
 	}
-	op, err := s.mutate(ctx, req.Project, "", requestID, func(tx *store.Tx) (operations.Start, error) {
-		rec, err := s.changeableRule(tx, req.Project, req.ForwardingRule)
+	if in := targetRegion(target); region != "" && in != "" && in != region {
+		return gen.Operation{}, invalidField("target", fmt.Sprintf("Invalid value for field 'target': '%s'. The target of a regional forwarding rule must be in its region, '%s'.", target, region))
+	}
+	scope := ruleScope(project, region)
+	op, err := s.mutate(ctx, project, scope, requestID, func(tx *store.Tx) (operations.Start, error) {
+		rec, err := s.changeableRule(tx, scope, name)
 		if err != nil {
 			return operations.Start{}, err
 		}
@@ -280,9 +334,9 @@ func (s *Server) GlobalForwardingRulesSetTarget(ctx context.Context, req gen.Glo
 		return operations.Start{OperationType: "setTarget", Done: true, TargetLink: *r.SelfLink, TargetID: *r.Id}, nil
 	})
 	if err != nil {
-		return nil, err
+		return gen.Operation{}, err
 	}
-	return gen.GlobalForwardingRulesSetTarget200JSONResponse(s.renderOperation(ctx, op)), nil
+	return s.renderOperation(ctx, op), nil
 }
 
 // targetKind is the collection of a target URL (targetHttpProxies, ...): the segment

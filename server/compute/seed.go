@@ -303,17 +303,13 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if err != nil {
 		return field, err
 	}
-	region, ok := body["region"].(string)
-	if _, given := body["region"]; given && !ok {
-		return "region", errors.New("want the region's name, such as us-east4")
-	}
-	if strings.HasPrefix(region, "projects/") || strings.Contains(region, "://") {
-		region = regionOf(region)
+	region, err := takeRegion(body)
+	if err != nil {
+		return "region", err
 	}
 	if region == "" {
 		return "region", errors.New("required: the region of the attachment, such as us-east4")
 	}
-	delete(body, "region")
 	// The addresses the attachment was given (an export writes them), kept as they were
 	// rather than picked again.
 	for _, k := range assignedAddresses {
@@ -347,17 +343,44 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 // may give, so that an exported attachment keeps its addresses when loaded back.
 var assignedAddresses = []string{"cloudRouterIpAddress", "customerRouterIpAddress", "cloudRouterIpv6Address", "customerRouterIpv6Address"}
 
+// takeRegion takes a seeded resource's "region" out of its entry: the region's name, or
+// its path or URL as a read returns it; "" when the entry gives none.
+func takeRegion(body map[string]any) (string, error) {
+	region, ok := body["region"].(string)
+	if _, given := body["region"]; given && !ok {
+		return "", errors.New("want the region's name, such as us-east4")
+	}
+	if strings.HasPrefix(region, "projects/") || strings.Contains(region, "://") {
+		region = regionOf(region)
+	}
+	delete(body, "region")
+	return region, nil
+}
+
+// seedRule seeds a forwarding rule: a regional one when the entry names its "region" (one
+// of the catalog's, as on insert), else a global one.
 func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (string, error) {
 	body := maps.Clone(entry)
 	rec, field, err := takeRecorded(body, "labelGeneration", "generation")
 	if err != nil {
 		return field, err
 	}
+	region, err := takeRegion(body)
+	if err == nil {
+		err = s.checkRuleRegion(region)
+	}
+	if err != nil {
+		return "region", err
+	}
+	opID, scope := "globalForwardingRules.insert", project
+	if region != "" {
+		opID, scope = "forwardingRules.insert", project+"|"+region
+	}
 	var b gen.ForwardingRule
-	if field, err := s.checkSeedBody("globalForwardingRules.insert", project, "", body, &b); err != nil {
+	if field, err := s.checkSeedBody(opID, project, region, body, &b); err != nil {
 		return field, err
 	}
-	rule, err := newRule(project, b, rec.idOr(seedID(SeedForwardingRules, project, b.Name)), rec.createdOr(s.cfg.Now()))
+	rule, err := newRule(project, region, b, rec.idOr(seedID(SeedForwardingRules, scope, b.Name)), rec.createdOr(s.cfg.Now()))
 	if err != nil {
 		return located(err)
 	}
@@ -370,12 +393,13 @@ func (s *Server) seedRule(tx *store.Tx, project string, entry map[string]any) (s
 	}
 	var draw func(int) string // the same at every start and reset
 	if rule.IPAddress == nil {
+		internal := internalAddress(rule)
 		draw = func(try int) string {
-			key := project + "|" + rule.Name
+			key := scope + "|" + rule.Name
 			if try > 0 {
 				key += "|" + strconv.Itoa(try)
 			}
-			return seedIP(key, *rule.IpVersion)
+			return seedIP(key, *rule.IpVersion, internal)
 		}
 	}
 	if err := s.placeAddress(tx, &rule, draw); err != nil {
@@ -543,9 +567,9 @@ func seedID(collection, scope, name string) string {
 }
 
 // seedIP is the address of a seeded rule that gives none: the same at every start and reset.
-func seedIP(key string, version gen.ForwardingRuleIpVersion) string {
+func seedIP(key string, version gen.ForwardingRuleIpVersion, internal bool) string {
 	b := sha256.Sum256([]byte("seed-ip|" + key))
-	return addressFrom(version, [3]byte(b[:3]))
+	return addressFrom(version, internal, [3]byte(b[:3]))
 }
 
 // checkSeedProject checks a project id as the API checks the path parameter.

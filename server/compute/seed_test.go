@@ -202,7 +202,7 @@ func TestSeedTakesWhatAReadReturns(t *testing.T) {
 // TestSeedRuleAddressDrawnAgain: a seeded rule without an address whose first address a
 // rule before it already uses on every port gets another, the same at every reset.
 func TestSeedRuleAddressDrawnAgain(t *testing.T) {
-	first := seedIP("my-project-123|a", "IPV4")
+	first := seedIP("my-project-123|a", "IPV4", false)
 	p := SeedProject{Project: "my-project-123", ForwardingRules: []map[string]any{
 		{"name": "b", "IPAddress": first},
 		{"name": "a"},
