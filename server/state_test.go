@@ -95,6 +95,11 @@ func buildState(t *testing.T, c *stateClient) {
 	insert(region("us-east4")+"/interconnectAttachments", `{"name":"att-1","interconnect":"global/interconnects/ic-1"}`)
 	insert(region("us-east4")+"/interconnectAttachments?requestId=5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a02", `{"name":"att-2","interconnect":"global/interconnects/ic-2","vlanTag8021q":300,"mtu":1500,"description":"second","labels":{"b":"2"}}`)
 	insert(region("us-east1")+"/interconnectAttachments", `{"name":"att-3","interconnect":"global/interconnects/ic-1","adminEnabled":false}`)
+	// A regional rule, its labels and tier changed after its insert: kept with its region.
+	insert(region("us-east4")+"/forwardingRules?requestId=5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a03", `{"name":"fr-a","loadBalancingScheme":"INTERNAL","ports":["80","443"],"backendService":"regions/us-east4/backendServices/be","serviceLabel":"web","allowGlobalAccess":true,"labels":{"env":"dev"}}`)
+	regional := c.must(200, http.MethodGet, region("us-east4")+"/forwardingRules/fr-a", stateCompute(), "")
+	c.must(200, http.MethodPost, region("us-east4")+"/forwardingRules/fr-a/setLabels", stateCompute(), fmt.Sprintf(`{"labels":{"env":"prod"},"labelFingerprint":%q}`, regional["labelFingerprint"]))
+	c.must(200, http.MethodPatch, region("us-east4")+"/forwardingRules/fr-a", stateCompute(), `{"networkTier":"STANDARD"}`)
 	insert(global+"/interconnectAttachmentGroups", `{"name":"g-1","intent":{"availabilitySla":"PRODUCTION_NON_CRITICAL"},"attachments":{"first":{"attachment":"`+c.base+`/compute/v1/projects/`+stateProject+`/regions/us-east4/interconnectAttachments/att-1"},"second":{"attachment":"regions/us-east4/interconnectAttachments/att-2"}}}`)
 	c.finish(c.must(200, http.MethodPatch, global+"/interconnectAttachmentGroups/g-1", stateCompute(), `{"description":"patched","attachments":{"third":{"attachment":"regions/us-east1/interconnectAttachments/att-3"}}}`))
 	failed := c.must(200, http.MethodPost, global+"/interconnectAttachmentGroups", stateCompute(), `{"name":"g-bad","intent":{"availabilitySla":"NO_SLA"},"attachments":{"x":{"attachment":"regions/us-east4/interconnectAttachments/nope"}}}`)
@@ -223,7 +228,7 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 			lists = append(lists, "/compute/v1/projects/"+p+"/global/"+c)
 		}
 		for _, r := range []string{"us-east4", "us-east1", "us-west1", "europe-west4"} {
-			for _, c := range []string{"interconnectAttachments", "operations"} {
+			for _, c := range []string{"interconnectAttachments", "forwardingRules", "operations"} {
 				lists = append(lists, "/compute/v1/projects/"+p+"/regions/"+r+"/"+c)
 			}
 		}
@@ -337,7 +342,7 @@ func TestStateRoundTrip(t *testing.T) {
 	buildState(t, a)
 	exported := exportState(t, srvA)
 	t.Logf("export, %d bytes:\n%s", len(exported), exported)
-	for _, want := range []string{"fr-a", "labelFingerprint: ", "sequence: ", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
+	for _, want := range []string{"fr-a", "region: projects/" + stateProject + "/regions/us-east4", "serviceName: web.fr-a.il4.us-east4", "networkTier: STANDARD", "labelFingerprint: ", "sequence: ", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
 		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual",
 		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n",
 		"denyAssignments:", "denyAssignmentName: Managed application lock", "description: replaced", "type: SystemDefined", "denyAssignmentEffect: audit", "createdBy: understudy-admin",
@@ -374,6 +379,10 @@ func TestStateRoundTrip(t *testing.T) {
 			`{"name":"att-2","interconnect":"global/interconnects/ic-2","vlanTag8021q":300,"mtu":1500,"description":"second","labels":{"b":"2"}}`)
 		if code != 200 || !bytes.Contains(body, []byte(`"clientOperationId":"5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a02"`)) {
 			t.Errorf("requestId retry on %s: %d %s", c.base, code, body)
+		}
+		code, _, body = c.do(http.MethodPost, "/compute/v1/projects/"+stateProject+"/regions/us-east4/forwardingRules?requestId=5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a03", stateCompute(), `{"name":"fr-a"}`)
+		if code != 200 || !bytes.Contains(body, []byte(`"clientOperationId":"5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a03"`)) || !bytes.Contains(body, []byte(`/regions/us-east4/forwardingRules/fr-a"`)) {
+			t.Errorf("regional rule's requestId retry on %s: %d %s", c.base, code, body)
 		}
 	}
 	retry := func(c *stateClient) []byte {
