@@ -345,6 +345,36 @@ test('Google compute (Node SDK): regional forwarding rules and the aggregated li
   assert.deepEqual(paged.filter(([scope]) => scope === 'global').map(([, l]) => names(l.forwardingRules)), [['ngce-agg-a'], ['ngce-agg-b']]);
   const newestFirst = await collect(regionalRules.aggregatedListAsync({ project, orderBy: 'creationTimestamp desc' }));
   assert.deepEqual(names(Object.fromEntries(newestFirst).global.forwardingRules).filter((n) => n.startsWith('ngce-agg-')), ['ngce-agg-b', 'ngce-agg-a']);
+
+  // Every regional method: its operations are regional.
+  const requestId = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+  const ins = done(await regionalRules.insert({
+    project, region, requestId,
+    forwardingRuleResource: { name: 'ngce-fr-r', loadBalancingScheme: 'INTERNAL', ports: ['80', '443'], backendService: `regions/${region}/backendServices/be`, labels: { env: 'dev' } },
+  }), 'insert');
+  assert.equal(auth.last.url.pathname, `/compute/v1/projects/${project}/regions/${region}/forwardingRules`);
+  assert.match(ins.region, new RegExp(`/regions/${region}$`));
+  const [retried] = await regionalRules.insert({ project, region, requestId, forwardingRuleResource: { name: 'ngce-fr-r' } });
+  assert.equal(retried.latestResponse.name, ins.name, 'a retry with the requestId is the first operation');
+  const [rule] = await regionalRules.get({ project, region, forwardingRule: 'ngce-fr-r' });
+  assert.match(rule.region, new RegExp(`/regions/${region}$`));
+  assert.deepEqual(rule.ports, ['80', '443']);
+  assert.deepEqual(names(await collect(regionalRules.listAsync({ project, region }))), ['ngce-fr-r']);
+  const stale = await googleError(regionalRules.setLabels({ project, region, resource: 'ngce-fr-r', regionSetLabelsRequestResource: { labels: { env: 'prod' }, labelFingerprint: '42WmSpB8rSM=' } }), 412);
+  assert.equal(stale.code, Status.FAILED_PRECONDITION);
+  done(await regionalRules.setLabels({ project, region, resource: 'ngce-fr-r', regionSetLabelsRequestResource: { labels: { env: 'prod' }, labelFingerprint: rule.labelFingerprint } }), 'setLabels');
+  done(await regionalRules.patch({ project, region, forwardingRule: 'ngce-fr-r', forwardingRuleResource: { networkTier: 'STANDARD' } }), 'patch');
+  const [patched] = await regionalRules.get({ project, region, forwardingRule: 'ngce-fr-r' });
+  assert.equal(patched.networkTier, 'STANDARD');
+  assert.deepEqual(plain(patched.labels), { env: 'prod' });
+  done(await regionalRules.insert({ project, region, forwardingRuleResource: { name: 'ngce-fr-p', target: `regions/${region}/targetPools/a` } }), 'insert');
+  done(await regionalRules.setTarget({ project, region, forwardingRule: 'ngce-fr-p', targetReferenceResource: { target: `regions/${region}/targetPools/b` } }), 'setTarget');
+  const elsewhere = await googleError(regionalRules.setTarget({ project, region, forwardingRule: 'ngce-fr-p', targetReferenceResource: { target: 'regions/us-west2/targetPools/c' } }), 400);
+  assert.equal(elsewhere.code, Status.INVALID_ARGUMENT);
+  for (const forwardingRule of ['ngce-fr-r', 'ngce-fr-p']) {
+    done(await regionalRules.delete({ project, region, forwardingRule }), 'delete');
+  }
+  assert.equal((await googleError(regionalRules.get({ project, region, forwardingRule: 'ngce-fr-r' }), 404)).code, Status.NOT_FOUND);
 });
 
 // location is the URL of a catalog location.
@@ -844,7 +874,7 @@ test('Google compute (Node SDK): the system parameters of numericEnums and minif
 test('Google compute (Node SDK): every operation of specs/compute.yaml was called', async () => {
   const spec = await readFile(new URL('../../../specs/compute.yaml', import.meta.url), 'utf8');
   const operations = [...spec.matchAll(/^ {6}operationId: (\S+)$/gm)].map((m) => m[1]);
-  assert.equal(operations.length, 56);
+  assert.equal(operations.length, 61);
   const clientOf = Object.fromEntries(Object.values(resources));
   const notInSDK = [];
   const notCalled = [];
