@@ -54,6 +54,39 @@ func TestGoogleCloudCLIMore(t *testing.T) {
 		t.Errorf("set-target to another kind: %s", out)
 	}
 
+	// Regional forwarding rules (in a region of their own here): create in a region (an internal rule with ports and global
+	// access), describe with its region, labels through setLabels (GA update), global
+	// access through patch, list (the aggregated list, global and regional), delete.
+	run("compute", "forwarding-rules", "create", "fr-r", "--region=europe-west3", "--load-balancing-scheme=INTERNAL",
+		"--backend-service=ilb-backend", "--ports=80,443", "--allow-global-access", "--service-label=web", "--network=default")
+	rr := object("compute", "forwarding-rules", "describe", "fr-r", "--region=europe-west3")
+	if !strings.HasSuffix(str(rr, "region"), "/regions/europe-west3") || !strings.HasSuffix(str(rr, "backendService"), "/regions/europe-west3/backendServices/ilb-backend") ||
+		rr["allowGlobalAccess"] != true || rr["loadBalancingScheme"] != "INTERNAL" || !strings.HasPrefix(str(rr, "IPAddress"), "10.") ||
+		str(rr, "serviceName") != "web.fr-r.il4.europe-west3.lb.my-project.internal" {
+		t.Errorf("regional forwarding-rules describe: %v", rr)
+	}
+	run("compute", "forwarding-rules", "update", "fr-r", "--region=europe-west3", "--update-labels=env=prod,team=net")
+	run("compute", "forwarding-rules", "update", "fr-r", "--region=europe-west3", "--remove-labels=team")
+	run("compute", "forwarding-rules", "update", "fr-r", "--region=europe-west3", "--no-allow-global-access")
+	rr = object("compute", "forwarding-rules", "describe", "fr-r", "--region=europe-west3")
+	if got := keys(rr, "labels"); !slices.Equal(got, []string{"env"}) || rr["allowGlobalAccess"] != nil {
+		t.Errorf("after the regional updates: labels %v, allowGlobalAccess %v", got, rr["allowGlobalAccess"])
+	}
+	var scopes []string
+	for _, r := range list("compute", "forwarding-rules", "list") {
+		scopes = append(scopes, r["name"].(string)+"@"+str(r, "region"))
+	}
+	if len(scopes) != 2 || !strings.HasPrefix(scopes[0], "fr-a@") || !strings.HasPrefix(scopes[1], "fr-r@") || !strings.HasSuffix(scopes[1], "/regions/europe-west3") {
+		t.Errorf("forwarding-rules list: %v", scopes)
+	}
+	if out := fail("compute", "forwarding-rules", "create", "fr-bad", "--region=europe-west3", "--target-pool=p", "--target-pool-region=europe-west2"); !strings.Contains(out, "must be in its region") {
+		t.Errorf("a target in another region: %s", out)
+	}
+	run("compute", "forwarding-rules", "delete", "fr-r", "--region=europe-west3", "--quiet")
+	if got := list("compute", "forwarding-rules", "list", "--regions=europe-west3"); len(got) != 0 {
+		t.Errorf("after delete --region: %v", got)
+	}
+
 	// Interconnects: update, labels through patch with the fingerprint (beta only), MACsec
 	// keys (each command reads the interconnect and patches its macsec), then one describe.
 	run("compute", "interconnects", "create", "ic-a", "--customer-name=Example", "--interconnect-type=DEDICATED", "--link-type=LINK_TYPE_ETHERNET_10G_LR",
