@@ -50,12 +50,14 @@ func (c *Console) ConsoleCompute(ctx context.Context, req gen.ConsoleComputeRequ
 
 func (c *Console) readProject(ctx context.Context, d *computeData) error {
 	cp, project := c.d.Compute, d.Project
-	rules, err := cp.GlobalForwardingRulesList(ctx, computegen.GlobalForwardingRulesListRequestObject{Project: project})
+	rules, err := cp.ForwardingRulesAggregatedList(ctx, computegen.ForwardingRulesAggregatedListRequestObject{Project: project})
 	if err != nil {
 		return err
 	}
-	if r, ok := rules.(computegen.GlobalForwardingRulesList200JSONResponse); ok {
-		d.Rules = wire(r.Items)
+	if r, ok := rules.(computegen.ForwardingRulesAggregatedList200JSONResponse); ok { // global first, then each region's
+		for _, scope := range sortedKeys(r.Items) {
+			d.Rules = append(d.Rules, wire(r.Items[scope].ForwardingRules)...)
+		}
 	}
 	ics, err := cp.InterconnectsList(ctx, computegen.InterconnectsListRequestObject{Project: project})
 	if err != nil {
