@@ -93,7 +93,19 @@ func (c *Console) ConsoleAuthorization(ctx context.Context, req gen.ConsoleAutho
 	for _, e := range directory {
 		names[e.ID] = e.DisplayName
 	}
-	d := authorizationData{Root: tree(az.ManagementGroups(), assignments, deref(p.Scope)), Scope: deref(p.Scope), RoleQuery: strings.TrimSpace(deref(p.Role)),
+	// The tree names every scope holding a role or deny assignment, so that each can be shown.
+	allDenies, _, err := az.ConsoleDenyAssignments(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	assigned, denied := make([]string, len(assignments)), make([]string, len(allDenies))
+	for i, a := range assignments {
+		assigned[i] = deref(a.Properties.Scope)
+	}
+	for i, a := range allDenies {
+		denied[i] = deref(a.Properties.Scope)
+	}
+	d := authorizationData{Root: tree(az.ManagementGroups(), assigned, denied, deref(p.Scope)), Scope: deref(p.Scope), RoleQuery: strings.TrimSpace(deref(p.Role)),
 		Principal: strings.TrimSpace(deref(p.Principal)), Action: strings.TrimSpace(deref(p.Action))}
 	if d.Scope != "" {
 		if _, ok := authorization.ParseScope(d.Scope); !ok {
@@ -219,10 +231,11 @@ func principals(directory []authorization.DirectoryEntry, assignments []authzgen
 }
 
 // tree is the scope tree: the root, the management groups as seeded (subscriptions in
-// them), then every scope an assignment is at, under its parent (a resource under its
-// resource group, a resource group under its subscription, a subscription under its
-// management group or the root).
-func tree(groups []authorization.ManagementGroup, assignments []authzgen.RoleAssignment, shown string) *node {
+// them), then every scope a role assignment (assigned, one count each) or a deny
+// assignment (denied) is at, under its parent (a resource under its resource group, a
+// resource group under its subscription, a subscription under its management group or the
+// root).
+func tree(groups []authorization.ManagementGroup, assigned, denied []string, shown string) *node {
 	root := &node{Scope: "/", Label: "Tenant root", Kind: "root"}
 	byKey := map[string]*node{"/": root}
 	var get func(scope string) *node
@@ -277,8 +290,11 @@ func tree(groups []authorization.ManagementGroup, assignments []authzgen.RoleAss
 			get("/subscriptions/" + s)
 		}
 	}
-	for _, a := range assignments {
-		get(deref(a.Properties.Scope)).Direct++
+	for _, scope := range assigned {
+		get(scope).Direct++
+	}
+	for _, scope := range denied {
+		get(scope)
 	}
 	if shown != "" {
 		get(shown).On = true

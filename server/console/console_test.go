@@ -323,6 +323,12 @@ func TestConsoleDenyAssignments(t *testing.T) {
 		return rows
 	}
 
+	// The scope tree leads to the seed's deny assignment, at a scope holding no role
+	// assignment.
+	if _, page := c.do(http.MethodGet, "/_understudy/console/authorization", nil); !strings.Contains(between(page, `id="scope-tree">`, `</section>`), `>managed-rg</a>`) {
+		t.Errorf("the scope tree lacks the managed resource group: %s", between(page, `id="scope-tree">`, `</section>`))
+	}
+
 	rows := denies("scope=" + url.QueryEscape(managed))
 	if len(rows) != 2 {
 		t.Fatalf("at the managed resource group: %v, want the seed's and the management group's", rows)
