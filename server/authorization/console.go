@@ -2,6 +2,7 @@ package authorization
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -33,14 +34,14 @@ func (s *Server) ConsoleAssignments(ctx context.Context) ([]gen.RoleAssignment, 
 // ConsoleDenyAssignments are the deny assignments that apply at scope (as ids spell it),
 // as the API's list with atScope() there finds them (at it, and above it unless they do
 // not apply to child scopes), or every one when scope is "" (the list at the root without
-// a filter), each as a GET of the latest api-version renders it, in scope order. false
-// when the scope is not one the API accepts.
-func (s *Server) ConsoleDenyAssignments(ctx context.Context, scope string) ([]gen.DenyAssignment, bool, error) {
+// a filter), each as a GET of the latest api-version renders it, in scope order; an error
+// when the scope is not one the API accepts (the console checks it first).
+func (s *Server) ConsoleDenyAssignments(ctx context.Context, scope string) ([]gen.DenyAssignment, error) {
 	key, filter := "", denyFilter{}
 	if scope != "" {
 		sc, ok := ParseScope(scope)
 		if !ok {
-			return nil, false, nil
+			return nil, fmt.Errorf("not a scope: %q", scope)
 		}
 		key, filter = sc.Key, denyFilter{AtOrAbove: true}
 	}
@@ -56,7 +57,7 @@ func (s *Server) ConsoleDenyAssignments(ctx context.Context, scope string) ([]ge
 		})
 		return nil
 	})
-	return out, true, err
+	return out, err
 }
 
 // AllPrincipals is the principal id by which a deny assignment names every principal.

@@ -294,11 +294,7 @@ func newRule(project, region string, b gen.ForwardingRule, id string, created ti
 	if err := validateLabels(labels); err != nil {
 		return b, err
 	}
-	check := checkGlobalRule
-	if region != "" {
-		check = func(b gen.ForwardingRule) error { return checkRegionalRule(region, b) }
-	}
-	if err := check(b); err != nil {
+	if err := checkRule(region, b); err != nil {
 		return b, err
 	}
 	// Checked here, not on a patch, which cannot change the address: a rule stored before

@@ -214,12 +214,8 @@ func patchedRule(cur, r, b gen.ForwardingRule, sent map[string]json.RawMessage, 
 		}
 		return r, invalidField("resource."+k, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. The field cannot be changed by patch.", k, strings.Trim(string(sent[k]), `"`)))
 	}
-	check := checkGlobalRule(merged)
-	if region != "" {
-		check = checkRegionalRule(region, merged)
-	}
-	if check != nil {
-		return r, check
+	if err := checkRule(region, merged); err != nil {
+		return r, err
 	}
 	next := r
 	if globalAccess {

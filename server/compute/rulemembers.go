@@ -28,6 +28,14 @@ func firstRefused(rs []refusal) error {
 	return nil
 }
 
+// checkRule holds a rule of region ("" for a global rule) to what an insert there takes.
+func checkRule(region string, b gen.ForwardingRule) error {
+	if region == "" {
+		return checkGlobalRule(b)
+	}
+	return checkRegionalRule(region, b)
+}
+
 // checkGlobalRule refuses the members the real service does not take on a global
 // forwarding rule: those of regional products only (ports, allPorts, allowGlobalAccess,
 // sourceIpRanges, serviceLabel, isMirroringCollector), a network tier other than PREMIUM,

@@ -94,7 +94,7 @@ func (c *Console) ConsoleAuthorization(ctx context.Context, req gen.ConsoleAutho
 		names[e.ID] = e.DisplayName
 	}
 	// The tree names every scope holding a role or deny assignment, so that each can be shown.
-	allDenies, _, err := az.ConsoleDenyAssignments(ctx, "")
+	allDenies, err := az.ConsoleDenyAssignments(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +125,11 @@ func (c *Console) ConsoleAuthorization(ctx context.Context, req gen.ConsoleAutho
 		}
 		d.Assignments = append(d.Assignments, row)
 	}
-	denies, _, err := az.ConsoleDenyAssignments(ctx, d.Scope) // d.Scope is "" or accepted
-	if err != nil {
-		return nil, err
+	denies := allDenies // without a scope, every one
+	if d.Scope != "" {
+		if denies, err = az.ConsoleDenyAssignments(ctx, d.Scope); err != nil {
+			return nil, err
+		}
 	}
 	shown, _ := authorization.ParseScope(d.Scope)
 	for _, a := range denies {
