@@ -349,6 +349,10 @@ func TestConsoleDenyAssignments(t *testing.T) {
 	if rows := denies(""); len(rows) != 3 {
 		t.Errorf("without a scope: %v, want every deny assignment", rows)
 	}
+	// The overview counts them too, in words that agree with the numbers.
+	if _, home := c.do(http.MethodGet, "/_understudy/console", nil); !strings.Contains(between(home, `id="overview">`, `<h2>`), "role assignment, 3 deny assignments, 2 principals in") {
+		t.Errorf("the overview does not count the seed's one role assignment and the three deny assignments: %s", between(home, `id="overview">`, `<h2>`))
+	}
 	if rows := denies("scope=/subscriptions/00000000-0000-0000-0000-000000000001"); len(rows) != 1 || !strings.Contains(rows["No deny assignments"], "No deny assignments apply here.") {
 		t.Errorf("at a subscription out of the management group: %v, want none", rows)
 	}

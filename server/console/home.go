@@ -11,6 +11,7 @@ import (
 type homeData struct {
 	Requests, Errors        int
 	Assignments, Principals int
+	DenyAssignments         int
 	Accounts, Destinations  int
 	Projects                int
 	Faults                  int
@@ -34,6 +35,11 @@ func (c *Console) ConsoleHome(ctx context.Context, _ gen.ConsoleHomeRequestObjec
 		return nil, err
 	}
 	d.Assignments = len(assignments)
+	denies, err := c.d.Authorization.ConsoleDenyAssignments(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	d.DenyAssignments = len(denies)
 	principals, err := c.d.Authorization.Principals()
 	if err != nil {
 		return nil, err

@@ -138,6 +138,13 @@ var funcs = template.FuncMap{
 		return path.Base(s)
 	},
 	"add": func(a, b int) int { return a + b },
+	// plural is one when n is 1, else many: "1 account", "2 accounts".
+	"plural": func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	},
 	"mul": func(a, b int) int { return a * b },
 }
 
