@@ -38,10 +38,23 @@ export function azureAuthorization(baseURL, subscriptionId) {
 
 import Stripe from 'stripe';
 
-// Stripe: the host, port and protocol, and the Service-Version header the accounts API
-// requires, sent with each v2 call.
-export function stripeClient(baseURL) {
-  const url = new URL(baseURL);
-  return new Stripe('sk_test_123', { host: url.hostname, port: url.port, protocol: url.protocol.slice(0, -1) });
+// Stripe: the host, port and protocol, and an HTTP client that adds the Service-Version
+// header the accounts API requires to every request, so that the requests the SDK makes on
+// its own (a thin event's fetchEvent and fetchRelatedObject) carry it too.
+export class ServiceVersion extends Stripe.HttpClient {
+  constructor(next = Stripe.createNodeHttpClient()) {
+    super();
+    this.next = next;
+  }
+  getClientName() {
+    return this.next.getClientName();
+  }
+  makeRequest(host, port, path, method, headers, data, protocol, timeout) {
+    return this.next.makeRequest(host, port, path, method, { ...headers, 'Service-Version': '2026-05-27.dahlia' }, data, protocol, timeout);
+  }
 }
-export const v2 = { headers: { 'Service-Version': '2026-05-27.dahlia' } };
+
+export function stripeClient(baseURL, key = 'sk_test_123') {
+  const url = new URL(baseURL);
+  return new Stripe(key, { host: url.hostname, port: url.port, protocol: url.protocol.slice(0, -1), httpClient: new ServiceVersion() });
+}

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { azureAuthorization, googleCompute, stripeClient, v2 } from './recipes.mjs';
+import { azureAuthorization, googleCompute, stripeClient } from './recipes.mjs';
 
 const baseURL = process.env.UNDERSTUDY_URL;
 assert.ok(baseURL, 'UNDERSTUDY_URL is not set');
@@ -34,8 +34,8 @@ test('Azure: create a role assignment, then list it', async () => {
 
 test('Stripe: create an account, then retrieve it', async () => {
   const stripe = stripeClient(baseURL);
-  const acct = await stripe.v2.core.accounts.create({ display_name: 'Recipe' }, v2);
+  const acct = await stripe.v2.core.accounts.create({ display_name: 'Recipe' });
   assert.match(acct.id, /^acct_/);
-  const again = await stripe.v2.core.accounts.retrieve(acct.id, {}, v2);
+  const again = await stripe.v2.core.accounts.retrieve(acct.id, {});
   assert.equal(again.display_name, 'Recipe');
 });
