@@ -17,7 +17,7 @@ const exportHeader = `# understudy state, as GET /_understudy/state exported it:
 `
 
 // Export is the whole current state as a seed file (the YAML --seed reads): the settings a
-// seed can give (custom roles, tokens, platforms, locations, the operation mode, ...) and
+// seed can give (custom roles, tokens, platforms, locations, remote locations, the operation mode, ...) and
 // every resource of every API, with what a seed would otherwise derive or make anew (ids,
 // creation times, fingerprints' and etags' change counts, account links with their tokens,
 // finished operations, remembered Idempotency-Keys). It is deterministic: the same state
@@ -37,7 +37,8 @@ func (s *Server) Export() ([]byte, error) {
 		MaxPerSubscription: a.MaxPerSubscription, Tokens: a.Tokens,
 		StrictPrincipals: a.StrictPrincipals, ManagementGroups: a.ManagementGroups}
 	seed.Accounts = AccountsSeed{AccountConcurrency: s.cfg.Accounts.AccountConcurrency, Platforms: s.cfg.Accounts.Platforms}
-	seed.Compute = ComputeSeed{OperationMode: s.cfg.Compute.Operations.Mode.String(), Locations: s.cfg.Compute.Locations}
+	seed.Compute = ComputeSeed{OperationMode: s.cfg.Compute.Operations.Mode.String(), Locations: s.cfg.Compute.Locations,
+		RemoteLocations: s.cfg.Compute.RemoteLocations}
 	err := s.db.View(context.Background(), func(tx *store.Tx) error {
 		var err error
 		// Custom roles as they are now, PUTs included.

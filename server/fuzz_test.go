@@ -645,6 +645,8 @@ func FuzzComputeRequest(f *testing.F) {
 		{0, p + "/regions/us-east4/operations", "", "", 2, ""},
 		{0, p + "/global/interconnectLocations", "filter=metro%3Diad", "", 2, ""},
 		{0, p + "/global/interconnectLocations/iad-zone1-1", "", "", 2, ""},
+		{0, p + "/global/interconnectRemoteLocations", "filter=remoteService%3D%22Microsoft%20Azure%22", "", 2, ""},
+		{0, p + "/global/interconnectRemoteLocations/aws-iad-1", "", "", 2, ""},
 		{1, p + "/global/interconnects", "", `{"name":"iad-ic-zone1","description":"Dedicated","location":"` + base + `/global/interconnectLocations/iad-zone1-1","linkType":"LINK_TYPE_ETHERNET_10G_LR","requestedLinkCount":2,"interconnectType":"DEDICATED","customerName":"Example Corp","nocContactEmail":"noc@example.com","adminEnabled":true}`, 0, ""},
 		{1, p + "/global/interconnects", "", `{"name":"big","location":"global/interconnectLocations/iad-zone1-1","linkType":"LINK_TYPE_ETHERNET_10G_LR","requestedLinkCount":1e20,"interconnectType":"DEDICATED"}`, 0, ""},
 		{0, p + "/global/interconnects/ic-1", "", "", 2, ""},

@@ -328,6 +328,7 @@ func TestPathTraversalInEveryPathParameter(t *testing.T) {
 		{"compute region", "GET", hProject + "/regions/{}/operations", hCompute, googleEnvelope},
 		{"compute regional operation", "GET", hProject + "/regions/us-east4/operations/{}", hCompute, googleEnvelope},
 		{"compute interconnectLocation", "GET", hProject + "/global/interconnectLocations/{}", hCompute, googleEnvelope},
+		{"compute interconnectRemoteLocation", "GET", hProject + "/global/interconnectRemoteLocations/{}", hCompute, googleEnvelope},
 		{"compute interconnect", "GET", hProject + "/global/interconnects/{}", hCompute, googleEnvelope},
 		{"compute interconnectAttachment", "GET", hProject + "/regions/us-east4/interconnectAttachments/{}", hCompute, googleEnvelope},
 		{"compute interconnectAttachmentGroup", "GET", hProject + "/global/interconnectAttachmentGroups/{}", hCompute, googleEnvelope},

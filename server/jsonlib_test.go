@@ -48,6 +48,7 @@ func TestGoccyJSONIsEncodingJSON(t *testing.T) {
 		reflect.TypeFor[computegen.ForwardingRuleAggregatedList](), reflect.TypeFor[computegen.ForwardingRuleList](),
 		reflect.TypeFor[computegen.InterconnectAttachmentGroupList](), reflect.TypeFor[computegen.InterconnectAttachmentAggregatedList](),
 		reflect.TypeFor[computegen.InterconnectList](), reflect.TypeFor[computegen.InterconnectLocationList](),
+		reflect.TypeFor[computegen.InterconnectRemoteLocationList](),
 		reflect.TypeFor[computegen.OperationAggregatedList](), reflect.TypeFor[computegen.OperationList](),
 		reflect.TypeFor[computegen.GoogleErrorResponse](),
 		// A JSON tree (an account's object as the accounts API changes it).

@@ -87,6 +87,9 @@ type ComputeSeed struct {
 	OperationMode string `yaml:"operationMode,omitempty"`
 	// Locations are interconnect locations added to the built-in catalog.
 	Locations []compute.Location `yaml:"interconnectLocations,omitempty"`
+	// RemoteLocations are Cross-Cloud Interconnect remote locations added to the built-in
+	// catalog.
+	RemoteLocations []compute.RemoteLocation `yaml:"interconnectRemoteLocations,omitempty"`
 	// Projects hold resources that exist at start and after every reset, by project id.
 	Projects map[string]compute.SeedProject `yaml:"projects,omitempty"`
 }
@@ -433,8 +436,8 @@ func nodeKind(t ast.NodeType) string {
 }
 
 // Apply adds the seed to c. Lists (bootstrap owners, tokens, role definitions and
-// assignments, platforms, accounts, locations, projects) are added to (a role definition
-// replaces an earlier one of the same id), enforce is on when
+// assignments, platforms, accounts, locations, remote locations, projects) are added to (a
+// role definition replaces an earlier one of the same id), enforce is on when
 // either says so, and the other settings are taken from the seed unless explicit says their
 // flag (or its environment variable) was given. Then the seeded state is loaded once into a
 // scratch store, as start and reset will load it, so that an entry breaking an API's rule
@@ -476,16 +479,15 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	}
 
 	cc := &c.Compute
-	for i, l := range s.Compute.Locations {
-		if err := l.Check(); err != nil {
-			var se *compute.SeedError
-			if errors.As(err, &se) {
-				return s.errorAt(path("compute", compute.SeedLocations, strconv.Itoa(i), se.Field), se.Err)
-			}
-			return s.errorAt(path("compute", compute.SeedLocations, strconv.Itoa(i)), err)
-		}
+	if err := checkCatalog(s, compute.SeedLocations, s.Compute.Locations, compute.Location.Check); err != nil {
+		return err
 	}
 	cc.Locations = append(cc.Locations, s.Compute.Locations...)
+	// Their permitted connections are locations of the catalog, this seed's included.
+	if err := checkCatalog(s, compute.SeedRemoteLocations, s.Compute.RemoteLocations, func(r compute.RemoteLocation) error { return r.Check(cc.Locations) }); err != nil {
+		return err
+	}
+	cc.RemoteLocations = append(cc.RemoteLocations, s.Compute.RemoteLocations...)
 	if m := s.Compute.OperationMode; m != "" {
 		mode, err := operations.ParseMode(m)
 		if err != nil {
@@ -497,6 +499,22 @@ func (s *Seed) Apply(c *Config, explicit func(flag string) bool) error {
 	}
 	s.addState(c)
 	return s.check(c, at)
+}
+
+// checkCatalog checks each entry the seed adds to one of compute's catalogs (collection),
+// naming the member at fault.
+func checkCatalog[T any](s *Seed, collection string, entries []T, check func(T) error) error {
+	for i, e := range entries {
+		if err := check(e); err != nil {
+			at := path("compute", collection, strconv.Itoa(i))
+			var se *compute.SeedError
+			if errors.As(err, &se) {
+				return s.errorAt(append(at, splitField(se.Field)...), se.Err)
+			}
+			return s.errorAt(at, err)
+		}
+	}
+	return nil
 }
 
 // offsets are where the seed's entries will start in c's lists.
@@ -584,6 +602,7 @@ func (s *Seed) sameSettings(running Config) error {
 		{s.Accounts.AccountConcurrency != 0, path("accounts", "account_concurrency"), s.Accounts.AccountConcurrency, running.Accounts.AccountConcurrency, strconv.Itoa(running.Accounts.AccountConcurrency)},
 		{len(s.Accounts.Platforms) > 0, path("accounts", accounts.SeedPlatforms), s.Accounts.Platforms, running.Accounts.Platforms, ""},
 		{len(s.Compute.Locations) > 0, path("compute", compute.SeedLocations), s.Compute.Locations, running.Compute.Locations, ""},
+		{len(s.Compute.RemoteLocations) > 0, path("compute", compute.SeedRemoteLocations), s.Compute.RemoteLocations, running.Compute.RemoteLocations, ""},
 	}
 	if m := s.Compute.OperationMode; m != "" {
 		mode, err := operations.ParseMode(m)

@@ -503,6 +503,12 @@ func TestSeedErrors(t *testing.T) {
 `, 3, "accounts.idempotency_keys[0].operation", "does not take an Idempotency-Key"},
 		{"a bad location", "compute:\n  interconnectLocations:\n    - {name: x-1, metro: amsterdam, availabilityZone: zone1, peeringdbFacilityId: '1', regions: [r]}\n", 3,
 			"compute.interconnectLocations[0].metro", "three lowercase letters"},
+		{"a remote location permitting no location of the catalog", "compute:\n  interconnectRemoteLocations:\n    - name: aws-ams-1\n      remoteService: Amazon Web Services\n      maxLagSize10Gbps: 4\n      permittedConnections: [iad-zone1-1, ams-zone1-2]\n", 6,
+			"compute.interconnectRemoteLocations[0].permittedConnections[1]", `"ams-zone1-2" is not an interconnect location of the catalog`},
+		{"a remote location's nested member", "compute:\n  interconnectRemoteLocations:\n    - name: aws-ams-1\n      remoteService: Amazon Web Services\n      maxLagSize10Gbps: 4\n      permittedConnections: [iad-zone1-1]\n      constraints:\n        portPairVlan: MATCHING\n", 8,
+			"compute.interconnectRemoteLocations[0].constraints.portPairVlan", "must be one of"},
+		{"a remote location without LACP bundling links", "compute:\n  interconnectRemoteLocations:\n    - {name: azure-ams-1, remoteService: Microsoft Azure, lacp: LACP_UNSUPPORTED, maxLagSize10Gbps: 2, permittedConnections: [iad-zone1-1]}\n", 3,
+			"compute.interconnectRemoteLocations[0].lacp", "one link"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -593,6 +599,45 @@ compute:
 	}))
 	if code, _ := (seedClient{t: t, base: srv.URL}).do("GET", seedProjectPath+"/global/interconnectLocations/ams-zone1-2", seedComputeHeaders, ""); code != 200 {
 		t.Fatalf("seeded location: %d", code)
+	}
+}
+
+// TestSeedAddsInterconnectRemoteLocations: a seed's remote location, permitting a location
+// the same seed adds, is served with the defaults of what it leaves out, and an interconnect
+// at that location can name it.
+func TestSeedAddsInterconnectRemoteLocations(t *testing.T) {
+	seed, err := server.ParseSeed("remote.yaml", []byte(`
+compute:
+  interconnectLocations:
+    - {name: ams-zone1-2, metro: ams, availabilityZone: zone1, city: Amsterdam, continent: EUROPE, facilityProvider: Equinix, peeringdbFacilityId: 2, regions: [europe-west4]}
+  interconnectRemoteLocations:
+    - name: aws-ams-1
+      remoteService: Amazon Web Services
+      city: Amsterdam
+      continent: EUROPE
+      maxLagSize10Gbps: 4
+      attachmentConfigurationConstraints:
+        bgpPeerAsnRanges: [{min: 64512, max: 65534}]
+      permittedConnections: [ams-zone1-2]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := understudytest.Start(t, understudytest.WithConfig(func(c *server.Config) {
+		if err := seed.Apply(c, nil); err != nil {
+			t.Fatal(err)
+		}
+	}))
+	a := seedClient{t: t, base: srv.URL}
+	code, r := a.do("GET", seedProjectPath+"/global/interconnectRemoteLocations/aws-ams-1", seedComputeHeaders, "")
+	if code != 200 || r["status"] != "AVAILABLE" || r["lacp"] != "LACP_SUPPORTED" || r["maxLagSize10Gbps"] != 4.0 || r["maxLagSize100Gbps"] != nil ||
+		fmt.Sprint(r["constraints"]) != "map[portPairRemoteLocation:PORT_PAIR_UNCONSTRAINED_REMOTE_LOCATION portPairVlan:PORT_PAIR_UNCONSTRAINED_VLAN subnetLengthRange:map[max:30 min:29]]" ||
+		fmt.Sprint(r["attachmentConfigurationConstraints"]) != "map[bgpMd5:MD5_OPTIONAL bgpPeerAsnRanges:[map[max:65534 min:64512]]]" ||
+		fmt.Sprint(r["permittedConnections"]) != "[map[interconnectLocation:"+srv.URL+seedProjectPath+"/global/interconnectLocations/ams-zone1-2]]" {
+		t.Fatalf("seeded remote location: %d %v", code, r)
+	}
+	if code, _ := a.do("GET", seedProjectPath+"/global/interconnectRemoteLocations/aws-iad-1", seedComputeHeaders, ""); code != 200 {
+		t.Errorf("the built-in catalog beside it: %d", code)
 	}
 }
 

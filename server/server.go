@@ -612,9 +612,9 @@ func (s *Server) loadState(file string, data []byte) error {
 // LoadState replaces the whole state with the one a seed file gives (data, as --seed reads
 // it; file names it in errors), atomically as Reset does, and makes it the seed later resets
 // load. Its settings (the authorization settings and management groups, accounts' platforms
-// and concurrency, compute's operation mode and locations) configure the running APIs, which
-// are not rebuilt: a setting the file gives must be the running one (a *SeedError wrapping
-// ErrRunningSetting otherwise). Nothing changes when it returns an error.
+// and concurrency, compute's operation mode, locations and remote locations) configure the
+// running APIs, which are not rebuilt: a setting the file gives must be the running one (a
+// *SeedError wrapping ErrRunningSetting otherwise). Nothing changes when it returns an error.
 func (s *Server) LoadState(file string, data []byte) error {
 	seed, err := ParseSeed(file, data)
 	if err != nil {

@@ -224,7 +224,7 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 	// and every item of each.
 	for _, p := range []string{stateSeedProject, stateProject} {
 		var lists []string
-		for _, c := range []string{"forwardingRules", "interconnects", "interconnectAttachmentGroups", "interconnectGroups", "operations", "interconnectLocations"} {
+		for _, c := range []string{"forwardingRules", "interconnects", "interconnectAttachmentGroups", "interconnectGroups", "operations", "interconnectLocations", "interconnectRemoteLocations"} {
 			lists = append(lists, "/compute/v1/projects/"+p+"/global/"+c)
 		}
 		for _, r := range []string{"us-east4", "us-east1", "us-west1", "europe-west4"} {
@@ -244,10 +244,12 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 					add(l+q+sep+"pageToken="+url.QueryEscape(next), stateCompute())
 				}
 			}
-			if strings.HasSuffix(l, "interconnectLocations") {
-				continue
-			}
 			items, _ := a.must(200, http.MethodGet, l, stateCompute(), "")["items"].([]any)
+			catalog := strings.HasSuffix(l, "Locations")
+			if catalog {
+				// Of the catalogs, the entries the seed adds, read by name only.
+				items = slices.DeleteFunc(items, func(it any) bool { return !strings.Contains(it.(map[string]any)["name"].(string), "-ams-") })
+			}
 			for _, it := range items {
 				self := strings.TrimPrefix(it.(map[string]any)["selfLink"].(string), a.base)
 				add(self, stateCompute())
@@ -260,7 +262,7 @@ func statePaths(t *testing.T, a *stateClient) []stateRead {
 					add(self+"/getDiagnostics", stateCompute())
 					add(self+"/getMacsecConfig", stateCompute())
 				}
-				if id, ok := it.(map[string]any)["id"].(string); ok && !strings.Contains(self, "/operations/") {
+				if id, ok := it.(map[string]any)["id"].(string); ok && !strings.Contains(self, "/operations/") && !catalog {
 					add(self[:strings.LastIndexByte(self, '/')+1]+id, stateCompute()) // by id
 				}
 			}

@@ -1527,6 +1527,120 @@ func (e InterconnectOutageNotificationState) Valid() bool {
 	}
 }
 
+// Defines values for InterconnectRemoteLocationContinent.
+const (
+	InterconnectRemoteLocationContinentAFRICA       InterconnectRemoteLocationContinent = "AFRICA"
+	InterconnectRemoteLocationContinentASIAPAC      InterconnectRemoteLocationContinent = "ASIA_PAC"
+	InterconnectRemoteLocationContinentEUROPE       InterconnectRemoteLocationContinent = "EUROPE"
+	InterconnectRemoteLocationContinentNORTHAMERICA InterconnectRemoteLocationContinent = "NORTH_AMERICA"
+	InterconnectRemoteLocationContinentSOUTHAMERICA InterconnectRemoteLocationContinent = "SOUTH_AMERICA"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRemoteLocationContinent enum.
+func (e InterconnectRemoteLocationContinent) Valid() bool {
+	switch e {
+	case InterconnectRemoteLocationContinentAFRICA:
+		return true
+	case InterconnectRemoteLocationContinentASIAPAC:
+		return true
+	case InterconnectRemoteLocationContinentEUROPE:
+		return true
+	case InterconnectRemoteLocationContinentNORTHAMERICA:
+		return true
+	case InterconnectRemoteLocationContinentSOUTHAMERICA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectRemoteLocationLacp.
+const (
+	InterconnectRemoteLocationLacpLACPSUPPORTED   InterconnectRemoteLocationLacp = "LACP_SUPPORTED"
+	InterconnectRemoteLocationLacpLACPUNSUPPORTED InterconnectRemoteLocationLacp = "LACP_UNSUPPORTED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRemoteLocationLacp enum.
+func (e InterconnectRemoteLocationLacp) Valid() bool {
+	switch e {
+	case InterconnectRemoteLocationLacpLACPSUPPORTED:
+		return true
+	case InterconnectRemoteLocationLacpLACPUNSUPPORTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectRemoteLocationStatus.
+const (
+	InterconnectRemoteLocationStatusAVAILABLE InterconnectRemoteLocationStatus = "AVAILABLE"
+	InterconnectRemoteLocationStatusCLOSED    InterconnectRemoteLocationStatus = "CLOSED"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRemoteLocationStatus enum.
+func (e InterconnectRemoteLocationStatus) Valid() bool {
+	switch e {
+	case InterconnectRemoteLocationStatusAVAILABLE:
+		return true
+	case InterconnectRemoteLocationStatusCLOSED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectRemoteLocationConstraintsPortPairRemoteLocation.
+const (
+	InterconnectRemoteLocationConstraintsPortPairRemoteLocationPORTPAIRMATCHINGREMOTELOCATION      InterconnectRemoteLocationConstraintsPortPairRemoteLocation = "PORT_PAIR_MATCHING_REMOTE_LOCATION"
+	InterconnectRemoteLocationConstraintsPortPairRemoteLocationPORTPAIRUNCONSTRAINEDREMOTELOCATION InterconnectRemoteLocationConstraintsPortPairRemoteLocation = "PORT_PAIR_UNCONSTRAINED_REMOTE_LOCATION"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRemoteLocationConstraintsPortPairRemoteLocation enum.
+func (e InterconnectRemoteLocationConstraintsPortPairRemoteLocation) Valid() bool {
+	switch e {
+	case InterconnectRemoteLocationConstraintsPortPairRemoteLocationPORTPAIRMATCHINGREMOTELOCATION:
+		return true
+	case InterconnectRemoteLocationConstraintsPortPairRemoteLocationPORTPAIRUNCONSTRAINEDREMOTELOCATION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectRemoteLocationConstraintsPortPairVlan.
+const (
+	InterconnectRemoteLocationConstraintsPortPairVlanPORTPAIRMATCHINGVLAN      InterconnectRemoteLocationConstraintsPortPairVlan = "PORT_PAIR_MATCHING_VLAN"
+	InterconnectRemoteLocationConstraintsPortPairVlanPORTPAIRUNCONSTRAINEDVLAN InterconnectRemoteLocationConstraintsPortPairVlan = "PORT_PAIR_UNCONSTRAINED_VLAN"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRemoteLocationConstraintsPortPairVlan enum.
+func (e InterconnectRemoteLocationConstraintsPortPairVlan) Valid() bool {
+	switch e {
+	case InterconnectRemoteLocationConstraintsPortPairVlanPORTPAIRMATCHINGVLAN:
+		return true
+	case InterconnectRemoteLocationConstraintsPortPairVlanPORTPAIRUNCONSTRAINEDVLAN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InterconnectRemoteLocationListKind.
+const (
+	InterconnectRemoteLocationListKindComputeInterconnectRemoteLocationList InterconnectRemoteLocationListKind = "compute#interconnectRemoteLocationList"
+)
+
+// Valid indicates whether the value is a known member of the InterconnectRemoteLocationListKind enum.
+func (e InterconnectRemoteLocationListKind) Valid() bool {
+	switch e {
+	case InterconnectRemoteLocationListKindComputeInterconnectRemoteLocationList:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MetadataFilterFilterMatchCriteria.
 const (
 	MetadataFilterFilterMatchCriteriaMATCHALL MetadataFilterFilterMatchCriteria = "MATCH_ALL"
@@ -2573,7 +2687,9 @@ type InterconnectAttachment struct {
 	// CloudRouterIpv6InterfaceId This field is not available.
 	CloudRouterIpv6InterfaceId *string `json:"cloudRouterIpv6InterfaceId,omitempty"`
 
-	// ConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+	// ConfigurationConstraints Constraints on an attachment's configuration: an attachment's `configurationConstraints`,
+	// and a remote location's `attachmentConfigurationConstraints`, the subset of them that
+	// applies to all attachments for that remote location.
 	ConfigurationConstraints *InterconnectAttachmentConfigurationConstraints `json:"configurationConstraints,omitempty"`
 
 	// CreationTimestamp Creation time, RFC 3339 text with milliseconds and offset.
@@ -2766,21 +2882,38 @@ type InterconnectAttachmentAggregatedList struct {
 // InterconnectAttachmentAggregatedListKind Type of the resource; always `compute#interconnectAttachmentAggregatedList`.
 type InterconnectAttachmentAggregatedListKind string
 
-// InterconnectAttachmentConfigurationConstraints InterconnectAttachmentConfigurationConstraints
+// InterconnectAttachmentConfigurationConstraints Constraints on an attachment's configuration: an attachment's `configurationConstraints`,
+// and a remote location's `attachmentConfigurationConstraints`, the subset of them that
+// applies to all attachments for that remote location.
 type InterconnectAttachmentConfigurationConstraints struct {
-	// BgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+	// BgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5
+	// authentication: `MD5_OPTIONAL` (supported, and can optionally be configured),
+	// `MD5_REQUIRED` (must be configured), `MD5_UNSUPPORTED` (must not be configured).
+	// A Cross-Cloud Interconnect connection to a remote cloud provider that requires BGP
+	// MD5 authentication has its remote location's field set to `MD5_REQUIRED`.
 	BgpMd5 *InterconnectAttachmentConfigurationConstraintsBgpMd5 `json:"bgpMd5,omitempty"`
 
-	// BgpPeerAsnRanges List of ASN ranges that the remote location is known to support. Formatted as an array of inclusive ranges {min: min-value, max: max-value}.
+	// BgpPeerAsnRanges List of ASN ranges that the remote location is known to support. Formatted as an
+	// array of inclusive ranges {min: min-value, max: max-value}: [{min: 123, max: 123},
+	// {min: 64512, max: 65534}] allows the peer ASN to be 123 or anything in the range
+	// 64512-65534. This field is only advisory: other ranges are accepted, these are the
+	// ones recommended.
 	BgpPeerAsnRanges []InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange `json:"bgpPeerAsnRanges,omitempty"`
 }
 
-// InterconnectAttachmentConfigurationConstraintsBgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5 authentication. This can take one of the following values: MD5_OPTIONAL, MD5_REQUIRED, MD5_UNSUPPORTED.
+// InterconnectAttachmentConfigurationConstraintsBgpMd5 Whether the attachment's BGP session requires/allows/disallows BGP MD5
+// authentication: `MD5_OPTIONAL` (supported, and can optionally be configured),
+// `MD5_REQUIRED` (must be configured), `MD5_UNSUPPORTED` (must not be configured).
+// A Cross-Cloud Interconnect connection to a remote cloud provider that requires BGP
+// MD5 authentication has its remote location's field set to `MD5_REQUIRED`.
 type InterconnectAttachmentConfigurationConstraintsBgpMd5 string
 
-// InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange
+// InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange An inclusive range of peer ASNs.
 type InterconnectAttachmentConfigurationConstraintsBgpPeerASNRange struct {
+	// Max The highest ASN of the range, inclusive.
 	Max *uint32 `json:"max,omitempty"`
+
+	// Min The lowest ASN of the range, inclusive.
 	Min *uint32 `json:"min,omitempty"`
 }
 
@@ -3932,6 +4065,202 @@ type InterconnectParams struct {
 	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
 }
 
+// InterconnectRemoteLocation Represents a Cross-Cloud Interconnect Remote Location resource: the point of presence
+// of another cloud (`remoteService`) that a Cross-Cloud Interconnect connects to, and
+// the constraints that cloud puts on the interconnect and its attachments. You can use
+// this resource to find remote location details about an Interconnect attachment
+// (VLAN). Output only: the catalog is built in and the seed file can add remote
+// locations.
+type InterconnectRemoteLocation struct {
+	// Address The postal address of the Point of Presence, each line in the address is separated by a newline character.
+	Address *string `json:"address,omitempty"`
+
+	// AttachmentConfigurationConstraints Constraints on an attachment's configuration: an attachment's `configurationConstraints`,
+	// and a remote location's `attachmentConfigurationConstraints`, the subset of them that
+	// applies to all attachments for that remote location.
+	AttachmentConfigurationConstraints *InterconnectAttachmentConfigurationConstraints `json:"attachmentConfigurationConstraints,omitempty"`
+
+	// City Metropolitan area designator that indicates which city an interconnect is located.
+	//
+	// Example: Ashburn
+	City *string `json:"city,omitempty"`
+
+	// Constraints Constraints on the parameters for creating Cross-Cloud Interconnect and associated InterconnectAttachments.
+	Constraints *InterconnectRemoteLocationConstraints `json:"constraints,omitempty"`
+
+	// Continent Continent for this location.
+	Continent *InterconnectRemoteLocationContinent `json:"continent,omitempty"`
+
+	// CreationTimestamp Creation timestamp in RFC3339 text format.
+	//
+	// Example: 2023-05-01T00:00:00.000+00:00
+	CreationTimestamp *string `json:"creationTimestamp,omitempty"`
+
+	// Description An optional description of the resource; by default the remote service, the facility and the city.
+	//
+	// Example: Amazon Web Services, Equinix (DC2), Ashburn
+	Description *string `json:"description,omitempty"`
+
+	// FacilityProvider The name of the provider for this facility (e.g., EQUINIX).
+	//
+	// Example: Equinix
+	FacilityProvider *string `json:"facilityProvider,omitempty"`
+
+	// FacilityProviderFacilityId A provider-assigned Identifier for this facility (e.g., Ashburn-DC1).
+	//
+	// Example: DC2
+	FacilityProviderFacilityId *string `json:"facilityProviderFacilityId,omitempty"`
+
+	// Id The unique identifier for the resource (uint64, as a decimal string). This identifier is defined by the server.
+	//
+	// Example: 1184086625757538027
+	Id *string `json:"id,omitempty"`
+
+	// Kind Type of the resource. Always `compute#interconnectRemoteLocation` for interconnect remote locations.
+	//
+	// Example: compute#interconnectRemoteLocation
+	Kind *string `json:"kind,omitempty"`
+
+	// Lacp Link Aggregation Control Protocol (LACP) constraints. `LACP_SUPPORTED`: LACP is
+	// supported, and enabled by default on the Cross-Cloud Interconnect.
+	// `LACP_UNSUPPORTED`: LACP is not supported and is not enabled on this port; GCP
+	// does not support LAGs without LACP, so `requestedLinkCount` must be 1.
+	Lacp *InterconnectRemoteLocationLacp `json:"lacp,omitempty"`
+
+	// MaxLagSize100Gbps The maximum number of 100 Gbps ports supported in a link aggregation group (LAG). When linkType is 100 Gbps, requestedLinkCount cannot exceed it (absent, 100 Gbps ports are not offered).
+	MaxLagSize100Gbps *int32 `json:"maxLagSize100Gbps,omitempty"`
+
+	// MaxLagSize10Gbps The maximum number of 10 Gbps ports supported in a link aggregation group (LAG). When linkType is 10 Gbps, requestedLinkCount cannot exceed it (absent, 10 Gbps ports are not offered).
+	MaxLagSize10Gbps *int32 `json:"maxLagSize10Gbps,omitempty"`
+
+	// MaxLagSize400Gbps The maximum number of 400 Gbps ports supported in a link aggregation group (LAG). When linkType is 400 Gbps, requestedLinkCount cannot exceed it (absent, 400 Gbps ports are not offered).
+	MaxLagSize400Gbps *int32 `json:"maxLagSize400Gbps,omitempty"`
+
+	// Name Name of the resource, `<cloud>-<metro>-<number>` in the built-in catalog.
+	//
+	// Example: aws-iad-1
+	Name *string `json:"name,omitempty"`
+
+	// PeeringdbFacilityId The peeringdb identifier for this facility (corresponding with a netfac type in peeringdb).
+	//
+	// Example: 1
+	PeeringdbFacilityId *string `json:"peeringdbFacilityId,omitempty"`
+
+	// PermittedConnections Permitted connections, the interconnect locations a Cross-Cloud Interconnect to this remote location may be at.
+	PermittedConnections []InterconnectRemoteLocationPermittedConnections `json:"permittedConnections,omitempty"`
+
+	// RemoteService Indicates the service provider present at the remote location. Example values: "Amazon Web Services", "Microsoft Azure".
+	//
+	// Example: Amazon Web Services
+	RemoteService *string `json:"remoteService,omitempty"`
+
+	// SelfLink Server-defined URL for the resource.
+	SelfLink *string `json:"selfLink,omitempty"`
+
+	// Status The status of this InterconnectRemoteLocation. `AVAILABLE`: available for
+	// provisioning new Cross-Cloud Interconnects. `CLOSED`: closed and unavailable for
+	// provisioning new Cross-Cloud Interconnects.
+	Status *InterconnectRemoteLocationStatus `json:"status,omitempty"`
+}
+
+// InterconnectRemoteLocationContinent Continent for this location.
+type InterconnectRemoteLocationContinent string
+
+// InterconnectRemoteLocationLacp Link Aggregation Control Protocol (LACP) constraints. `LACP_SUPPORTED`: LACP is
+// supported, and enabled by default on the Cross-Cloud Interconnect.
+// `LACP_UNSUPPORTED`: LACP is not supported and is not enabled on this port; GCP
+// does not support LAGs without LACP, so `requestedLinkCount` must be 1.
+type InterconnectRemoteLocationLacp string
+
+// InterconnectRemoteLocationStatus The status of this InterconnectRemoteLocation. `AVAILABLE`: available for
+// provisioning new Cross-Cloud Interconnects. `CLOSED`: closed and unavailable for
+// provisioning new Cross-Cloud Interconnects.
+type InterconnectRemoteLocationStatus string
+
+// InterconnectRemoteLocationConstraints Constraints on the parameters for creating Cross-Cloud Interconnect and associated InterconnectAttachments.
+type InterconnectRemoteLocationConstraints struct {
+	// PortPairRemoteLocation Port pair remote location constraints. `PORT_PAIR_MATCHING_REMOTE_LOCATION`: the
+	// remote cloud provider allocates ports in pairs, and the user should choose the
+	// same remote location for both ports. `PORT_PAIR_UNCONSTRAINED_REMOTE_LOCATION`: a
+	// user may opt to provision a redundant pair of Cross-Cloud Interconnects using two
+	// different remote locations in the same city. Google Cloud API refers only to
+	// individual ports; the UI uses this field when ordering a pair of ports.
+	PortPairRemoteLocation *InterconnectRemoteLocationConstraintsPortPairRemoteLocation `json:"portPairRemoteLocation,omitempty"`
+
+	// PortPairVlan Port pair VLAN constraints. `PORT_PAIR_MATCHING_VLAN`: the Interconnect for this
+	// attachment is part of a pair of ports that should have matching VLAN allocations
+	// (Cross-Cloud Interconnect to Azure remote locations). `PORT_PAIR_UNCONSTRAINED_VLAN`
+	// means there is no constraint.
+	PortPairVlan *InterconnectRemoteLocationConstraintsPortPairVlan `json:"portPairVlan,omitempty"`
+
+	// SubnetLengthRange [min-length, max-length]: the minimum and maximum value (inclusive) for the IPv4
+	// subnet length, the values supported by both cloud providers. Interconnect supports /29
+	// and /30 IPv4 subnet lengths, so a remote cloud with no constraint has {min: 29, max:
+	// 30}; one for Azure has {min: 30, max: 30} because Azure requires /30 subnets.
+	SubnetLengthRange *InterconnectRemoteLocationConstraintsSubnetLengthRange `json:"subnetLengthRange,omitempty"`
+}
+
+// InterconnectRemoteLocationConstraintsPortPairRemoteLocation Port pair remote location constraints. `PORT_PAIR_MATCHING_REMOTE_LOCATION`: the
+// remote cloud provider allocates ports in pairs, and the user should choose the
+// same remote location for both ports. `PORT_PAIR_UNCONSTRAINED_REMOTE_LOCATION`: a
+// user may opt to provision a redundant pair of Cross-Cloud Interconnects using two
+// different remote locations in the same city. Google Cloud API refers only to
+// individual ports; the UI uses this field when ordering a pair of ports.
+type InterconnectRemoteLocationConstraintsPortPairRemoteLocation string
+
+// InterconnectRemoteLocationConstraintsPortPairVlan Port pair VLAN constraints. `PORT_PAIR_MATCHING_VLAN`: the Interconnect for this
+// attachment is part of a pair of ports that should have matching VLAN allocations
+// (Cross-Cloud Interconnect to Azure remote locations). `PORT_PAIR_UNCONSTRAINED_VLAN`
+// means there is no constraint.
+type InterconnectRemoteLocationConstraintsPortPairVlan string
+
+// InterconnectRemoteLocationConstraintsSubnetLengthRange [min-length, max-length]: the minimum and maximum value (inclusive) for the IPv4
+// subnet length, the values supported by both cloud providers. Interconnect supports /29
+// and /30 IPv4 subnet lengths, so a remote cloud with no constraint has {min: 29, max:
+// 30}; one for Azure has {min: 30, max: 30} because Azure requires /30 subnets.
+type InterconnectRemoteLocationConstraintsSubnetLengthRange struct {
+	// Max The longest subnet length, inclusive.
+	Max *int32 `json:"max,omitempty"`
+
+	// Min The shortest subnet length, inclusive.
+	Min *int32 `json:"min,omitempty"`
+}
+
+// InterconnectRemoteLocationList Response to the list request, and contains a list of interconnect remote locations.
+type InterconnectRemoteLocationList struct {
+	// Id Unique identifier for the resource; defined by the server. Here the list's path, `projects/<project>/global/interconnectRemoteLocations`.
+	//
+	// Example: projects/my-project-123/global/interconnectRemoteLocations
+	Id string `json:"id"`
+
+	// Items A list of InterconnectRemoteLocation resources; absent when the page is empty.
+	Items []InterconnectRemoteLocation `json:"items,omitempty"`
+
+	// Kind Type of resource. Always `compute#interconnectRemoteLocationList` for lists of interconnect remote locations.
+	Kind InterconnectRemoteLocationListKind `json:"kind"`
+
+	// NextPageToken This token lets you get the next page of results for list requests; pass it as `pageToken` to get the next page.
+	NextPageToken *string `json:"nextPageToken,omitempty"`
+
+	// SelfLink Server-defined URL for this resource.
+	SelfLink string `json:"selfLink"`
+
+	// Warning A warning: an entry of `Operation.warnings`, or the `warning` of a list page (for
+	// example `NO_RESULTS_ON_PAGE`).
+	Warning *OperationWarning `json:"warning,omitempty"`
+}
+
+// InterconnectRemoteLocationListKind Type of resource. Always `compute#interconnectRemoteLocationList` for lists of interconnect remote locations.
+type InterconnectRemoteLocationListKind string
+
+// InterconnectRemoteLocationPermittedConnections An interconnect location permitted to connect to the remote location.
+type InterconnectRemoteLocationPermittedConnections struct {
+	// InterconnectLocation URL of an Interconnect location that is permitted to connect to this Interconnect remote location.
+	//
+	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectLocations/iad-zone1-1
+	InterconnectLocation *string `json:"interconnectLocation,omitempty"`
+}
+
 // InterconnectsGetDiagnosticsResponseBody Response of `interconnects.getDiagnostics`.
 type InterconnectsGetDiagnosticsResponseBody struct {
 	// Result Diagnostics of an interconnect's links.
@@ -4389,6 +4718,10 @@ type InterconnectLocationPath = NameOrId
 // InterconnectPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
 // (an unsigned 64-bit integer in decimal).
 type InterconnectPath = NameOrId
+
+// InterconnectRemoteLocationPath A resource name (1-63 characters, `[a-z]([-a-z0-9]*[a-z0-9])?`) or its numeric id
+// (an unsigned 64-bit integer in decimal).
+type InterconnectRemoteLocationPath = NameOrId
 
 // MaxResultsQuery defines model for MaxResultsQuery.
 type MaxResultsQuery = uint32
@@ -5140,6 +5473,61 @@ type InterconnectLocationsListParams struct {
 
 // InterconnectLocationsGetParams defines parameters for InterconnectLocationsGet.
 type InterconnectLocationsGetParams struct {
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectRemoteLocationsListParams defines parameters for InterconnectRemoteLocationsList.
+type InterconnectRemoteLocationsListParams struct {
+	// Filter Filter expression over the listed resources, as the real service takes it. A
+	// comparison names a field of the resource as it is returned (`status`,
+	// `intent.availabilitySla`, `labels.env`; a list field matches when any element
+	// does), an operator and a value: `=`, `!=`, `<`, `<=`, `>`, `>=` (AIP-160; numbers
+	// compare as numbers, other values as strings), `:` (has: `labels.env:*` is present,
+	// `labels:env` a map key, `description:web` a substring), or `eq` and `ne` (an RE2
+	// regular expression that must match the whole value). The value is bare or in double
+	// or single quotes. Comparisons combine with `AND` (or side by side) and `OR`, in
+	// parentheses as needed; `eq` and `ne` are not mixed with the other operators, take no
+	// `OR` and, when several, each sits in its own parentheses. A field the resource does
+	// not have, a value its field cannot hold and any malformed expression are rejected
+	// with 400 `invalid`.
+	Filter *FilterQuery `form:"filter,omitempty" json:"filter,omitempty"`
+
+	// MaxResults Maximum number of results on one page, 0 to 500 inclusive (default 500). When more
+	// results remain, the response carries a `nextPageToken`.
+	MaxResults *MaxResultsQuery `form:"maxResults,omitempty" json:"maxResults,omitempty"`
+
+	// OrderBy Sort order: `name` (ascending by name, the default) or `creationTimestamp desc`
+	// (newest first). Any other value is rejected with 400 `invalid`, and so is any
+	// order sent with a `filter` ("Specifying both a list filter and sort order is not
+	// currently supported.", as the real service answers).
+	OrderBy *OrderByQuery `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// PageToken The `nextPageToken` of the previous page, to get the next one. The token is opaque;
+	// one that understudy did not issue, or that a list in the other order or of another
+	// kind of resource issued, is rejected with 400 `invalid`.
+	PageToken *PageTokenQuery `form:"pageToken,omitempty" json:"pageToken,omitempty"`
+
+	// ReturnPartialSuccess Whether to return the reachable results when some scopes are unreachable. Accepted
+	// and without effect: understudy has no unreachable scopes.
+	ReturnPartialSuccess *ReturnPartialSuccessQuery `form:"returnPartialSuccess,omitempty" json:"returnPartialSuccess,omitempty"`
+
+	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
+	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
+
+	// PrettyPrint Whether to indent the response. Accepted and without effect: understudy always
+	// returns compact JSON. The vendor's generated clients send `prettyPrint=false` on
+	// every call.
+	PrettyPrint *PrettyPrintQuery `form:"prettyPrint,omitempty" json:"prettyPrint,omitempty"`
+}
+
+// InterconnectRemoteLocationsGetParams defines parameters for InterconnectRemoteLocationsGet.
+type InterconnectRemoteLocationsGetParams struct {
 	// Alt Response format; only `json` is served. Sent by the vendor's generated clients on every call.
 	Alt *AltQuery `form:"alt,omitempty" json:"alt,omitempty"`
 
@@ -6657,6 +7045,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation} (the `InterconnectLocationsGet` operationId).
 	InterconnectLocationsGet(ctx context.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectRemoteLocationsList List interconnect remote locations
+	//
+	// Retrieves the list of interconnect remote locations available to the specified
+	// project: one page of the Cross-Cloud Interconnect remote locations (the points of
+	// presence of other clouds that a Cross-Cloud Interconnect connects to), sorted by name
+	// (or newest first with `orderBy=creationTimestamp desc`). The catalog is read-only and
+	// the same for every project: a built-in list of remote locations of Amazon Web
+	// Services, Microsoft Azure, Oracle Cloud Infrastructure and Alibaba Cloud in metros of
+	// the interconnect location catalog, plus any the seed file adds. When more remain,
+	// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy`
+	// to get the next page.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations (the `InterconnectRemoteLocationsList` operationId).
+	InterconnectRemoteLocationsList(ctx context.Context, project ProjectPath, params *InterconnectRemoteLocationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// InterconnectRemoteLocationsGet Get an interconnect remote location
+	//
+	// Returns the details for the specified interconnect remote location: the one named
+	// `interconnectRemoteLocation` in the read-only catalog; one that is not in the
+	// catalog is 404 `notFound`.
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations/{interconnectRemoteLocation} (the `InterconnectRemoteLocationsGet` operationId).
+	InterconnectRemoteLocationsGet(ctx context.Context, project ProjectPath, interconnectRemoteLocation InterconnectRemoteLocationPath, params *InterconnectRemoteLocationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InterconnectsList List interconnects
 	//
@@ -8351,6 +8763,50 @@ func (c *Client) InterconnectLocationsList(ctx context.Context, project ProjectP
 // Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation} (the `InterconnectLocationsGet` operationId).
 func (c *Client) InterconnectLocationsGet(ctx context.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewInterconnectLocationsGetRequest(c.Server, project, interconnectLocation, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectRemoteLocationsList List interconnect remote locations
+//
+// Retrieves the list of interconnect remote locations available to the specified
+// project: one page of the Cross-Cloud Interconnect remote locations (the points of
+// presence of other clouds that a Cross-Cloud Interconnect connects to), sorted by name
+// (or newest first with `orderBy=creationTimestamp desc`). The catalog is read-only and
+// the same for every project: a built-in list of remote locations of Amazon Web
+// Services, Microsoft Azure, Oracle Cloud Infrastructure and Alibaba Cloud in metros of
+// the interconnect location catalog, plus any the seed file adds. When more remain,
+// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy`
+// to get the next page.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations (the `InterconnectRemoteLocationsList` operationId).
+func (c *Client) InterconnectRemoteLocationsList(ctx context.Context, project ProjectPath, params *InterconnectRemoteLocationsListParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectRemoteLocationsListRequest(c.Server, project, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// InterconnectRemoteLocationsGet Get an interconnect remote location
+//
+// Returns the details for the specified interconnect remote location: the one named
+// `interconnectRemoteLocation` in the read-only catalog; one that is not in the
+// catalog is 404 `notFound`.
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations/{interconnectRemoteLocation} (the `InterconnectRemoteLocationsGet` operationId).
+func (c *Client) InterconnectRemoteLocationsGet(ctx context.Context, project ProjectPath, interconnectRemoteLocation InterconnectRemoteLocationPath, params *InterconnectRemoteLocationsGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInterconnectRemoteLocationsGetRequest(c.Server, project, interconnectRemoteLocation, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12576,6 +13032,219 @@ func NewInterconnectLocationsGetRequest(server string, project ProjectPath, inte
 	return req, nil
 }
 
+// NewInterconnectRemoteLocationsListRequest constructs an http.Request for the InterconnectRemoteLocationsList method
+func NewInterconnectRemoteLocationsListRequest(server string, project ProjectPath, params *InterconnectRemoteLocationsListParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectRemoteLocations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Filter != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter", *params.Filter, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MaxResults != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "maxResults", *params.MaxResults, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "uint32"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageToken != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageToken", *params.PageToken, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReturnPartialSuccess != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "returnPartialSuccess", *params.ReturnPartialSuccess, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewInterconnectRemoteLocationsGetRequest constructs an http.Request for the InterconnectRemoteLocationsGet method
+func NewInterconnectRemoteLocationsGetRequest(server string, project ProjectPath, interconnectRemoteLocation InterconnectRemoteLocationPath, params *InterconnectRemoteLocationsGetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project", project, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "interconnectRemoteLocation", interconnectRemoteLocation, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/compute/v1/projects/%s/global/interconnectRemoteLocations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Alt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "alt", *params.Alt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PrettyPrint != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prettyPrint", *params.PrettyPrint, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewInterconnectsListRequest constructs an http.Request for the InterconnectsList method
 func NewInterconnectsListRequest(server string, project ProjectPath, params *InterconnectsListParams) (*http.Request, error) {
 	var err error
@@ -16450,6 +17119,34 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation} (the `InterconnectLocationsGet` operationId).
 	InterconnectLocationsGetWithResponse(ctx context.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params *InterconnectLocationsGetParams, reqEditors ...RequestEditorFn) (*InterconnectLocationsGetResponse, error)
 
+	// InterconnectRemoteLocationsListWithResponse List interconnect remote locations
+	//
+	// Retrieves the list of interconnect remote locations available to the specified
+	// project: one page of the Cross-Cloud Interconnect remote locations (the points of
+	// presence of other clouds that a Cross-Cloud Interconnect connects to), sorted by name
+	// (or newest first with `orderBy=creationTimestamp desc`). The catalog is read-only and
+	// the same for every project: a built-in list of remote locations of Amazon Web
+	// Services, Microsoft Azure, Oracle Cloud Infrastructure and Alibaba Cloud in metros of
+	// the interconnect location catalog, plus any the seed file adds. When more remain,
+	// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy`
+	// to get the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations (the `InterconnectRemoteLocationsList` operationId).
+	InterconnectRemoteLocationsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectRemoteLocationsListParams, reqEditors ...RequestEditorFn) (*InterconnectRemoteLocationsListResponse, error)
+
+	// InterconnectRemoteLocationsGetWithResponse Get an interconnect remote location
+	//
+	// Returns the details for the specified interconnect remote location: the one named
+	// `interconnectRemoteLocation` in the read-only catalog; one that is not in the
+	// catalog is 404 `notFound`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations/{interconnectRemoteLocation} (the `InterconnectRemoteLocationsGet` operationId).
+	InterconnectRemoteLocationsGetWithResponse(ctx context.Context, project ProjectPath, interconnectRemoteLocation InterconnectRemoteLocationPath, params *InterconnectRemoteLocationsGetParams, reqEditors ...RequestEditorFn) (*InterconnectRemoteLocationsGetResponse, error)
+
 	// InterconnectsListWithResponse List interconnects
 	//
 	// Returns one page of the project's interconnects, sorted by name (or newest first with
@@ -19176,6 +19873,137 @@ func (r InterconnectLocationsGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r InterconnectLocationsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectRemoteLocationsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectRemoteLocationList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectRemoteLocationsListResponse) GetJSON200() *InterconnectRemoteLocationList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectRemoteLocationsListResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectRemoteLocationsListResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectRemoteLocationsListResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectRemoteLocationsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectRemoteLocationsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectRemoteLocationsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectRemoteLocationsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InterconnectRemoteLocationsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InterconnectRemoteLocation
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InterconnectRemoteLocationsGetResponse) GetJSON200() *InterconnectRemoteLocation {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r InterconnectRemoteLocationsGetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r InterconnectRemoteLocationsGetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r InterconnectRemoteLocationsGetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InterconnectRemoteLocationsGetResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InterconnectRemoteLocationsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InterconnectRemoteLocationsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InterconnectRemoteLocationsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InterconnectRemoteLocationsGetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22260,6 +23088,46 @@ func (c *ClientWithResponses) InterconnectLocationsGetWithResponse(ctx context.C
 	return ParseInterconnectLocationsGetResponse(rsp)
 }
 
+// InterconnectRemoteLocationsListWithResponse List interconnect remote locations
+//
+// Retrieves the list of interconnect remote locations available to the specified
+// project: one page of the Cross-Cloud Interconnect remote locations (the points of
+// presence of other clouds that a Cross-Cloud Interconnect connects to), sorted by name
+// (or newest first with `orderBy=creationTimestamp desc`). The catalog is read-only and
+// the same for every project: a built-in list of remote locations of Amazon Web
+// Services, Microsoft Azure, Oracle Cloud Infrastructure and Alibaba Cloud in metros of
+// the interconnect location catalog, plus any the seed file adds. When more remain,
+// `nextPageToken` is set; pass it as `pageToken` with the same `filter` and `orderBy`
+// to get the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations (the `InterconnectRemoteLocationsList` operationId).
+func (c *ClientWithResponses) InterconnectRemoteLocationsListWithResponse(ctx context.Context, project ProjectPath, params *InterconnectRemoteLocationsListParams, reqEditors ...RequestEditorFn) (*InterconnectRemoteLocationsListResponse, error) {
+	rsp, err := c.InterconnectRemoteLocationsList(ctx, project, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectRemoteLocationsListResponse(rsp)
+}
+
+// InterconnectRemoteLocationsGetWithResponse Get an interconnect remote location
+//
+// Returns the details for the specified interconnect remote location: the one named
+// `interconnectRemoteLocation` in the read-only catalog; one that is not in the
+// catalog is 404 `notFound`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /compute/v1/projects/{project}/global/interconnectRemoteLocations/{interconnectRemoteLocation} (the `InterconnectRemoteLocationsGet` operationId).
+func (c *ClientWithResponses) InterconnectRemoteLocationsGetWithResponse(ctx context.Context, project ProjectPath, interconnectRemoteLocation InterconnectRemoteLocationPath, params *InterconnectRemoteLocationsGetParams, reqEditors ...RequestEditorFn) (*InterconnectRemoteLocationsGetResponse, error) {
+	rsp, err := c.InterconnectRemoteLocationsGet(ctx, project, interconnectRemoteLocation, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInterconnectRemoteLocationsGetResponse(rsp)
+}
+
 // InterconnectsListWithResponse List interconnects
 //
 // Returns one page of the project's interconnects, sorted by name (or newest first with
@@ -24772,6 +25640,107 @@ func ParseInterconnectLocationsGetResponse(rsp *http.Response) (*InterconnectLoc
 	return response, nil
 }
 
+// ParseInterconnectRemoteLocationsListResponse parses an HTTP response from a InterconnectRemoteLocationsListWithResponse call
+func ParseInterconnectRemoteLocationsListResponse(rsp *http.Response) (*InterconnectRemoteLocationsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectRemoteLocationsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectRemoteLocationList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInterconnectRemoteLocationsGetResponse parses an HTTP response from a InterconnectRemoteLocationsGetWithResponse call
+func ParseInterconnectRemoteLocationsGetResponse(rsp *http.Response) (*InterconnectRemoteLocationsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InterconnectRemoteLocationsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InterconnectRemoteLocation
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseInterconnectsListResponse parses an HTTP response from a InterconnectsListWithResponse call
 func ParseInterconnectsListResponse(rsp *http.Response) (*InterconnectsListResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -26493,6 +27462,12 @@ type ServerInterface interface {
 	// InterconnectLocationsGet Get an interconnect location
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation})
 	InterconnectLocationsGet(ctx echo.Context, project ProjectPath, interconnectLocation InterconnectLocationPath, params InterconnectLocationsGetParams) error
+	// InterconnectRemoteLocationsList List interconnect remote locations
+	// (GET /compute/v1/projects/{project}/global/interconnectRemoteLocations)
+	InterconnectRemoteLocationsList(ctx echo.Context, project ProjectPath, params InterconnectRemoteLocationsListParams) error
+	// InterconnectRemoteLocationsGet Get an interconnect remote location
+	// (GET /compute/v1/projects/{project}/global/interconnectRemoteLocations/{interconnectRemoteLocation})
+	InterconnectRemoteLocationsGet(ctx echo.Context, project ProjectPath, interconnectRemoteLocation InterconnectRemoteLocationPath, params InterconnectRemoteLocationsGetParams) error
 	// InterconnectsList List interconnects
 	// (GET /compute/v1/projects/{project}/global/interconnects)
 	InterconnectsList(ctx echo.Context, project ProjectPath, params InterconnectsListParams) error
@@ -28142,6 +29117,113 @@ func (w *ServerInterfaceWrapper) InterconnectLocationsGet(ctx echo.Context) erro
 	return err
 }
 
+// InterconnectRemoteLocationsList converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectRemoteLocationsList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectRemoteLocationsListParams
+	// ------------- Optional query parameter "filter" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter", ctx.QueryParams(), &params.Filter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter filter: %s", err))
+	}
+
+	// ------------- Optional query parameter "maxResults" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "maxResults", ctx.QueryParams(), &params.MaxResults, runtime.BindQueryParameterOptions{Type: "integer", Format: "uint32"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter maxResults: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageToken" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageToken", ctx.QueryParams(), &params.PageToken, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageToken: %s", err))
+	}
+
+	// ------------- Optional query parameter "returnPartialSuccess" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "returnPartialSuccess", ctx.QueryParams(), &params.ReturnPartialSuccess, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter returnPartialSuccess: %s", err))
+	}
+
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectRemoteLocationsList(ctx, project, params)
+	return err
+}
+
+// InterconnectRemoteLocationsGet converts echo context to params.
+func (w *ServerInterfaceWrapper) InterconnectRemoteLocationsGet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project" -------------
+	var project ProjectPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project", ctx.Param("project"), &project, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project: %s", err))
+	}
+
+	// ------------- Path parameter "interconnectRemoteLocation" -------------
+	var interconnectRemoteLocation InterconnectRemoteLocationPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "interconnectRemoteLocation", ctx.Param("interconnectRemoteLocation"), &interconnectRemoteLocation, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter interconnectRemoteLocation: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InterconnectRemoteLocationsGetParams
+	// ------------- Optional query parameter "alt" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "alt", ctx.QueryParams(), &params.Alt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter alt: %s", err))
+	}
+
+	// ------------- Optional query parameter "prettyPrint" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "prettyPrint", ctx.QueryParams(), &params.PrettyPrint, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter prettyPrint: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.InterconnectRemoteLocationsGet(ctx, project, interconnectRemoteLocation, params)
+	return err
+}
+
 // InterconnectsList converts echo context to params.
 func (w *ServerInterfaceWrapper) InterconnectsList(ctx echo.Context) error {
 	var err error
@@ -29758,6 +30840,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectAttachmentGroups/:interconnectAttachmentGroup/getOperationalStatus", wrapper.InterconnectAttachmentGroupsGetOperationalStatus, options.OperationMiddlewares["interconnectAttachmentGroups.getOperationalStatus"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectLocations", wrapper.InterconnectLocationsList, options.OperationMiddlewares["interconnectLocations.list"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectLocations/:interconnectLocation", wrapper.InterconnectLocationsGet, options.OperationMiddlewares["interconnectLocations.get"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectRemoteLocations", wrapper.InterconnectRemoteLocationsList, options.OperationMiddlewares["interconnectRemoteLocations.list"]...)
+	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnectRemoteLocations/:interconnectRemoteLocation", wrapper.InterconnectRemoteLocationsGet, options.OperationMiddlewares["interconnectRemoteLocations.get"]...)
 	router.GET(options.BaseURL+"/compute/v1/projects/:project/global/interconnects", wrapper.InterconnectsList, options.OperationMiddlewares["interconnects.list"]...)
 	router.POST(options.BaseURL+"/compute/v1/projects/:project/global/interconnects", wrapper.InterconnectsInsert, options.OperationMiddlewares["interconnects.insert"]...)
 	router.DELETE(options.BaseURL+"/compute/v1/projects/:project/global/interconnects/:interconnect", wrapper.InterconnectsDelete, options.OperationMiddlewares["interconnects.delete"]...)
@@ -32399,6 +33483,157 @@ func (response InterconnectLocationsGetdefaultJSONResponse) VisitInterconnectLoc
 	return err
 }
 
+type InterconnectRemoteLocationsListRequestObject struct {
+	Project ProjectPath `json:"project"`
+	Params  InterconnectRemoteLocationsListParams
+}
+
+type InterconnectRemoteLocationsListResponseObject interface {
+	VisitInterconnectRemoteLocationsListResponse(w http.ResponseWriter) error
+}
+
+type InterconnectRemoteLocationsList200JSONResponse InterconnectRemoteLocationList
+
+func (response InterconnectRemoteLocationsList200JSONResponse) VisitInterconnectRemoteLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectRemoteLocationsList400JSONResponse) VisitInterconnectRemoteLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectRemoteLocationsList401JSONResponse) VisitInterconnectRemoteLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsListdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectRemoteLocationsListdefaultJSONResponse) VisitInterconnectRemoteLocationsListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsGetRequestObject struct {
+	Project                    ProjectPath                    `json:"project"`
+	InterconnectRemoteLocation InterconnectRemoteLocationPath `json:"interconnectRemoteLocation"`
+	Params                     InterconnectRemoteLocationsGetParams
+}
+
+type InterconnectRemoteLocationsGetResponseObject interface {
+	VisitInterconnectRemoteLocationsGetResponse(w http.ResponseWriter) error
+}
+
+type InterconnectRemoteLocationsGet200JSONResponse InterconnectRemoteLocation
+
+func (response InterconnectRemoteLocationsGet200JSONResponse) VisitInterconnectRemoteLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsGet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response InterconnectRemoteLocationsGet400JSONResponse) VisitInterconnectRemoteLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsGet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response InterconnectRemoteLocationsGet401JSONResponse) VisitInterconnectRemoteLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsGet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response InterconnectRemoteLocationsGet404JSONResponse) VisitInterconnectRemoteLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type InterconnectRemoteLocationsGetdefaultJSONResponse struct {
+	Body       GoogleErrorResponse
+	StatusCode int
+}
+
+func (response InterconnectRemoteLocationsGetdefaultJSONResponse) VisitInterconnectRemoteLocationsGetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InterconnectsListRequestObject struct {
 	Project ProjectPath `json:"project"`
 	Params  InterconnectsListParams
@@ -35020,6 +36255,12 @@ type StrictServerInterface interface {
 	// InterconnectLocationsGet Get an interconnect location
 	// (GET /compute/v1/projects/{project}/global/interconnectLocations/{interconnectLocation})
 	InterconnectLocationsGet(ctx context.Context, request InterconnectLocationsGetRequestObject) (InterconnectLocationsGetResponseObject, error)
+	// InterconnectRemoteLocationsList List interconnect remote locations
+	// (GET /compute/v1/projects/{project}/global/interconnectRemoteLocations)
+	InterconnectRemoteLocationsList(ctx context.Context, request InterconnectRemoteLocationsListRequestObject) (InterconnectRemoteLocationsListResponseObject, error)
+	// InterconnectRemoteLocationsGet Get an interconnect remote location
+	// (GET /compute/v1/projects/{project}/global/interconnectRemoteLocations/{interconnectRemoteLocation})
+	InterconnectRemoteLocationsGet(ctx context.Context, request InterconnectRemoteLocationsGetRequestObject) (InterconnectRemoteLocationsGetResponseObject, error)
 	// InterconnectsList List interconnects
 	// (GET /compute/v1/projects/{project}/global/interconnects)
 	InterconnectsList(ctx context.Context, request InterconnectsListRequestObject) (InterconnectsListResponseObject, error)
@@ -36250,6 +37491,59 @@ func (sh *strictHandler) InterconnectLocationsGet(ctx echo.Context, project Proj
 	return nil
 }
 
+// InterconnectRemoteLocationsList operation middleware
+func (sh *strictHandler) InterconnectRemoteLocationsList(ctx echo.Context, project ProjectPath, params InterconnectRemoteLocationsListParams) error {
+	var request InterconnectRemoteLocationsListRequestObject
+
+	request.Project = project
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectRemoteLocationsList(ctx.Request().Context(), request.(InterconnectRemoteLocationsListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectRemoteLocationsList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectRemoteLocationsListResponseObject); ok {
+		return validResponse.VisitInterconnectRemoteLocationsListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// InterconnectRemoteLocationsGet operation middleware
+func (sh *strictHandler) InterconnectRemoteLocationsGet(ctx echo.Context, project ProjectPath, interconnectRemoteLocation InterconnectRemoteLocationPath, params InterconnectRemoteLocationsGetParams) error {
+	var request InterconnectRemoteLocationsGetRequestObject
+
+	request.Project = project
+	request.InterconnectRemoteLocation = interconnectRemoteLocation
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.InterconnectRemoteLocationsGet(ctx.Request().Context(), request.(InterconnectRemoteLocationsGetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "InterconnectRemoteLocationsGet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(InterconnectRemoteLocationsGetResponseObject); ok {
+		return validResponse.VisitInterconnectRemoteLocationsGetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // InterconnectsList operation middleware
 func (sh *strictHandler) InterconnectsList(ctx echo.Context, project ProjectPath, params InterconnectsListParams) error {
 	var request InterconnectsListRequestObject
@@ -37327,729 +38621,780 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L17d9pI1jf6VerwvmfFngECtuMk9po1L8EkYdoGBnD66Wn6oLJUQD0WJVol7Lj7zXc/q3ZdVBIlEL6k",
-	"+5k1/Uca61Kqy65d+/rbv1f8aLmKGGEJr5z9XlnhGC9JQmL4qxUm/1yT+EH8Dgj3Y7pKaMQqZ5Uh4auI",
-	"cYJmUbzEyTmKWPiAvP/mEfMQ5YiT+I4EdTQiLEE3DyhZEHRHWBDFrziaE0ZinJAA+SEVX0YRQ+SOxA/I",
-	"x2FYr1Qr5CterkJSOauIJivVChVf/RU6U60wvBS3cJhUqhXuL8gSiy7+75jMKmeV//U6HdNreZe/boVJ",
-	"5du3auUjDRMSF4xK3kTk6yomnNOIoeiOxND5kHLR4ZjwaB37hFcR5nAjJjiE4VKfoATfEo5oUketCRO9",
-	"wDHlEUOiwxxhNKMkDFA0U2/KtkRLNBGzFpNkHTMSoAOPJzhZc686YR5lCWFJHd9hGuIbGtLkYRRir4q8",
-	"EN+QkNcJu/POEYY+qk8sceIvCEf3C8IQZg+IhGRJWDJhQUT4YRVhhqKVWIUoRpgFCKM7HK7JGfL+Jlr+",
-	"f+DfybrROPbTX+lFkv76m4cOWt1BrXnaOEdsvbwhMdeDh7Gpa1UUJQsSy+9wcYMnMWVz0RvvzEMHC8zP",
-	"7DGd/QVISawFYYmYCXnvTIwXYbTEK3RLHqrIs1bx7J7ciJt8fSObP6yiKEYe+dWDcXqMeOgAMzTsHE1Y",
-	"TObrEGdWPFngBC3XPJFzCCt1v4hCIjt+WEfjhfotencjBhnFiDIUROubkExYFCNO2Twk6Nd1lBBeR21D",
-	"CRz50fKGMoLuabJAXqt34aEDeCMgYqOI/x/KnvaHXhVRNmFiIlmyIFxOGyMkIMF5bkyiHyxK0JJ+JYFs",
-	"XXRdzrleal4FEkUsmjDRvni9KomEiw2Iwyoi2F8gThMuxiT+F90zZHWhjlqKyDJELOhqwkQPFviOVDVB",
-	"QQvycR/L21EYSJJjD2iJQ8FBSGAvgRhKTP6b+AkJJgyGctJoII+yOxzSwKtPWIZFpCSD/oZWcRQU8IsZ",
-	"bO8My1jir5eEzZNF5eyocfKuWkkeVuJRSTuSY0TxPY4DyubDdUgGWDybZxw9vAQqYOsliamPqNnkM/M2",
-	"itchyfK2WVy7Jze6tyvRdNrZzGcr1UpMfl3TmASVsyRek7J8T/SsH3cDGEoXL4dqvfYdh1nn+0XECeq2",
-	"rtAqCqn/IPkWDqqIk0S8mxDBKbMDFYtSo35tHkfrlXu8+gPPNFLmh+uAtMJw5EcrwgsY/o8LAvtDHj53",
-	"lNObkCAuXhHjkky/inDII5TAwKMZwkgQidg1McnODRU7QLSFZtGaBWdi9ZFg37EfMUb8BOEkwf5CcGKx",
-	"FRcEefMwusGhpz56gMN7/MARWa6Sh8McocvZcFE2zQ03Q+OKpG+iKCSYqelJ+9QyXfokVmdfwigYHoKl",
-	"dlABwTzZRge0uGvPRRquDzzTsLMDpjio/RYx0qzdhZjtM97nH+rTF7doRbfva5rvwwsN7XoV4IRcYX5b",
-	"sNfFsQ0HEUdJhNbwOEhxfrRc4honQvYVMp48rcQohDxiNSJkHimM2XJZEq2iMJo/tPFKSWfyRM/fn/rp",
-	"A+qEt+eGe+cTJo5EeWKLzwsWlD34UOtGyEJisYBDnMEq3UQBsGGM/jHq99CSxHMiGvAX+ZMy88GCU3Jt",
-	"JrLopGw2jk6qYpkTEosG/r+Dn1u1f+Hab7+o/zdq76e//OVgMqk7bxz+5aC67xuHfzn8+/+uuM5nmxIu",
-	"Ix+LlXoSnYeqkaK93NxN6Lofz0/rTxnZ5oCoL8e0e0TPM5Ir/HVI+DpMig7kK/yVLtdLpTOIQcTyeaEi",
-	"RkyQ9ZxUUUNs4TeNBoKDj9M7gg4CMsPrMBGXD+voRyHTLqOYCCFfthCTJaasqo9sqb/6OI4p6GYeI1+T",
-	"AZ6TcXRLWF7IfNNw75alGVFmt6jOiPca1YpUksXeoiw5PqpUxWtinOr+kjL5V8MQuJj7OYlh1vogvT+C",
-	"rCP9YnblzeVa8+3xUfPtaQP+q50e4eObpn8SvCGns1oTH90c+ydBTfz1Fr8rkFNNY89DIX0YFR+SX9cg",
-	"Rw5AyPxCYqEZbOHsShi9kw/C6H0chiQWagcIqGeoUUVNMVHH6ACYLAdNI8NhD+voAwmje3RcFTosC6j4",
-	"Bg7RDWVCFofTgqAb7N+CjhWtE/EtGiPzcFVdiIXOyNezmVHIJsybiv+LR6eeUrsXmC/gGBIitTQAgGFh",
-	"mSPAYzf9RdvmK0OShgg1DbooLQ5I/OGhYJ5HUSyOnoDEZ8gT3xeaNPcJzIxQXsU1ub8U/R+C7u3HBChk",
-	"TJeEJ3i5QqJdb8IOGLknYLOIeXJYRy1z/Bn9WuuBaFMNrMIM8giOPvYgFO+AxAgOSHgaI0+qfB46mFRG",
-	"K+LT2QN0NYK7yl4CNh/ZlB6faJJFyYT561govuED4uvVKoqFZjOpuI0/mPF7EvO81F5xD7/g9I3kChQq",
-	"qW9OXWegYVtbdkiOv2kesYrJHY3WXHHWJEJzAjSNxPOC50qLRyLeEvMSrfCva3I+YYIdg7VkzQIS82Qd",
-	"PKCABmCFoJyvCVhe4Ak115TZNgmY6AiYPGZwbcJuKQsU19cqFV8LFWw7KeSnvD1/s/Rp8/hfP3YTf/nl",
-	"Fv/XP8Kfjv/5t4JJX+lZ2dc2MIhJkjwMYsqSHRpmEiHKAkGa9vFTRy3fJysxKEGAmqOQ2Yz4yZk9sVIv",
-	"FIeZ5BBgX/MTkPiUSarYvMqJkDZXaWf/NsMhJx6K2IRZhtfsLMIzBROWNrVL1RzE0X8Xyi3qJupeyM2v",
-	"jy7KEV/gFUHkK+UJR3S5CqlPk/Ahe5ItH2or2USteXTsPqDUA1uPJ0uW/RmEz5oUPX/5/aR69O7bz+ov",
-	"twA6JPMdZ7M2oYjn5ECZuW6GKriYIobsINe85hOWxDhsFplO5rvO3/wA/1qT//tZDOuvReOCM6UbFMpq",
-	"t0SzQXgScTwTjEIcY/HDGcLyR2qM5GLUsW5WswO4qlapKu196k5MhAYlzvMViWkExGHkDV61j0sUxXRO",
-	"xUltpCXYUv4Cs7myTC4om9fR1Zon6IZIAyUN0PV190KxpGSB5YcZDeX1A+ggie9IrPgPzzyQmicP66jj",
-	"LyICw/JMJ+pyD5q/u5vMqjFr+Mc370nt7axJaif4nV97Hxy/qR3dnOImOfHfBu8bBYzLzKX7pF+vqbhj",
-	"L36j9h7XZq3ax19+f/etZv95ss+fzaNvm0RTrXytzaOai5KeaHQ8wHlDKngwMmobODKK7DKH5Q2vz2uI",
-	"HAKJDnCcUByO1r5PON99VEjC1iKGv8A3ITGakDTXCzEUbIZSil0z82B6qEzYjlNlgYWcY7+s2ix/FMSO",
-	"Ae46E0ZSYlLcvwe63hbJZbTAMQnQl0HbyFqKXYCB9X5BlZ9GChkcLXFQcLROWPEspJ/J79Dm0fHJm9O3",
-	"7943mkcFO5E7hlQofp+eZHdl7e/Ah39vVpvvv7mZ8YuYt6w5cpq7jJErtXy53JCWUdvbNGyBdc4DTjph",
-	"nOFbMvUxJ4ivSBiCSuVqespD7GhsOpetJVF0eK6k/oy9bJuQuMN6tlqFVFALR3jC8pY0dMAJySrVG4K+",
-	"bdx3z9a/icnti5hPnJA+Cx+KmRlDwDUzEgLlyF8Q/1bOM03QfbQOA3EcH4BINIsJqWaZuFheUp2wL5et",
-	"HkrwXD2jXDagJ8L6HqKbdYLUMQ8fipZLmiQkkOss1TNxAyjRLGPaiwW+I4gnOAanj3fR73WUkind80Kx",
-	"uSWrBB3QRHszb4BDByiKJ+weU0F5ETtUL3HkmRPa0y3EZEkEdyBBHbXMxICaJLsxwzQUSpjqKIhHJI7F",
-	"+cYNM6dJaefQnbVauzjzF0ruC1b0c3SPlmt/YQ7ndUjSs+oMeR9ao25bbvSs/v/x+vLSqyo+jYOAT5ji",
-	"GSTofE0I40Kc8+oZfUfeB8ZMzDNVoe6D9n5Hyb08+bQImd+N4qsF+028nJkJwtbLytnPFRhCpSrf/WWT",
-	"9L8JmUCqbhAg8wEHSkoWf/kRbHrxE5iJtAG/hggW8RHdtd8rsJzylYBUzk4ajaq8xitnP/9eCaIlhn5L",
-	"52ClWlkSzvFc9KUruZmifHH+SYb+SsstdTHIV2fo1SCOgilw31e21CvDGkDHnpOv6NXB389AFxD/N2pP",
-	"o3raNGrP4d8PX4E0hGEkFcVQK99++TN0TCxKOcHsUxTNQ9IR86zjl+SaZgm9hUwUlCBfOB/klhVbWA0e",
-	"xE2kBUQwTQvBg3IulIzKt6pFG/24y645KU8iQFvpaWLe5uvlEou9WWkx29cqbSxsw/2K1hx8wbAkT6S7",
-	"sS2Pv1LyF3+d1cBfS1WUv15zcPSevHa7N/nrrGv0FRzAoeCkD+iGCAa+5iRANw/Fn5J9fL3FX8xf5zzO",
-	"GSrWg4HZ/fDQkoKEVlVyxP3vMXogdvsVN2Xljt8N2vruVOUYrJxD7b96zAw+drFemIb+XGNVFCP5/Sad",
-	"SFZo2OWTiEK7XXNmDX15LI9i+1ulzh7Vkjh3Guq/muMf/d8raUxNjVTLEuai30gcwY36k47J79zVb99e",
-	"9OhMz0rlB8gEShmaVaZ/KxqWBalwPWEBCYmQqg/kvAqJetue80Ar+1attCM2C6mf7Hnq5sLusiSfN0JJ",
-	"URgn0pyrbNURDF1uTHD9kGDrvnj/MswyOxD+Wpq8XhnOIXtr06u605E3nsC7Sn564zTafhD9ied6G7P+",
-	"DvO9x+c35twKOdsiYJace2nRxwkyHonvtxSPlr1ecoGeq1Nblk3G1G1ZO6kJ/A/ZPTtl2O+9n/bu0Iuc",
-	"qqbrmWXMfhmCDvPreQiqaCfB8yvKQcF+mqGieVSaBsRHEaFwuFtKsxnKAnPlnQvsVTRxNL0ouSJJbh33",
-	"afTZ1wGiKEiC554MMgkiIk16aaaI7sgrjlToCERQiEXoRcnHaM2CFxVIgDhMv4Awtm7pk+8rfNxj2TEI",
-	"j7dXnenJeQGxI/tRWFf5hnHK5mdV3k4t/a5phe0mmtYCqpDko3geJQlhh3/EpKee8dePjPB74QV6/g7u",
-	"KUI6lxGSO8CnKpiq0knsA5QyTuLkD1nSbZLdiy5V+Q/vI1EW5Yq41mUPUfLkzyJKvsySPFN3ni5DFnJB",
-	"yIyS20R7uS76vc4fvmV2C2/fbRPt25WN1TIpBVs3lbaWybVSa0F1PHSCw2j+Ry+KHgh//fXhN51S8R1X",
-	"otT3latPbLxCKUHe3ikn/DkYmY4g3HoIN4/SQ/jo+C15j5snNXkWv8W1dzfv/UbQJN+Bz71gb19APxvn",
-	"86Dzq2/ilUARkCH6+9snn66TxwTdi3/8SAe267wJFSZZR4OQYE5U4Gaa+y4UzdoyCujsoXYf00Tlr5Ov",
-	"csooDiEnIprNMiZwfAMh85vk8H168iIrLfv5imtVUDFZ4LA5lW8QE6POfsQ0JMELa9+WD6U7q12Bvr/h",
-	"QlkQHOT8J5eQQY9mlM1JvIopS7Yp2TLfXobL7K3BP/1TL7Kq8KFMryhHPMEhqWqvvokbg7W9ZnidLKKY",
-	"/vbUVW00y69qS31TZ1yVWNpoThkaqkCFetZ7qcJbcyuUe+OF+KWMe1KxlzcExxD6ekuYml7ydQWRfJ10",
-	"uh45w2/2Cq9JSCwOdXjecCHBg/AcUyaIQHQE+4lOCcrMqeA9hKlO5z1/j2j6+Y2JJscKulHNROETdkfC",
-	"aEXs72okoJ0gQDowzMNh4iEIuUrdged2cBcE1HOZrRwxldShQrBgOX9xIADlYrGqldY6oIk4RukcaCLQ",
-	"yXqDWMgKCSXcRC7n5kC8icJoPodtPYPwHRXBK/qyshr4vYLF05fRXH6Ku0NvRWMkQCsSA7cQsuDDinDR",
-	"Gk3Iku/EJ8p8RAxPjRfHMX4Qf6v+uT+vbkqsGxyGKsKae3VnAKe6Et1AZoyey/Tz+01nnxWNf3MyyVfB",
-	"QklwBQFV3JUSRJlPVziUx6psNzONG4SQn6kwmkt+WLBQpmua5loXV93edNhpXVSqlYvWuJX5/eOwO+5U",
-	"qpXL/qfp+KdBZ3rdGw067e7HbufCFSTomN4PMnt0z3m1puJGyK4oiRCGvNIqknmfOAwf5MZCOM1A3Zx1",
-	"c2sXGXa+rmLR4eXu5akivvYXCHPkrTmJzzDD/0dt2rofLb391kyMyr1gcrzmW+JPDl1fJ6TOSHIfxbet",
-	"YElZWVr/sA5vu2CsMKrdCNC2HBmvcF2Cvtysw1tj5JDJ6DZSQG7Cpfvly7IdrZmDdfZMfvuXK66dNaKZ",
-	"nVm6gkjA4FyybW2evl/QECYzhAxY7N+W/NwMBNdx1IZOlvwqaLzyTUG1N2TPMfKCBTE5MguSXRA1iWJs",
-	"B3qQyiFwWM0MG3hkACJ6ygHaw05r3O19Enu+3xO7fdi/vOz2Pk0/tNo/VKqV0bg1vh7t2PrVSoLjOUnK",
-	"TlKkZqXUpLhIGU77LptFLtKN136yjkmAfLxWyEVMyR4b9KpFonwrQhb0cSgNgOqwVFlJHFLdH1bifvhg",
-	"Mhx5QsQ3daIOw8sc6JXeunOQV/CKcsEuXAf8kiQ4wImUQNx808FZcke9eQ3xdEYCkmAa8jr6gTxw5b7z",
-	"ZOYnrv3Wqv2rUXtfm/7yV6+KcIKWEU/Q6cmE+QscYz8BMDsaEBh3GN2TuI2XJGxjToSYQxOObkgYsbmW",
-	"rQClTiuJYP6Rweob66nFyE1JC2Kf1OQrwQ04Pk8wuCjQ9WDQGU5HvdYPnWm7NepkJ33YGfWvh+3OtNcf",
-	"Tz/2r3sXEoRC55ecHmfTBFu1f0E6COSC/FX9Ksh/3aRKcYjsKZGhdudy2wmWeXyTK2ClgOsGBEOYSULf",
-	"IJAUac594IiepM84mwgtY+wGg1I5CRagnR8tCUezOFpWIeJPZnMozYA7v5DQxHUgthBfRHGC4HbJ8+7j",
-	"hgd5r4VRztCcp/lMMJPuAOEgEKOsolUcJZEfhRC/J3QXFAt1XZlEaQz+txjPZtSfMBBkJK+sow5k8qgI",
-	"e0XiAeV+BNeDyF9LN1yaH32egrFpI+yEreIoWPuAFBM+oANP9IFDeloYDqzf0f0nGFELUhXFRRVPuBqC",
-	"5QmuSO4FtgqZBsevqFg0yubtKAyJn0SxQnEC5BiQQsaUxJ4dcOkNhp2r7vWVpyANZxD0qDPTILtOpqYh",
-	"jgGY4n7xAPkzVFka4AOwLgY2MyZmGg5lcpKS1WS2kJkuY4cMyIwykukB5mjNbll0z+oayANS50wygzpW",
-	"6xqO05uwJX4Qx/ic3hGWPnGO8CwhQBnQAW2/k4uQLOJoPV+I+Uyk3cerIyX5oyWOb0kwYV5McNBn4YNB",
-	"NP2YWmFUCuAscyUmgDWoYGVVdjZkXM1ZFIOsQ9iEyVw/MxbguFmm0h20JPlubrSUtCUFm4wnqbueI8w5",
-	"nTPpL7a6AY7kSOadWR/PMOPjk3qz+bb+5n29eeTa+93BQG0mZ7/MTksiK/cVOidzGPk58sbtgbetM1rz",
-	"+VypVjqjQaVa6bavxP8uj6cXnY+t68uxkHraY3Ft3Bb/Xl8MnDKP3l8OPF3JM1SuntiQ56nXRHRYbtYz",
-	"5CXxWhOhJNGIIaxZDwztIIfTk06cyV+DrmS3t4ODwnVgxqpfskdKudK9o9pYE0Y4QDc4xMwH3Jvn7OmA",
-	"+9s7O15QboKlKUODURsO/fWSxCjL10GajFgSR6FYdyMli1cIC1YRZZC0CAHi8DkSyFlII7Dn2fPO7u5G",
-	"up777ExT9VTiiGBX6l3RQ8C7yHa8tIkk+1or3yMlPwEr0emQeS1TWedGRaaU6+GlPoHUoym0s/Th+YTe",
-	"KdQLdZqhgxXmXLO6DLnww3PEE2BJmEvWCTmfYrk0Gi6+IxqPyJMnokaG8rK99bYQVroZbzAnmwf+5kKJ",
-	"kc5UWL4fxTKrUeI4Yb4JW4s+PDhvVNE9QUuikguc0WgLhZUEBkaXxFBNRQZOkgRSwg1kiHapbHz3Zp2Y",
-	"ZFh1gA/kAY44ID1RY+12kUQ6YxvwTJsT1laPoIQuSRUNP7bR8fHxe5SQrwpqaknDkHLw9nAYTjSbcZLj",
-	"+0eNo9Na403t6O24cXTWPDlrHNffNI9qjbdnjUaZrm4VgvvKIoSsy/WslO+EMRI9lLzuCjM8J8EHSXYf",
-	"1v4tSa7oPDWROGhppOaaqxADhoUsp19CQo8nhtD0nrqBpvkmZ9ggu0HEJSavJf4Mhp1Ba9iponFnNJ5+",
-	"+Gk66Azbnd649akjSQmuty4vp+Nh6+PHbts+8NTL4lDLPaUvZRp0Hnil5mtMuCDlAYl9whLwAGzM3UIM",
-	"56BRazYah4LvZOdH+0g0mr6WNNRZo3uBWqkzBF0K9vNBsR+Fyi+Rxssv8pljYj10QIQUusmBjN1iFkY4",
-	"SVmSRHAEA1IqvLkg91OPm+K82s+rsV/eoZuHhPAquo+FJCPEGEFXLBCixQoHgZgazMnpSVXm4lOmXYo4",
-	"XC3wDUmEpAxIe+IbQj9XviR+hmiiXc4gLgF6M85pI/JYV75IhbUcHOr3JNEpgZfksBbXH//ByE9f1vPx",
-	"9d/s2RJDyoKAHPz9LAVg+Ovrae2X30++Hf7Fcfno28Hfz/72t8O//9/8neNvf/u7C7Qhi8xzT2MCU1r/",
-	"IP6179boUjBiBRm1qJxV5jRZrG/qfrR8nXpwagG5s/58raWl16ZpsfBpq/yWrmraZF0DWYTEks19q1Zk",
-	"amFub4A4XUuxzNaM/romiAaEJYLhxOhgDVAqAHKCUUB8upRWHsrmObyfN82T0+PmafPo3fHb08bJm2bj",
-	"zSYuksTB2smE6UppgNRtqVFkG5MZiQnzFWT4YH0TUv+ChGQuhjOIyYx+lQl8g4uBlbrH1zc1cYUy1Pmv",
-	"cWfYa11Ou4Mvp9OP/eGPreFFt/dpOry+7EylybLfQ8soIE5ZgK40DqRLjdBQmYrG1bF8jrzu4MtJGd1B",
-	"PCf0hsGXU6EdpJbR6ZfOcNTt95zM06VJO05cfQvOjhUGfrjUL56jbk9ODTrQEvvhiygUt5Q5iHP8sCJ5",
-	"jKpzBdGHPGXg/F/ZeHTPaQX9Xw6Y/x30l1eRS/FULUbJMAehPT8LWz03vBPMAFKhmrCMvq/kXS2rKS4K",
-	"MCtCAkDeydGPy9Hqw7t4dPW3DXA0++Z/+Kebf8op3aU+yQWR1kscSBmBsvlI3CZbbKqweloHnUXxOfI0",
-	"YyrDJfSzlar5Ob1q9VqfOheCefTMXf3TcXc66lx+zFz/0rrsuj0w2mkga/k41NSvFyOkH1Lor1xJSoLX",
-	"eI7ZOUPOnhQIRWikVD4WpBV9jP5XVtu9yozD5TKVYDbbESclb6qa0zMTjXgOjAAnSKtA6ECoNs3G8Zsi",
-	"vLycy2BJmUGoqm6ATB4Y2Ja/pIgtWzfXDkJXdtatert6pprW3gDfD6wjP1dmVTB43FPuPjctc65jfuVN",
-	"lNCsfHhuWXvtXSHxr6R0qF7JnUMp6L91XG3Clx3au+pj9786F9PRuNW7aA3FllDflp5KfVH/nPa/dIbD",
-	"7kVnNM296NpBLGqtk2iJE3LB+L8iRp7dLkUTxBeAdQWxnRHC6yQysh7C6KI3Qr9FTMJCRkkd9SJWEx/J",
-	"KYgcBREYudecKA2SkjBwn+WCMYOFwBHVkPor1Be0UkqUm+IMYWmiOPDeNTyJayWLYoXRvSyEVZN/L+h8",
-	"oWpkicUGNwRq1k7fvDl+Y4QEmy9g9WXRck007oaX1mCnNGdVODk5rp2cHLsIeeU2y16vxNhm9I6o3gkR",
-	"y8wAd9poAXkLIxaxmtxCGmtxH/mqfDjIivttGa4PmKluG5aiOvWUhRvqoJT6o+X9TFfKBIpku3WOsEQd",
-	"PLAC4ITIDgFO8LD0XJGYH1YzLgzIMs1Y69vtzmAMR2D7sj+CH71O52I0bY3HnZ7QBgQr6PQuZCjDsPOP",
-	"Tls+745f2Dl4lbSwjeEq8zkMPUM4ZuR50igY5c7OcBLOLim7LdQWpasrQJneKfCxfT7wI00W3WCvz2gR",
-	"F6wLFJjiKsRS+xOXdBxEiT7Adr8Aj2kUPwwhpkIlQbi7JLiDeV4FYagXsicUfw7BJMveR1u6uyWKEYRR",
-	"V3SZUIt1p+0YEtvXW+Cc4WePUfY2Zr7nFKt+7q+T1TpBYu1+AbXddGK2DsMH9Osah2B0znZbmj4dps1S",
-	"tJBxTLsKMkhTg1TB7BnSonZGKf5+7Juvb8rIauljNp2+4sb1epAX4DYdKjKwRoGKukMp4ADf2hH5SGpz",
-	"3OLsgfgNefiaGAbBwb8+HD4qHqM1n8fSJnRJuaOXfVX0RnR1Q/qJZsqHCajNVSgg6UeuuFuXja2b2tLU",
-	"PAiqqCLPZGhJiUb9KYWa19h0OJ9x77mtUJpqiiK4yjMbDtXt5ES5swoUtcstB9OmpwQd6FJ7VeTpVDM5",
-	"PvmXktnsVUzX7PnsQNn19uzjvcwLbondruzhOiMSedIuoziFEZflkM7RCnNA4sUceau0PEi+EIi4VcA2",
-	"9z+VBZ05G7OQyF38TuKdw+70QX9IIXj9BQnON1G9GdnOuXZ5jO9xzFTk9jY6NZHEP6rnZf6oho//WRIQ",
-	"mLqtGftlN3fY8HLvF741NFZooWWx1D+f43WUl3HTZ1mKsXAXxG3rD5QUfXazyv0ZZNVAecS2gPqS7NEN",
-	"RqJKAtbr9dfFvGfjpcONaot74J9s5cUO7PiNs8XiokaUBzYCJiQx45TrhLhHyY4uyeH5GG1J9vrvw1R9",
-	"45ZyNvkHc7KtisJ+TO0C/rpRkhnYjmylp6D0spj8DW1JQ2jOdb0YXVhCteFSrxRbS12TEEUFeyXTjXsa",
-	"huJwMsEvYNVxqwJZbgTl4lfYxVk3O2QelmDsMgLfOQFwOG5Tfcp8zsRDPfVjGUpw2Rh+1hEtvyC3liuD",
-	"9qxeUF4Qrax6gy5UjcgkQhO7rtKk8ijZ3ZZH3WegltIhwRDEUFC0ZK01gBBX29Jw1pioUu7MQRh5Fu/O",
-	"BRTfecUdbPwZ+fRTuMnGrH4iyWeCw2RhHtfejz05w5Xx60QxMq1aNaM2p3QBj+gcmq0JtoW9/Jy28a1Y",
-	"piwz3s+Z3uwxcjVSyqSH1CnkZIuRREW2TEFD9qNodNlHMiErY4z80upetj50L7vjn6ajy/5UmRi7PfFX",
-	"pVr4QP96PO1/3PGQ+Hnd+6HX/7G35al9zZlysbcNXD7hGO7nTuty/Fl/WP71U6Wau37dK76zr+V1hWnc",
-	"xgmZR0X1fuQzyFcP2d0ddgat7nDabo07n/rDn6btYXfcbbcupx9b3ctrCIDLP9K56gw/dXrj6VWr2xt3",
-	"eq1e2/XY4LLV63UudjxlD9dxd9QZToedQX847lxMZbR5mUlZM7k+D8OCRKmxyU0DFmCedyyoWarpsNMa",
-	"9XtTZTeXnWsNBsP+F3BMbzwoRyNN7Bs3r3uj9ufOxfVl68Nlp+CBvQhBFgca02WBnpXQJZGnxyLlAQB6",
-	"I98MyuleZZiWCidycukCRizdnSSpmXAjuyZxTgljIWVkdBMtS7Ljov6YJp46MLsv+QAl1SEdR8XRDZkJ",
-	"VQCCt2daLNoyXBWTY1pSnXhKtmNbhfn4G72rolvyIGNI05taM9+YEmnWfM6ejaWh9Gkdc8oOIPCNdMCR",
-	"VY5nj9PzQxQ8CFJVJsKclFe3wpk2VnF3ONbYir9yJDhlYkx1wJUJxIpioeLVOJ4R6Rc2jpubhwkr6O+c",
-	"JF4dXUnYmqqOeYglns0ZOmkeCaU5g9Lzn8CrFw+82kq9EhTsidTLSdLFS9mUg1R1DfNNEr0gq5j4UpkN",
-	"MWRbLKFFCXZV1296VRnyAceNuum5La3bZkTDYTj0CpLg+f79AySunX3L0/D/JFKT49k1sXLpC0gtxQdy",
-	"ZMUVIgNICCUXT/s8Hg+UXIV8FYNs+AeAGZYAetCwTK4PCCq5o8FaQybxc7Tma8i6J1+xn4QPaB+qsyag",
-	"m5Cli/oMWNPvTpPTyjYvQZfOc9YdImvZI8KS+OEV1zneMl1pBgr/SaNZnTCJmQqPIQ5WzBzsljdxgh7x",
-	"LbqLj1nEAK5BLEfV5OqGD2JTxATJGXgF2Y9MdDLQRetRjDN1YiZMWUtRa9A9Q951r3U9/tzpCR1i3Lnw",
-	"pBnjpNHMHxu5BytuUTO1JgJ5pRNvCOKX7RQMC+h0BcjcehA7PesFrzzmxUjaaWygi3MtGXipQ7816GbN",
-	"8wZNbA+4AKVyBiSuZqvOyaJA0tOFga9ZyA90hjDLlUK38P4Kv+9GRYJIX08/40mDoq0pGVS5tPiSO/J2",
-	"z83jtA4WQWBcYX9BGakJcV6VQxYPnqUxClVZbVNQlvitsUhl2r9VGgIS+vPiT3VnYaEqqtfz1G7wTneR",
-	"eUrfiurMQHcQuoFyc6fbArFr1LY0HIBFrHb09SvSxSodOFz6HCjJMTdGJBtw9f4zCR05lJeU3QLkjUYo",
-	"UDXab6J1sgWYJhSvFSB5iVulub/oFbgqNtj+t4IxuP0vLfjuxkAei1gCjUWzGYl5uWTNdRxuDWURDZY0",
-	"ZncBPcYn3IGIVVa1t0GYopn4JZvcnI8ViTX0cmqAe0xMSDF+14bWmYZl5gGjViQ28F2WCmrws4s10J32",
-	"hG6uHsE+aCtZOO8zmGAWyEpjq8UDh9MdCB/dkOSeEBPQf0cDEr/iOv4dzBDyIF/zJFqKewBmhAsQw/fA",
-	"YZmwFIhFg4/QrYgjGmakap0z4jdlt+JMAo6ssl1JIPYd4Gc56n/D06rlPFpJ2plNaJGSoCEyFhWluS92",
-	"AHZIcMz4hCl3H0kX5D6KwwAd+DT21zThVbmrVRAb4VUrGZAG/FCXqEfrFWjxqZIAir843HTGtD12F4IJ",
-	"xrTDxBsOp7m8AWhnlMNPcJda2cL4HseEARwGwck6JsZb1A6jdYBsSi7AhQiWlGV6AA42vTeKwdsyNOjj",
-	"OIYUchlkd67T9wqyi9BY0LVVbV1hm2XalFnPdv/OJJKOpAWv3e/1Ou1xt9+bXvR/7HmIMlXuvgiyvz4n",
-	"KcfBoeQtXgbJy56ZdJ5bYprzXGEbh7OfbW1rR3xHempC8lEuoQuGRd1JWQWnESOBiv5f4DtyphCVzCbM",
-	"nKsm4/PjtD3sj0bTUXfcmfY64x/7wx8qVXH98shKUJWXrlrtUaftFBV3RV2pndRls4i7xXz1BPBxe0hi",
-	"51UVJgMOSG29Qp5EmmurNgPFVuTVC7LEsS8uHrAIeZpZmsuHpQUMe2Haaf9LDfd7QlCc1JrN2lFj3Hh/",
-	"1micNRr14+bbWuNdSQgKPUHuKOm2umvHPhN0SZJEHikZ+Gqn+P9SEBezGfETekcuC1UxW4bSUsC9QXPL",
-	"8BbKbZo7k5X+zcFWKrRbo1v31wl2xnarG0g/mOaRsEgdroBVIMgvWIckQKKvjyNX+a1elNCZYjVlqFZu",
-	"oO6qEENLHOQ1MS2hCehWE2zJK5wGxJZdZeIeYE0mhCf8XB+V28/GMnMuO2xCIl0ZHkProIYPKSBulFCA",
-	"LHnG3rw86kGz+fbdceN98+j4pHH6pnl09Obt41EP3DWHnNvILLN9RIMpw6Tp2c1VEYcqEdkgQ6ByIVI+",
-	"LX7X/pA8xrd3ObPPAfVUdV3Bfmw89OK9dhttvIvOhbbFHQg6CKi0jxuhNE1BO6wib9AajnudoYcONFIV",
-	"RiscJ4zEhxI1vDueDobdL61xx0MHQWpwxyHFMD3WJzO5qOayOPZNI5VqRX1zUwIob/Z+SjioPYkF6AuZ",
-	"0nH/w7AX6qjFJmxD5rUwFhaY/0nRFbZP9L8Z2oJScp3YWSobT3zMl+k82F9oo5AyWoD+fyAU6wxAkryR",
-	"2YmX3d4PEqK+M/7cGfY642mz0fg0vRxWqu6bxfdO5IsnT9m9YRlhy12/rJTkhQ5m6zAU7GvCBDOjOJTB",
-	"uGmIvge8TUXIe4fnucxr8T66Hl7mN8YiSVb87PXr+/v7HFC1hp5/fdd8/aiqY2mVvmYlj6Dw2IleYp8T",
-	"fx+R70q+Yd4ttCJopf2q1ebEh5B/+WiqpSuug5En2/LE2TOj87UKhN4Ka+C2K+zGtshKEE/Et7ALXP7x",
-	"KBeR35ZlYDpLTB3WXricF6lTMx/q9SH9HS2xaJhhIc4yS7h3I05HedOGQ+joj6at9rj7peOhCJKKFqbu",
-	"o7GMiOX2Lvo9IUZY6VgKvMCuK4rWK7E6oqUMGzNfqVTF7+veYNj/0h11+72SIXPgp9pLAxrIN8S7hMSP",
-	"0mmsBcjrNIDpLDM+9EsyQszL6VBSsNo9vpQFGmPptmID0mBsvXWOyK9rHHLktLqWWFpnxYKCflve/pgs",
-	"o2SLDt5lUow1oMsSZgSjdhxxXnNYJdHYoH4Y3E+eVeKjdaIXxDjAtZXcYDvnTxn1E9LhCvyUauLK2t3A",
-	"1gY4b4D5euAZE5lXRZ7TtCbOK6FQZIZjzOzgNZLtZKxv3uFujvtypr2Nwi4bBLaNUnM+DvOy5uxS6Mkw",
-	"7yMHJS4po0sxsOYGFZbnwxwnlAtyGvzGnUB/gMpp9A4wLm/Zvtbp9mcEsjBxDSbByWDwmiu0HKIud0PF",
-	"enscHVnUE3UW7H8Q8PXNb24AI6hJk2q59vdG1x/+1e91pq1K1fz+4KR1oT/sMir4wLm4LFQZE21TWENF",
-	"wUJjAoj7gBITkuDwKcaEbzs8lK0dfoo9vJftrNSXpqLIyCen42m7wykXv4hZcE+DZJGC6g5KhcWVHe+H",
-	"wg/IQ3dGQ3KxzUBtR7pow6B73Kq1cg43i6AXeEVadyQWXTOd5FtM5SqQKFKn4wPCEvsjmiFoDGHZGlql",
-	"zamSTbKaAPBeP2L/vWa+ymtMFmiUxNRPBjGNYpo8yFkSqlbhFD7KML3nYjmhSBwdfa4uuCbhaTvONaj9",
-	"NuFILbPZLJmF/blZazYavwBx3uGYRmvjdUV+iDknQkbfsoqQL8vXEH2LwzDTOAg3IFiiZqPhjAApxML+",
-	"4OiuCphUYp2f7WhGAl0XB5iql9riHcc5YN1VdexdEycOphsiOHYGW16fGON2E6pkHMG/x/DvCfz7Bv49",
-	"LVkm8Ol8aj9aefr3SrBoXgQaX0Sj22hT3Pt1TdZweD6sSEqpSH3xj+EzT1nNUQGHcs9Z1rQi5sP1vjOr",
-	"p+v04TwtRMny8aCDL5etnnXh8AxhBNcguT77ngJxkZaACaOJLMAiz8FhtE6gInQK2fGYMlETZupEqapM",
-	"DyuZj2332lthKvbkDwRKECmvSIsz6y8d9AaRSuFRmnDjHWYqK0XMgvsU9GlZQGS3eNV2pFR3VIPaqPCE",
-	"yhR4sqo6TdhmoJRslEcgbme8JOhAAWll46QOt1Vt2iu0yhXC9NgQImsNywQQ1VGL2e+IiZ8wd4SQmBg7",
-	"QKg7an247FzIyBHKMIQSPHvEUPbtrUZzaxygUJjtlGDKeO6RLS7KF7R45ydDvBvUCOZJDbpcRpM0B0SG",
-	"MCofBqNps/GpslkwN3UNpGfLxpSdI0+1kKMQ60iXD8A31M8r89Nc1D+O0rtH5u6R/nGc3j1JWzxJr76x",
-	"f34yv8y1T07l08csoAFOCLBMyTG3GC6hsqHFXC2UPYNbuZLwiyEYu9GBLn35+rh5qLNJZFhd+m1l9Mx9",
-	"3kMHUNMoihGTfsuqrpkrMf+qaBYTotmlTTZubEb3YO9OC4c7omweEtQd3J2acf41N0BVmFYdqCn39mGa",
-	"Yn0GJSSeYd+Cciw4/+qohj6IUZvOTqGlqWxpSld3p1Nj/2WB/ZyaRuejoMFxUyJCsNooljWj9LU1U5Fe",
-	"WybOvVLbZu5k/5nT8V/7T95enX+phX+h7osOj4Dui2q8SS2dygPdhHTuB7ppPlf4KQn83DwF66ryYsiZ",
-	"IRwdiK1NGWqevq8fvTmpN+qN183TKnp99B5yhxdRnJD4ULSwov4tTNiHTwO4P4uj5ZmV/qY2t3ODV7Ut",
-	"N4oDEku2ci5PJXiN8py5Gv2oHIxmgOC5Fc+Kb2P2IJ3FG30HbzHVuKB7TORjGaqYju1M1Z6kRcSTLBKq",
-	"6m0WZNTTg2o26s3XR+89Fa+zlf+XC0L0SzLTjxAfNPhyApVoPDuuS8Lb5+bB3nyuEevVax69gcAi10bx",
-	"qgiKK0QzdHTaaJwdBY3GWePs6Ozs9enJthkw43jUHHT1lneDjm/dqptt27paO2I8iTFVUXOlVVMz1+2i",
-	"1v6oCOJmQ0cQv2vsH0FcaoPlOPIee0yO4zGb7Mi5yQoEnfpjhvyUrbY5I5u7zTF22Gty5DtGtu/+2Xj9",
-	"WbeQULpXIWaksJTVhX5CQ4oYj9zRI73ULxWDHsxJy8LVuijIP+4E8xwAl8wZ3VRk6gjIxQoFzUbcamV8",
-	"IsRDyNEyuUv2ifyKp97lAw+CYLwz5GVAty76V61ub9oEA4h45KjokSNVF1sq/+KohtqNlv7vRBDTH8ij",
-	"felWC663ej+5azQyP34oWEKvJ6NTwJwilcpzdC8U6DGJYwzgEoqEOGEBl9U+uoNRp+2hg88t9GXQQ9Hd",
-	"hhniMFsdbdRpV6oV8S1nD180Gj0rmf4JYtHfvTs5arxtvjk+Omq+e3fcOH775lli0cuHFman5VVqW55H",
-	"EKIho6JNRCFSAYUq32//iEID5SDLSqWb9MVjDWWMoRXP5qgMyInfVWGwLZ2nWOzE3qy8oI9gVXtADFFt",
-	"jDlOiNg72eqjZjueIb2RttbOclWl2Cm4P1e0eCpzlYgbtyzpZSLILdvx48TAS7uFP2VMes7I+p+I9D9Z",
-	"RPoyWWfsqc2Tk8YGkur4Wiww9EUGoUUzJB7MHJuHVdQ8OW1UUfNNowGn/rt370/RgfS2WDWbY/LfMpqu",
-	"qK6ZJgDZl82ALvxVBnSJ9u34Lnh8U4TbHT+cEqkdPUwTbhU0enQssYzvvgsx+8OjiZ8/rPeZQ3W1781R",
-	"DUjeQ7cE4M1UOhGQmfo9hc9diIup4Htue+PMsStomJeqA7R/9HDKnK04YuNGdA0M7oEu2xr1oMzN6YlT",
-	"ijrP6khw0KZjssV9x9As4qr9PRWwXCO2nZyPHnqmEQiZonc4yTi7yyB7FrSvG9M51XtUJstv+ATfEpYq",
-	"QyrMFAmW/ZxeMV3qYc3B73VSKYX7u4wSjZbvUgnEbeWiAFNaUWi0ywG4GVa4uz+g12+d57zPfkPSlvOw",
-	"u3TTS837azkI5YJUI3JF1/0PjvhNsG+lmWlPKViS+r3LnypFnnSwHmWyesw7xd5RY6CS9b/VJ355mVhg",
-	"ibG3IVKY0A4D1NIadNGB4mU2azx0RhNfdD5e99rjNE91Ouz887ozGk+HnXan+wXyWTUmdPt6NO5fdYbW",
-	"JZ3dKmsrdnKI14+KVWYk0aLBZmbEap2oOm7Ki6WGLg4R7VQ9ep8Vz4Sqetw4Rw55bFt2QAncxmSD1Ow0",
-	"4GIFLOOFtwxX2UgNK2pGSo4ceZdHUytuZsLSlGaA88hLBJ5rbBnzk91hu3ErczmlDd2sk8iFoDfG83eN",
-	"o+avjqXrdDroXeOo3vynjIZK8LyaFyfr6FoKoSvtdzQh4RkUHIB00iE2nNM509ku90Q73hI8l2fbUU67",
-	"ajYazW3C9Unj/bElXB9tLvy30mFl+9S1K3CqWvXtJEf/7gXuClAPXqDQnXsSdxa8y0xWQdm771rsjpYg",
-	"BmdVpjIv/qf43b958bs9HZ9PiHbe3fhGaPN8dRW8KU6Q3pB64WAmXFXbg9ngr3EYRvf8dUC5/AVPXV28",
-	"QXidLAS30mh84CjzMQNdRRtgZKEl8aLQi+V5fiZen/YH426/17qswl9CkukOOxfyr+ve6Hoga23YO89+",
-	"rVKt2O+pP60XS4kwN/PVgIDOW1Sx9lKlngitV5mOkxRsD1Qb44qiHN2y6B6KPCnHBzi8lhhOQqEtMwS0",
-	"Ks8QP1xzemfK4f6+pOwMLSmrwTxV0RJ/PRP/yL+/PS5QfCfdfFBzMOrJWvNlErT2gpTcvwsvuU3y38rv",
-	"miX+qgpX7czUWEpn6O5HHz9jJrB2n4B3FWG7TU4BUVNFuLNAEGe2flLrPOONjYnMBoYKc5etDawk7CcS",
-	"5lz7+yiDgg0qXM3T4J40Rkm0isJo/iCDkcNoTn0cjpJ47SfrmHhVGScYE3XMylhson2XamSx5i804XZH",
-	"JsxfwGYyAeUGkBPQOUvBcCI7VJwFE+YBWj+8rQPELWzHayY3vW7Eth47w8ezYFTPJ3sBrVjOnZ3yl7J8",
-	"wJxakLI4vqFJjOMHtOYkrvlCbWXKvMfrqIN9Gcc5YQCaB0VaKU8Eg7ccKVlrtGSaNySM2Byy9VikdDz4",
-	"+rlUE5hMq6YchXRJkzSqf1KxREzQOOC1SQX9uo4SjA6UVoeap4d19IVGocSNmLAZpqGtroOfNPEXlt5+",
-	"wIlRzk3dtcNM0Hu6TVOifsIitdNG/phQqOa4oUOhTppH5UOhXirQxFlDo7/CQr9MhISrnfgPOgkZ1v8V",
-	"z2YXVTfTOs6FsKyYwoRFTKln8oomUslVDiRiGtCxYUCmQGeGnUWxi3cd1tGPkDiyVnmokCAkyY0mMvZ5",
-	"CX/ZHk0ZbCJalGVq4WmeOqAOnNVvDuuou8GLcq7J/2r+4wgfX54s3/zzb5U/JIji+H3j9Ojdm6Pm6cn7",
-	"5rvjd29Pjp4URMGSJ+y6rmzAhbFXaC3GLGOi/pSmrhioPZLDiJE0xTOsto5GJBHkJytbMBRAXVDJ4DS2",
-	"pJEZ3YU0nl/JhdHsFTDwqWweTH5vPGHZLvNNlfKWqkPtiTBLmxlAL+EbfXlze069hekzO+qX/aTRpyRi",
-	"WvIBpErCrNa3iEhb3TjuTp6hfESUC2INEgKlmcmro+F3wFjb8PEU2Opeb/jj903ELhQ2XJi92kpvgcjr",
-	"szUj4ceZ/JNUw61asvqE7SOs62PZKSRnKr/iZ5G17FDW0WXryWpZccvOyHCX3mTmUEhs94sHc5yATibe",
-	"UDHHS+KAFzEY0WqGHJV66HxBeOL+NvgOH6rIx6uVIP0k+3WxaAfYytacMGnF0zqeNxj2L65lwqmu1upB",
-	"3SjZBs880cs8xRfRPZ+wwgcOs56PzsePHXCDTUeXrZzjqtcXFyvViqM72av2F0qZh/RcjEL8IYz8WxI7",
-	"vayYR4xvW7pzVdFQFwHTpbORWUF4QUGc5VfhiXaf7bTadQzxBS1A+3fG6YdRFXP32i34MSDQfsR8EgMA",
-	"HaQxCgEO4pqjJUE3so8ySf9phmvVVAF0cq8/bY3Hrfbnq05vPPLOLO4q7eZZWTP3/LTbm151xsP+tNW7",
-	"mP6r3+t4ZxOGxSzFEQqxf8vzZgHFsFVo/WsVP48OPHiHe1V5i8M+9bq9dv9q0Bp3P1x25JdEH/OnByMk",
-	"kNg84NiQLaVNgpeBSz18wtacBId1lG162PnU7fdKtK2O2tSV5E2Y1TzSrV91R6Nu79P002X/Q+tyOuxf",
-	"j7u9T2J0+g7MVhV5/fHnzlB8mEOlgCDLnj5c9ts/dIYSkDbLnRxzk7+qhlWpVtz9kTzOWtCNC5srXKlW",
-	"oMtWo/9Scf27lXy7TJRbKFVC2Gp9E1LfWSALsO8kUcutA8lLoHvb26Zs6YEQswIExs/rJWZpkTXr2Sd/",
-	"V1Km62SNCamFskiE3EVQgi6XoUVx4B2+MN9Q9O06lea6KhR/4T4AJ9jswb9k/KLiIULCeR3FSLGSl52X",
-	"J55PXWNp2EO7EeLWmkN+m9SrTGpLkZKzKeI6zLU5szw0KD5jZKz0KLC9TuMU10TFo0xYNvkpJ0h5G2Yk",
-	"V87Tc0pf21XU/OzsqaQ+OoRD2XXqqGXs4zpUq4q8W8oCCVJTyrQiY5u0nv6KI/G+DCJUoHbiwqFLASph",
-	"ErW88zLoVhk/U696vazV73FxJyUwVLwNe8pj0Vi2BrBsbhxlnrNDTLKoMtLYKpHSQDp/DjH7++T4WHa7",
-	"UjEpsmv/FqEofhSGskbIIwJSrtO7MtaInyNprXDunPJpXH+SsBO3uXSX0UeXLSiw+pwp6clikXi1Ijjm",
-	"Vk1rn1RVVUArIaUqZaMqmmFfHmCYBUic/3V0CdI4AHFBKR0XC7Rkm6fuy/ykSOnoxQWJgs+6T/psFGF6",
-	"rCt1TKHKbcYrGCH1ZSbpSrRfXhTdKonKUllGQNaWUK+sBfu5V0KO7VHLIcV+yGcoWhlF9jrc8+VW56Pa",
-	"X2VWaVk0ZEulCaN7EvuYE0u5qVqoKKbjjjKWmdT8TXXoD11pM0+PWnHDxWDRYWYK19zxCf1xNZueFKig",
-	"GSlO1ZSIRYiYh+BGv9ANVOzr9voz8mamyuirrGcyt/soDmpNFWG+UxU2Ot53IGOhOP5BrHmzH48iFbIF",
-	"EAMbQnqCidJ1VlMl6oqlqpojOHP2GqJ9mrLvQACRadVa10/1fMk2PHsuxLRup+WXZxIDnPiLPRX8D1EA",
-	"e387gCbEbygLrY4IAy45Yd6WDnlVCSimpcEq4pGMMxCsJp7rwBDAl9b6woRBWrsELJiTxIPw2xuFXAI2",
-	"gPuYSpwNOzrNswbmVU14XHXCPIugHMWsZVfPkQyIqxp4zhooUFUbT9ui0gnToS7gUnKGs8hgsHvKyeG5",
-	"Kb1tUFjzLU+Y3gBQ9TyH9YpyUK8qZm9npJ7U+DPzXUU4P4UKVlIoPWwdhgC96ocExyRAB6Zcix9SGY/I",
-	"CZOuNAkNroCEGPJ66zD8CECJ3uFZdkmKJh7dED9akglT051drTDihCthnbAkfjhPAx8pz1JW2vWTRqM+",
-	"YXawpAx2zI9SzBXmiM6UEv2EyEYchv1Z5eznZ4lx/KVaER0UC1TICHJhCDZAVdmgR43o561XAU7IFea3",
-	"nqREMdVUJakB5QSQ/n3zAP+jLInsvaCCpv4x6vcy+xoCUN4evzs9nDC4Doa95RlEV4rFdJFdTJbRnVhR",
-	"rGgsfeb3bx4KCb4jXIaV6f0i28Kgt1OODjBi5B56ygiByEGbqiCiTZYltyhtwgT9ZicCCsSvUExWIfYJ",
-	"zxxSsvrfEq8kzexcrv+EWD49xLJgkneFXI7tyErFtDWzxzwFDrp5kAeOFCmjVUKXlCfUF0f4LWXzM+Dd",
-	"E2bOBpivgM4AHspC9bJOhipyxz/KrMjmEdhcs6dGHbWkRU/IteIzZ9k21sy8gcMd0ZE7Z+x/arTkk9mt",
-	"jpssw2q/f2RlmaX7T+jk3qGT50KWVPl6Mk5LSg5GJjMRzam8pzczCGVPiaPML+ifOa5yH7WDf3LA6w8J",
-	"X0WMO6Ez5J3dWocbtr+kU6mY6df3CieX/oEnkCvfGMOGhRxGYD61YRpXKEOSxh+9EkLT27WS/d0oRWJe",
-	"LTAjxOE5aQOA+T6zMpOE5J1JmOIailpGMk+YZ7XlIZMeFdJbkktOMECPMrQsm3IdqhIdMi/fdClv5N8u",
-	"38shk4JBF7eai86Wtn8Qv9NHroeXm546O9jpeSLiNlewlRueE2n7+WVTGFoh0tXH68vLn6bXg42gr4yb",
-	"hgVQ2wqUNFj0OlJvXvR/7Hln0rhA+URXAjnAoWbm22LJDuvIu+h8GrYuOhfemYzSSD9SnTC4wqKkjrxM",
-	"MIEKxAPIjqxjLYdoIduuVCtpd80f1wPAJUnDDX552bQQa4M90+rmuJe91KbnGaLKdmJP118Jkt6xXwWV",
-	"ZHdrcYz+RhWcYivpK44yZWu8cwlFJAlQqqJBjMVBXN9RaaZkkZn6nzFwv1qhvAU7Zwu+UCZG2JNLs1Hf",
-	"53qg0ea9bk+9WUddtbszTgDYryGZJShaw4pmzpFH7luDSaS/XmKj8gIKLFchKQOxI44ed72jCTvItQMI",
-	"nq6aSYfVbBOCUaIDmmRLZkxYcQPy1M4ui4KSVJZMFw6UVePLji7KTbAJ7pyOxq3x9Wh63fuhJ5mjY9y5",
-	"qxvPASdN8aMA0Hba7vc+dj9dD1syPKvTuehcqK+ZZ4ad1sVP03F/OuyMrq8604+X/R/tZ76cwNcAWkt+",
-	"Ba5dD+QV1ZOn4lXZyFTVyrB/Pe4Mc93/MOz/0Om5cKx2xJnZYLgZnmbtVkO85RnyZQ42dw9Hw+VRFhYv",
-	"bRTFJAQzQybr1cGbV6uQYuaTK7xaUTZ/5kRze2yt3Kc27a3aZlVHLbARRjMDKgWZ4KazyqimTVyUMRKL",
-	"N0SzKF6HMibUYd2F1G/TkS0FGuyucKtqUBRny+8A+8OqfJ3KLA8IT6gMLEbdgRGdYiJ5phyT6S3oJ2gW",
-	"rVngDFSaQ5rUZ4IDCVX4tEX4ZLcGYV1QLN6lUUrKr6OhLpFtHZ+mxryQDCmkKVNb0NT5+84RJWvGSNhh",
-	"AeC5blmEtA9bF6H+lMS3rRS6Z1zvfVQLyR0JYYVrSVQzDWaIc8sufHaKzFCiqboVxYiyOfxeYYDbl/Y0",
-	"mXIeMV3bEtDcbtYJCiKZLQP3sQzyM7Vr5fbTL7gjScUjX0LMxlHLxXGKhnrNZQah+vAcU8Z18pn5qBWk",
-	"KcZilQq8j1IG8kRNcBuddItH59IM3Xa1dNBCImbGyib2VSEZvQjZbxvO/pHu6UI5d4QD7U68UIZHmyIE",
-	"Op5BDvq7bBCAnsnQ1haax/N9ep+l+RytJ3iurT2yY/uEnz6OPD7lDqA91t9+1S2R8M31v2N02+740utC",
-	"IVx0dFK7oYn2o9zROFnj0JxMqV+lKn1IDVkfrvr27dvqUfNNuRrbe8zYk5Agi0MDny8GvxgrcSsW5O6Q",
-	"/LJa755x+UX4jy8bnP994vL3hIr89wGI3BGV/ycJjx8YmPy9wOVSGGNND2iJGZ6TWKowOs1LA0yBazMD",
-	"Za6qe8vEHwUpHsXGm+6OfZefupJf0odNkQ63PYqgMsZQk4C/VlYIiT4TPqAboaAgCFEBl7tyfCH9Amhk",
-	"6qUFvpOJAlxIMUAFVCZ8cvfMOLS1b/ssVh7hf69Vk6eA1CSXqhGVmjrYBNyWh4m6AVppQPkqxA/ipy4Y",
-	"x0GI40TXt8UxIMqsMMC9qia2lHmQ80xojPwojsHXBGBTpkxE1qudl5/SWeo5Rc1BiIXQITY3s7y53WxJ",
-	"qaxCR7muaA/SCQQpqJFrGYboaXnF0SqKE3FafwRJiicg8k0q7QX18TxCzUmlvqVaw17d1oskwZEk6lem",
-	"7wpwVKJnLfEDuiEIQLNxktEuVqIFEpgGJTW7+wnDu47DrUbm/HSkpXZbVucMLYmuSQqinMjnZDVfjAJC",
-	"VlDZVlFGqnyZ/RSx7GzIBXiKjmBXpXj0ppLRjKwwiVId4pTbkH/558V8itPW4JhvUn1SiFEO8OS/IsJ8",
-	"vOLrUIVu4bmaXFAHYGFUzbQbktwTwpCM0NQeULO3q2geAZFFcEvFJ1FuJE9xNZXmNmXMXUUaHx+wbENq",
-	"l4lGh5rlgKQNKr846Ksyblidw7btCsATlEe1mOG0tsWlgwdJfC8Xj25Ldy8gvj1FqNg6820a+2uaPGKD",
-	"XMBfN1BCUumqq8UDpz4OkS9bNXQIZUh0ZVRBXJIw68j6vFIeFfhSTLBylstHIRwHh6F9HEVWat/Gimpa",
-	"vyBLHPuu8o26QzVOA3HEi+dQ9yLlcGoUbpMm9Ep339G67HZNFgFIY+Vc7aOWfggnZuqEtFSTrsiCjxeP",
-	"TH1717i2fRdWSWH1Wcugebcpc6tOzct+6xF8+oLiOYt4Qn3HTrNuFmReUXbrkB1wvGpjf+EK12gNB0hH",
-	"MIcEQ3CnOnNu1iwIH7dzrY62hoMOS+IH1xaWX9CI+TRibvibz9G9UofZrSRz+WKmwMuH697FZWfa+vRp",
-	"2PkkXUKAxnLZag8q1cLbo3Fr3G07tTD5kRJxPrYDU7604bzc7Gh/0JGeq9al9vApZ1nxA9cDZ0dhXtxW",
-	"ChnuvSIxTN5T11LoW8WhMUvsFxr1rlptY4ZTYpScKYWWAdWXjQlM4WG+4kjs16ftIkN/zvnR5O/glnR7",
-	"ne/UrujkR9smQ7xuTcjTxifWRNB4EXGKexDgQaRFStNBdrCSfY4eeEKW3YJwDntZ4EFEA4PyHMXuQ4ER",
-	"Ol/cRPH2pjdLhJsvuG0U7hpN9kYEsZoaDI+UmTnKKo1b7c9FvuJ91qG/SsRZP4juXfXHWgx8m0IYWIkn",
-	"oCap01ZeMLyxjBaQAMWW0wSHOBbSakz4IgoDbo/yc/fT52nrsjW8qlTlHz+2hj0JKnXZ/9HcEr/TO/0f",
-	"3FWDhOrk0OBgNJSh4MMyIxzPwggn6fpJdO+9Z7WIskeZqCU3XZc8+bSo+hxMctuB5xcLR7kdpmWPgg1g",
-	"izvutqSQI9Ui8MjqnWBnn24eJdi3QhEfeURY7EhyQk78RzZ3BS+njUX7ncaaCUihUe+Jy27vhy3nb9Ht",
-	"gtM3Jj6hd5TN87v/kbOXaUbQUIwZX9IkealP7LEdM8vhOuQ58TNhzu5d6d8WYGC0f+gJMl1zt2k6F5/p",
-	"XnfVC8rt2GtXVOGucT9j6Q1HvQ1TBsPHK5UYbZfcQFbFjQlLn3FkxTy69obWTVMAe1M1w8oXTXHB0IGq",
-	"fJlF2LdSlSdMpl7dRMGDzkXGgMKcd6kc7kraTYH80+pxLDD1N0wayv71Nx4Xwv0MSYXwDKJs+LGdZhbK",
-	"w7L+5MxAJV3kkwNNtEFq2x/IU0YZZ+TUqHDTh2it7AwbiTD71WyQ4puVFycRy4BKpNofPqTOXK6cSHZM",
-	"G+rOUmUbOgekJYszZB4FjgHJqFAotmrrEPrDBaUXFI6aPCxUG1bqYWn4NMD+28j8044hY8wF4Ekbmk/P",
-	"D5eLkb5b/45VErbURniWuEHTvr6w6Z/qZhiaElQ22qijH8AlBWbLTLa2spuTwCRsP61KYB21pMNXO3A3",
-	"z4USS/G9ihTQOXjo//DC7Rvnyd5UMthoYV+HdH7PPUMOnwNEf89gqVQiSnNtMLfg9JUva6Hil8DByvUc",
-	"6KgmO5VMwkhIGSE9jzdsVWhJkkUU6Gg/IoP7oT4fABNg34/WLNlo3krgwv4iM5k5/4wSKNpGQHnCmTre",
-	"bGxvt8nuJvdbvs/RPYpJSAEARDnvtAzFcwURboiN40+5WmmY9yhO539JSGKquNOYKA+0CSNQEmIq9Lmd",
-	"M+KhdFw2Xvre6uvOWesWf68EZpASTAHXHdJQlSL2SOzYjVSTZ8YKesps7EddunSAoJis+LO5seo8xApB",
-	"QYUryKPe9ahkJwAwqwOoALkFYEJC+C1zUHCchnRsUlkOlN7UUndCmvf646nCCr7sSGDgbm/cGaoslJHj",
-	"0lbY8v3WuBRqOYhpcSj4mvLdtMNoHbhhzAFInDITeWBtVjW/lOcAxhMlStiPPhnfvIUWhQjnlnRvvmhY",
-	"EE1epdUQnrnHWWhDJ9CdEOvXKuhVzaWKCFAo3xqsPyAJpmEdXdLb1F9qJIC6xLesp1/UPx+qSmrmCCO2",
-	"XpKY+kr+k0nRk8qbk9O3Mibl8YBnG/LwNtF1nwE/qVdF0PRXsqrCXhMvg5okK3CiQCqhWs8qxcFTJ3Ur",
-	"ZPxenRevKPR9MYIJNN2cVDTevLxw9LQOP+oEeVYUeS1NpBsZZDbBzI2hRgqFN4TTQKnUEFAlQ9yFAnxj",
-	"IoykWUfKJ6agf0np7rlP78eI4xl1cu8qZJmQOE1gm+rm1pAY9+nixrYx31BL2ApD5FR5lWoQa2vCI1yD",
-	"zwtvmAM1xAx53U1YOspUvpg8VBROHuUTZkxSgFCA2DoM9e0DCEmCK5lPck96ZA8lqh5HNPmjrXiq0ObT",
-	"jXQ9cp9H7nokUNePEnkxQTby4k0WyHsTy+VRGFfW6L8/FFUegGpzPpUUvDG6fUxZT+hXatT6xdGDHEqq",
-	"cjcmkcT+O3eg+8GGSLH96mUA89yGrX2o1m2qAiKDnrkJTOM87SSr724ZKj/2cvzU1f89K18yHD5waqxA",
-	"JjAwxA8KmMFxJKRnRgdY6+apYpCHOdTUYwDGb142RqRnxY13z4kUPV9ImCr62v7Slao7tmWyJWjs8wO6",
-	"bxtIqjQ9CcSdZGLoVfkFAB7cKtpnJfuMiOlAfAfPugU7nlOBWEBiRnAi08dfAMu55DzuTxrp+haQh4TD",
-	"l3kfRILgsX0w4CFw7MJo7akii3fqsJlFSRY0DvZZFD0AO/jjBTHfy60QaHvfl1/kP74/jcCkSJ1q+xTv",
-	"JJMdhgUN9+7+SkyCNQsw8x9S5Hk4DECOyNVdqaaFV14A+z3PdST+PJGI8Kk+ntHFM9QsIXVfmJwfRUUc",
-	"/PdERSo8Kk3e7nYSKe96gUE/uaIcnNQfyALf0Sh2iWQ4gfS0DfC2e6jNa/wLGseIJQjPEgJp35nIwPaw",
-	"0xp3KtXKsPOPDqAClUFa20Kw2Xhj++EqrG1ITJYc8DCyXIVqLh7HYLKrY9+GpE1XAJ7+aN5+8Lzf/bY/",
-	"bW22sh+xQW4rSUy1gWym1RbC2w7jpoOq6AYe1zkSm0gSYbSkSVIE3aZje93ZfyYFBjiI9oFdSjElmqHW",
-	"OllEMf0NFyYXPwovu8ig/eCyvwumVZvFJOVIVcTX/gJSrFUVlcqO/eLObNCxB/aT9Qw8osqMq1Qr3fF0",
-	"MOx+kXtWQ2MVpQNs/xw4dXVoXiYqEnIiOuPPnWGvM542G41P08uhjonM3yy+dyJfPHFnt+8Mi8jQ7kGz",
-	"dnqM/AWOsS/oW0KzmzCIzeYjvx2xBPtJZ4mpI1AQLpvMdUV/rzjq9dt1N6ztMkrIpVp6h78jilE7jjiv",
-	"SW+SvZVlXcZlFJAwJEGqRRtMA8fXfl0TnpDgI8FCbinAGIFH0Ew9k+Ghxk33cdoe9kej6ag77kx7nfGP",
-	"/eEPgpA+Ti+Pph/7wx9bwwsZ7939OL1qtUcddyLMZqEv9X2he7ejtQuUsQex3mKWTU6SCQt/LCyHg22q",
-	"qXhGU6dvN++AUI7TLz7h0Cg72GfCi355lOhnAIPeBgFdFuX5cdjO8q1LypPiuS3EfLHqxQL2EOV+BLYa",
-	"7U6GsB6auKvHOqzp5WrGVtMiHrMothE/VY9eyYLq5WvLdu1wTCtv9wkFZOtPL9r6ePGwPOZLK4fusrko",
-	"5Yyoj4dt2ROJ5SULoiqoGxk0siDxE3XG74v9sosz2Hu8mBOUxHbX3FBGy1VTSHZYZcxvldPkZfxWW2HD",
-	"NX52FWmEbaF/pxDb9f0wuD8N+9eDUYpEu19kzrOGJBcjzxfrn4Wo89fDyyeonxtk0t3oZ5kd8kjUcRfW",
-	"eAmJokynS4CEF07vY4DCc1ns9gvoQAKFQ5khpoIZWITCiM1JjMhXccZtqypqaaJBNrf+EclTeWLcypnz",
-	"St3ufVIIDl6shtd3gHJ3R1P5e7p3zORWYtoPGI+/JAKeo3b8E8rO74tnl6tQ9MKIdi+JY1cKve4/mHXf",
-	"A7Ou2NjQYu6SqWeQFWUs5sYJcS8RqjNEKhPzJgxypDiNGAnqyCoKLyuN+DjBYTQX9HqzpiG4mw9wgkKC",
-	"OSBbx8qVWpX2pHuaLCZM9wBs9LocLMDky3qwhwZ5iRMIWQOwDIZwEJix8BQs9xWfsLwHUnkNpC/uwEuL",
-	"LjQ9lfAvb8mC0+doQzOaMChSmIXpy6dHP6pAs13wesKUbTAdsuhmQS3cfNkBq4y2sxJPEbbEIOIJDvNY",
-	"G6kjKKSMcMTJCscaTYiRe3HVMrGVOq3yw3AY2rZUQc74dwTpUAZzoDxXm4WEzydMvJsQBqBzgMx1R2Ik",
-	"NmKwDiVaHeD3Sg9dWqQb4QSCIvL1/+ATe4w0JMUmOX0nn5qbZAcqKF0ZkM6Q5zTQqd1iLHKeaETG1eVK",
-	"fesd+rLGv13Sq5mcS2V2dmGQAMSduIciqAAZnAFwFcQkPG58381avWv8vtNp0FZ14q0ojEzt9RZf3Kxj",
-	"Jgn8Y4zZ7WwdJzmpRT1UhkT9iCWUOcvjtPWt/LbLiI4fh912q1KttEbd1nTQaleqlfbUXG1PM9c718P+",
-	"oAM/e/3h+PO0ddUxT47615kr5uH8o9kHyyiS37OKa/NtrfG+dvRm3Gycnbw7e9OsN45Pao23Jau4+nHE",
-	"+YhmPY1dNovciBWA7xZxXuM0IeieClayxA9oHkmHqXjCyJMHtk/h8FFypBYw2kXdLEP6Wz1vF/kcdNt7",
-	"ljysqA+YBfbpZEUUpivR+XVNGf2K1GZABxftZu2i3Wweusrelk1ceVBJ8A4Pu76zeXZmdrDql+fsbeUR",
-	"PUmliZ3gMHRDTyropJ6rXC/15VJKaeAyGz6hyO2b5qMDiZ9N01GEWKJ+q5HEnyXfO90BhdKlkEoyFyRq",
-	"kpIwc4nfqehbpn8OwdVB/vKhiw9bqAwdYOQxksyw7yEaHFZRQOdUVZfMdrFUxySuagF3lKhXgEWPUmt1",
-	"CtCazimwdwl0EkdrFtSSmK4k8saTmOTQdK9UsusjdFE9hnN0v8BJNseirm96kLhdTjiX6KOy44M4Cta+",
-	"5PZUAv8QEuvBbYk8s3umQt5WmMZ6nikHi5xgOPJzNblM6P37+vv3/+8ZypQ5g5x2KY8rTUvWRXt6VFpR",
-	"XTnPZKN6Z04NGFkKsPR0IK992R9BqUsWQWX87HsHCggHAvBma66OXyNFWemvsqFSYo1Kj+aD35zOfsAK",
-	"CQxHA3toGYPnt5JGhmIZ4PHw0BJoXUZFiKazgetSvpEpQwq526DbWvC4quIPxMJq1QDyiJgkHRmYkZFn",
-	"c76WwiDc3KtAxFt7qyIWdfocz6d4XRoVD/gjEPoqCmmCGcIxEWcip3OGkyg+rKqh00TwCpgBCU2zXIcJ",
-	"FQe3q+VyG3+Jv148MLyk/gAniw+YBfc0SBafblYFrHWJv9LleonWDMLHxBLol2BWAtkaWuFkwYXWFt0D",
-	"A16RGP1IYyLrtpskRRh4LlWo9vc9zvgl/vqRfiXBM3V/Jtr6Tp0vu+H2LCoT2gTwHY3ohvAeb0xPD5n9",
-	"jOrpqfPSBnUj372kYd1a990GdptI/mNo/06GdkvEcwSAKrlGYtxlEe437H04b+3D/sIRYvV1BQhjwyS5",
-	"cuyBjrqdl2PBuG3bL5IIYfTlSotUqqMHpZWxo0frYqFVS2xn+PDlUWbelPi1xAGxEhqg664pzYj5WTkI",
-	"xDZ0AHnwJlgW5asfZ2wlu/3E+lMDSN7wXTqdKgqxUk9sWLShKhq9M+DwaeUIvfc/XfY/QDb8Zb/dupwO",
-	"O5+6fUAfHUzTW4Np5u4vpXWprY5pqzMvVCH7+dMxrgyK7B4SaTsHE5gtX0IE1Qrh8ooEFKOW7xPOUTti",
-	"SRyFiBN/HYMsJwFFD81RtBnlq2voiJYddUYeonWMIlZbxWRJOeEK5dqVOEbD/srF1bszAG4R1CTmarOw",
-	"j9WDLC6VBB7li2gdBjUYFNEQqWaIQlD1AU5FMDAhJUkXmxqD7K74+AyH4Q32oV4NZOeDWVWXWKGSvK5+",
-	"aCFOOFcskEUy4pknYrr5ggR19OFBl9XdfyjLNU/0QHIjkAMI4mjFpX9hz47JL8BypUu0yR9WMRktcEyC",
-	"H8jDjvq2t+TBX2DKEHgcF1EYkFjlItxIKEuxrNEMDJ+BeDyt+RFGbG7bNHiC4+QJ5gy5hQZW5/evJSnb",
-	"kPuqENhe0BYUD9vMRNmk+R2TKS2fpMbhGWg2NfSgdusH2GHtH3ooxRqFza2O3UfOkhzh881VpiWn6K/m",
-	"LTtWh0qLC3Ct9K65g9RDziOfSlanmtn0UBSBMG9ryRjoSxo/RXu3xLbsu7D842RMC/EHEtkEuiF+tCRc",
-	"1viSWJjHx8fvDx+BkeLYCY8v9JNdMQNexEmyXhkwagbhc9TfPrkH7dYPhyCtbC68e35tXmNlUAGwb56Q",
-	"9pn5FjIgxQa4OAKkXEgmNOXB5dJQtSp1ZJrUMp6OqlhrEII9l6q/TvCc9CKh0aYxMXsvlfFDYcGJGVS5",
-	"gZbNqd7dyqXwbAYCuapuxJ0nNOV8TaYAqSYaHE8HreG427qc9q/HrU+dqo7fV2KYXZJIw/13L5Sh9Z6G",
-	"IaBnqw/vUxB4F1J0Bh9aWupAmV7HK8tgK+fHDf3MAjfZjEwwBmGB1Fh0Sp+a7oOM+sKpEJ6vGf2KyCry",
-	"F4dbjC+OcEm+Ju5Et49RrLwD6rOUI61ygRCFb4m2wglCBUTUiJmxzyIhBIkDWlYLPEM1JBfxDEKTMvKK",
-	"tmCqFNfwASk8D07iO+orC3m0JLB9QpN6lkJx3VMWRPd1VENZijlDI/GaIg6JRhxTLiEJc70AXe9+EYUE",
-	"SWFP6fxovZLwr3BoxiRY+7aRzFZJumP1XZVtmOlLpVoxP3J3yif5XRdgZKcLxayd7mZaYHApEBRwnCgh",
-	"0EIehyp+VrMbC+9YcbHgn/r9T5eds80GxFyn7ZtCYBntDt6tVCu90bA9VX/9sh8PTjdTKvm94HYqKDoz",
-	"0qWDds/jjg0k45DPpCHdsdwA5AgB0DL+j9wRJrSBNYDaGXRszJOqxlWAuobp2bIRCN1u9dqdy0vIbWj3",
-	"rwaXHZlL29NR0fK3fOxRaHTfs6YwzSSW/qeqcOmqwvwTsaP4H5FACbmTVhPOxNB9Ex4ziQV7JDkWDMeV",
-	"zyQetfWQxw7dbqN0xmg+oTCLcPw8SaMZhXTfSXTNjHMWRwRqLj9jtjGvc9mm56rTCdm1vUKNKhcorLNx",
-	"xSjPpfFfgbbRFPizoGhnsdrGyL1UKfZLwHftxUt8Q8KtnCZXuGAH45HtCQ5xSx5qsgL0CtOYnyGcoGXE",
-	"E3R6ci5ZTa7z8iyl2rKCUyisCVPgWFZlY6YB8U0D5xsMDGzPKaCWbITrkJgq8qYqpLfmgWE+bXXCNl6T",
-	"1jcSHJ7r5hu5/oumlMQpvV5wVpoHJixeh0Q+JlSzEGZVmsEJm0Wxv1m+BwxhCrJe7rFcqPTvFcLupOcv",
-	"ECtO8LJyVrknN8pha6/l6YmLACIfh/Q3ElwRzvHcqXCG+hlE4jiK0VI+urk94EFHE/ARC/sMXhdK14f2",
-	"AJ28heLQBraDsNr1yJ25vizq4zhtVkojWDpnw7KKrS5m/5GGiQw93IONqMo6M3gX+TFNSEyxtDfcCArE",
-	"QqwPMfNVBfuYiL74CdgyBcVnq+aA6yikSyqEWGWFtBoRL6zi6CslHEoGfaWKqoS+6gMuK7uLwjsZeJ97",
-	"UWIRpVGeGgbLFOJXbpF8pyG5j9jl2804U21J5yTnbOcwLymncTiVle4dimeQxTUshGT50VDyF8qypYRM",
-	"728wlwDK8qNX4qW26mhZm2OWFqDf0I5LnXd9ZlNQN6Epi+geURbQOxqsoVYIUIwcNgyQcJ1ykVjzYs8g",
-	"rLQfsSSmN2uoTxTd41hmsUR3JMaA42uPQLZsS+FXrXH787R1eVmp6t+9n1ShgFFnXFLYLpyn/XZPthk1",
-	"GXC8bRACsErLWKAIMYpjEBGg/KaiEEXXJBA8ZStxlzXo6WhR0xh8ycmnCqpxClKXY9JOSbnw2QpY6XaC",
-	"Z0syMNG7fuwKG22lwnqB0OAVFx3yDsWhSxNuIBBpMGEHmKE1U+W4T09qNzRBCisGio1Kv/ahPKtyAoSl",
-	"9B7kvvt7o3ra/JZ+/P/+3Ky9/+Vndav5/tuhUz028QfOnDzMH5i/iCMWra26gxq1dblOtFtY6GYQN3mu",
-	"wDtk1AwofPLnhOmZ5HXUUuKMpVobylD17ibswOMkaUfLZcS6jCeC3jS5m17rC15VyKHyIf5hHd52QcN0",
-	"PDdh3pwkX0jMacQ27x+qYhISW5DpSNBMJSFu7AatQdcJ4h1SwtKPF4W+eypnqht4qQ8brlQVABkj6B5z",
-	"KfaaMCGIErynnNQrz5NcckFWMfFxQgKJ66RqFALiKU/WwcPTEcIdaRNmOqvwQRiwpB0VNFl/VCZEoRHX",
-	"eF3Mh1P4vlxGjaxRBojD3kW/1ymHkwLyXel4nw48/a1amZPkM8Fhstggxl1tfSp+U7ZbROUlGi589VsV",
-	"giqg+4Vi7+fxeJCVd6WTYoZpKESMdOkzeR29/hh97F/3LspNuOmHxHdoR0FRVxTIgx8FpTpy0jhxInsV",
-	"9MggfbnTSnIhZOunZJmcvD99e/T27fGbxsn7929O3r87ff8E/HrBIndsFsWQgA3JksAbu6Ve8mM7mfNu",
-	"A0mJNp4Y4GgowhnRaO6WilnanThj0Z9nfqsEGTB1q7C4TOZM8xgtyNfMpXfbruTiXNPvNN8eHzXfnjbg",
-	"v9rpET6+afonwRtyOqs18dHNsX8S1MRfb/G7mzKLbJqWQDeORZBgLTKOzN5/PLsBTYqFOAFv1uGtshjX",
-	"9+rFdrTI/BlkkC/hS0KgCIg4HMQvWSgEslo5SaQukU9agtdK5SvF0bwgy13dkWlADSFxNxuNc5USHhBx",
-	"MHKlr1Iu7iGc6CMK9aIE8uBx7GReKqS8ctZsNKCGpvyrUYatlY6+O5d2oxkY7OfSyGQvshJhUrFQrHDJ",
-	"3J9HxOimIqs76reseLmLM43Kt1QyNERV0oVHSYDuo/hWKGgRy9Pt/qy4KLFolCnnaT5xjpbRHeHIG3R6",
-	"F93eJw9JFkOQN7zu9bJXgBSrimBvsJ+BYlUNVKoV9WKlWhEvlMsmgt4VShwGEVdMw9pVLDotjyybKjVX",
-	"CY7nJOk68xF0s/KZVFHcepyf2+WhJeKUj+O07J20Zz/uQJcd2Qmtl9ZtzgjDyyiAXrnx9rgrp1h6QrRv",
-	"2uCn5kk0I+OJlv6P+qvuR8scG4XbluYBhsgyg1fx9q48dHVHqJjofkFDsH35hHPK5lrUDx9M+kUsi8bp",
-	"BkuH222G8j8Wet5arN9ApzZM9bcijqqth2Xik93JBSCt5E/PDFEZ1mGdYYo0MtLkjkQFM0+t+TwmcwyI",
-	"u7tSh7LKtwTWAGjHqlBV4ddL5hFh09XXaU+87TigjykwbuaGj8SQ5MR8c0Hw2xNiJROZ2UAHnjxhhfyi",
-	"A9nl0ORfSjg8fGJN8S0idHZ9twvUOVr4t8gQKoSK3Y5eCiuvjLa+qX5wQ2TSDQnOLcsMgPCyJ+caf/dk",
-	"pZwZZDNTSFx2c+y8dJLl3zRRur3Dmw9tuk1x8t7+rB762U3I0hlHnZ92e6pUb3ZPzgVUBHVzR1ktNGNj",
-	"YXIs52gRhYAE85AGLwG2GVhXC2ZHZ4ptG3vHPPitWlmQcLXrhc/iGZV/lPeWbntvw7v6rVr5dR0luEwv",
-	"/yke7Hz1CQlIIHv7bedUw0K6AVjBluU0HbmwcF2GKPiCrEyc2n5ywtGwM+pfD9udaa8/nkpLGCid/7zu",
-	"j1vTzn+1O52LzkVOZNp8qVJknZS0xF32WZuQ+LnKzfAjWWol+P/ZexvmxHFsffyrqKhb1XD/QDCQhJCa",
-	"2ksndDezaZIhSc/MjqewsEXibSOztulMdv793X+lcyRbBpuXhLx0N1X37nQAy7IsHT065zzPYVPGHdhp",
-	"LPF0FinCm5ATEBO75ntZeuBykhM+I2Do5eoHXmmuKqwXi+aTYt66WuFlLBd+v1mA/EO6ULUWwV+OrmAe",
-	"LF3gq3GPOiVnnqefgTmtoR3iByZfflE+zkjBpjnFuhXM6+TKDenWORBpW3zrJHS2ZZK1r0+P5bBpR6d+",
-	"coTya3Ln+diw7FQ7qXfqj4kVX1lVR0gLEnrFU1ryIwv3EshRgNlXhGoHWiRkOOheXp9dXQ7P+8OLzvuu",
-	"VcouF5y11cgur9hsMu5Binqf1IoolU1unXYvBl3gIQ/jDef6snsqjhcqcf7y+uSke3mJe9Z1f9DtnHwA",
-	"oRq54lWJrrNup399MXzX6WEOc17b6a9A3VB93Lv85/Cy96/u8KwzeN8dDK8+dPrD3sfO+y58XCgXur9d",
-	"dAe9j93+VecsdW33t6vuoN85G3YuesNfOwPpiXrX656dDj91zq67w/NP3cGgd9rtg+r0z90Tcf9/dgf9",
-	"7tnlMOkSfPupc9Y7HX7ods6uPgxPPnRP/jl8dz4Ynv7e73zsnQx/7XXffxCXn70tlAvQW9HC2fnvomva",
-	"/c96l1dw4w/dzulQ30sL5cLH3uVlr/8en+O0e9Htn3b7J5B20v3tavjh/GLYOT0ddC8vAQV0Li977/uY",
-	"E66+P+n0xVe9CyWTqX/Z619edfon3eGHjmhh2Lv4dDDs9a+6g3edk27mL3W0kf3teV9T6Ix/Ir5J/H/i",
-	"L1VDfdgdDM4H8OH8zNTYGXKSFcoFHKNe/9358LqvixQNur9c9wZiypxfDjvvB92uGGv4Qs6uXl/MhuHb",
-	"34fnVx+6g2TaJe8jBatOuyrH/vLkQ/djZwhvvQNl4Hvv++cD/K7Xf3/WTQbhYnB+0R1c/T686n68OMMS",
-	"V9f90+7JWUf0Tn7d617C5/FyyTToyg2dhduyckbnFvvfZuEzuzcLbbMA7gGzUDYx1QY+A3FZxXM3Ko5Z",
-	"+Go92PF1Kv3ci+Vd1wNYGa5baTbXzOfJ7FAmzEoGTR6lwCxrd0ub289ZNNd/sviIhY3MDT2Mt7VJrtMn",
-	"Pc8J29z0yXX/0UpwhHE2dBv5nFAw/7BnxWMx7x1VPof0+GhQLbvYgrjFmzAPmW0Hej0GKiwM6AUw8Dev",
-	"i93rfIz1B2gY81jE4MbEkUU65sxxI8zbzxjAjviWeP7NzULW69oD10nukDV0IxfyALPY/77HiPp67du9",
-	"xQuybrUet+ILpqHE1cVRD6F4F7hRxLgkIHOHBg6ZUscBCmDIDpplIqyJ+F4WbKXe9JaOWFRKxUZH9xFb",
-	"WFiSXCE/vHMDJn4WVt+K/9W/rbiTqR/A+prS6LbQLty40e1sBPIiiY+u4rAv2p97Mlne24ubFuORtBp+",
-	"dqcVX8azKlMffh+X3pcjkiWRDmODz6YGrkxqZWKIldx4cK26RVdK7jYkHVDytwR8BIvT3HEnjIfKSjyQ",
-	"pfUL+h/ipuTBdiKOLdOpBzPIz/RtI7HuTPw0S9NbtDBiYokF4kgCjGrdbxCPoePPRp42fVDRFEtVZrZ9",
-	"IuOPDMjP7hfZ300a7a9MKUG/TNxwhpcjClx73Xbw19mkJt/z/FlubZ0Bfq3V17G0gU+dagfnZ2fn11dZ",
-	"dZgEwBY46b2AtmumVqPo1aXK09giu6mTCDBVkzwQpMGMY9mowcxj+vcZVA/xxTuX37BgGrg8yvNnxbXy",
-	"4sKE81dax2Tiglu8LEub+ZA04MHprWnUiWX7HJ+670cfGY78vAHU84r/0f6jU/kX5hH/f3vDyp9/N7+W",
-	"/jfj4/rX4j/aP/1U+sf/P/9N4+tP/yj943++McvqxSSLpV5p/FXmzLvcKKEkO5MfEWjIoooNTVVU5lwl",
-	"zpBe5npeL/MYf6YF/11nLgM5c8lPE33d8xTSe0ioc/3Busi4rQpArJXCAsKYiaDyZ3avyEWSoj2n4qIR",
-	"cFeqeW3hMZZk4qw7EwTSERg+XzR2rezkpLrbato8S989twTD207/9Bx9EZDsUy7Efh9xAO68l54U9Qee",
-	"vpcXbc9cfDkbUUdGxOROdJxkm1vwkFBdx4q7KWtXQBetdWM7l0l+8VowS8zbpZGYeA7LsEVciohQYv2f",
-	"aM4i14OemLgCqbhRCM6+tYE5djg/0pJ7VD9lX5gnBqQypsCJW2A1rv2qksBmtvnABZcb9ITVYclqv8fx",
-	"qIilHMYDEtcoQmllGf2U8SxQZcxQxfm/KDNxVIy3dKbeqzh0pDn0k4N6EtqAlzInPIh/VoOpXU1iqWuN",
-	"2xXk4gzYmAVKwPEhkAbjKu8WAQu2nw9o5PeLI4ZJQksTmTi7k5ly5ZR2Or4lhO/BzNPRjnQxrDMwLIwu",
-	"WABQyOePhXwRC6MenWgNZjzyNPk2R7Ul+QFQ54DWE2cZy0hONbuctbWJLtJaA5KnjwBemdlIEmVhSmMO",
-	"X6r7ULXI81hAbmn42LFYaOzhDwqxJtRKvBSWTXqh6Cy6rWc4/Dqz6JbUqzUQGQnFa/nMOIFYoHgn4ms/",
-	"cP8rK8+9ZTRgAcFYJvxU5dPrCTioVxKanPJ7bPBYDwHNQhZYqrabxSbU9Sxie9SdoAH7+dcrvKpMmBcy",
-	"KHenlCFNLtUkMXwy9vw76SbS+qlYL6kPrwNPEz+ltu3PxJlFWh5hhPw9HKU98b+FMjqFofUlkqnit3u2",
-	"58+cytSjkdjmIKbHyoQ5blRO+g4mBPPnUXgSriICtIg3vvIeuDoK7cInl91JcQBOb1Rj+DVJGIUwWcQw",
-	"pp8cn3H+FvDD1HTCCfP1KxBVEJGBSj+WQpUyG9pLh5Jt1OVQ8n7ejiS/exMSNpl5NFFpS5YajZ+ic9Ej",
-	"X4y2RpmUdhfsYVjGXAyTewmFGQ1peJxWVF+oCIhEgcWq7pr8psljT6Ur7qX2y9RVd34AYkW3Ln47UcXc",
-	"qVOB1CtVVNEfmzxb5L08r3/MnSSjIecpwtKx6o/J5eikrtPcyJDuEQXU/iyTQxU5tUouaHQblsnId+AJ",
-	"NS5YGD8uohjGEdxInSeTy6f0xDsqkxAJ0F8Yd/zgjS6WheepENL0EVvi4dIhNNKNBRaThGixA78A1nng",
-	"OowURzRkEBC3xOxt78kkils/VNkVmmIxRINNfuLzLwKQiBGQqoijezkA8eC0xS8r65s3LAOCIfNjEps1",
-	"1LFCcSZUTMA8RRowkxPIUVRKHFXS4fdEpnKkzpbUE/2cMlnhmLiTqZh5kXePU0+lgiCDQLQbMoboFxDc",
-	"mxBtiHigORKy6J5OV8aZgsRkyjWbbB2L+e4RN5LvgyhIlBxqYROGk8DCN3fUjSxSlDm12hf/a6V4L6Ld",
-	"2ECVyIxHrodHjlmIZw7k7YhHOXNDUJG49Z0QRccslC2wysSa0L8GmKBhkWKtsl+rlZXMMNmv1UplYvmB",
-	"w4K396Jbwlhhqg4h1gL5F2JrFmqjqOOEvFOpnEr2oNyBJnAIL2gQudS7nMHGacmXJQwytGKl0k2sKknS",
-	"eSGfIBRNFS09jbparVoltEcy2QxgQJLNnbzi5JwpN1vcTKkX/fTv0OcSr04DFkX3F+AVI/+ZiQunNKBQ",
-	"P0PZh1uYqksWcCiPBbiEBEwpzx0htDbxR6iSJ9rFF4jljEjRgjw0MVYW+FKvQ3ydAhH0puJfn9m9+A+C",
-	"kSEsMvE37EbqT3yNUp8aLp96PnWuxFkn/ms4DfzIt33I9f6f6l83dPwF3if1gMimX696BQ2LHmSMHvVC",
-	"H82WfDXW/6iDVdH6H2y0Wq2WILQl1bQd356B0RYNwx4Bm08Ukr7vsPQA4xYCLcEbPGZ8Nqkwbvti2/tJ",
-	"9EE8iNann2pW6ViuKECyKP0jM6eEYaR2RH6+PO+XiWgM5hF4deInJiHzwLSg2gAeBMWODMM/nnlx2+Qz",
-	"Y9OQFKc46ePP2zBmME2Lou0y7silcnr2l+Vv9mAplon1v1CuV94/hgLYBTUn43tLBW/Qj3ND0qzViOVy",
-	"0KG9UFMPjUYfXogYhnkxKNDDEABimTjFMXEdvFypUYh+pAUpQqIibTScYzKFVTJQ1k2p4sryvLL+LkVp",
-	"UNeB3n6UIz6hwWfmCLuCjjULuiAlBxLmmxgw6aWc0Htt2oBOO2ZLkTjGngRVhVUXTesFmYFJ595wP4Cw",
-	"IptU495AkFFNXeL4DLQgRdOYogadC9i/UTXFjcvcSjShGSmVX8ptb+agBrr6bXz96B4FhaUfchZif2Ba",
-	"4TICh4A6rVkxIMEDQORG3hwQ1TFk8Ysh8WWpoMUJC18MyYrldOoW2oVGtVZtoNP/FhB/ZimEv+W/vupG",
-	"e84nIC7OPPcPEkGQOJNVag79G8Xd5lEuoVAoFIRkEViUcXOAYTc5Likr3h7aame2Yn0OiRATobBltJdY",
-	"Td3k+PmbsJo0CZsfmndVwGO8CIu1iigIf8VkUQrxssOw8CHhhoud0p9FsoMp0o5NgwCEqLKz8lQOhsvD",
-	"iFEHYPa8f8aqkh5soKITgAdwwkmSVCRAqVqVRT8gnN1hsnQQKhykYMRPObChdJwGI3iqVKcUGPG0JTQ5",
-	"FvCdJe8X3201Rh1asDZ2AUE6E7z0bE+VB2mxwiyKtcY6noeUGUvYQH6Da/gWEjPjNyrQIWwWJheXC4wK",
-	"gq1uKGsT3uAJVS2oZHQr2CW4KSACPD6JN2lVKrJ9XKC+HncpzDvQaJriJBagghKF9h/Z/trkJ3sXuHbE",
-	"aabwtbzy56gI9YvAQev8vDc3lmtf+DGeEGtfco7TbO3fxxNq7SsGGaB17YsvUd9ajncfAvBrX9zxovWf",
-	"K8E38hogQkuAI6xqvVZTvghZBBuWC5qdPQGdsOpSLGjoOkvy6ZcYcs0JhzMatOfmrf0ff2fJCRXqtXqz",
-	"YhiVeu3KqLVr4v+qjVatUmthVWno1H7TqLcOj2r1htFqHhzW6ka9oNLk47z29B0VKbVdGAeVOzYSf2OF",
-	"oiuXBYV24WLQ/di7/qincj+25I/kHMw9+p7swNc/YzEEyJYUJhQcjVrOGUaIsnNYMfT7h0wkRKdbIU4D",
-	"XGxZTIg4FFO40rLv4px9UGGHzL0385e/mUuuA//W0hHvzJuorY3rkrn3tVzAsNSqoNW7ZX2Fh8vn0Sx6",
-	"1RLa8NdyoYkLLevu8YLce0sdFVmAS4zVl1xz5ZdlDnoK4dy+zoVKq08KRUFB1cmEBveQpRRGixAqTYwG",
-	"7vaNWLULC/lP0dr6qC8nBeYR6C/P4aejQDmbyyZPcCCZh4GxHyaH2yzBeT6IM/k8ikMkkwJ/t76HkJ5r",
-	"nS0DpsDaRgncM7nEezFImKustynoM3mC+nKzkawq+RX8MPOQ6KcomDEL/SUSqpgc++cipgExSJ8U3Uiq",
-	"dkjeqOaFXY0sTb4UWpKHIUuTa73IBJhkU3yZahJhZn6KF+LMDGSXd8EO4e0Q3mtBeHlGW0N6C+UNRfN5",
-	"tv4x2K/VatZrh8Z+o143Wq1GrXG4D4ohya22hdtSQaY9lzoV16781+fMWASb2Y+agE5xNVxa+eJRXkhU",
-	"sLZfVXJrMGu+7bxpsLfwcDIUGlcb/Q6xbvZYPAvmzVtWa2Pf3jp9X4GB81DXd4CFcwFljInl4k1Acd4r",
-	"2RAcpylPD8TDWiB7qR9UwUzAW1l+UCUXoLW3jiM0iahzcGon0kEPcILOo2d0LupdWuImjWFznr5RjJpN",
-	"vqavVJPWXOElhYD/CjfppljW5NJNmhLtegyUNbn0lepDikh2IVidC2EXfrnDrjvs+lqwa0rxI8Mxqdvc",
-	"P2Szhw3DODLqzf3DRrNmNA8aNSOtSqdhVeOqprBqrZZg1Tm4kIj9xpDw4dq5c6K0iVxsogYLuqzbdmQm",
-	"Q7X38M4rxVCVwK8LTT6pv1UJT+bIQs5D1PgUs3WIii0/GKLC5etA1Dw9vKdBpdo6WhuI5qk3rsCe+u73",
-	"zaPNXDFKDV7Ob7Br4crs1fAIYJmbUxr6QaTlaSRQx+SbYJ0q6UCLApswGoRYNMGNQinYbSYJcknKG8Af",
-	"zIcTv5Rpwhk/rJJfE40icHGjQlHZ5PPoCat25EoXxaXVgXOQICqBw+Lkucg3+aLAEelwSa2EIUbBRYVb",
-	"86FVVtD6laGq7w8cvWZ8k7O2Y4Dzx9+F3kUHM6gK7UKjWTWMw+r+URUCpb2LC5njJ3aek4tCebk7ToM4",
-	"TaMeQ5zF2hiXUrlKpiNLuRU2IuMAntsplAtjnapcmL37mbPfP81urq5/iqO7AnEZB0a91Tg8qDX3jRp4",
-	"+Kaf4iyk3sWn5hoB30VqdOHwhF/V7PCLc//xp4JO09Wq94E4IHXeqlJtyAYptBOxp4+dfuc9EA3nY8pT",
-	"P4gGlMOe3mw2Ks1m4/kiyuWYO7Wd22BrH0RTsrrd3h0biV/+hTN86QuQWGNOPK5wcrM/sV2j8a9fe5E9",
-	"+fSZ/vaz93vjl5+efpgeGhx+SEj4m4UjOZv8Ahh5txAGFpM/SyDoBCowhYTmtI0FKoSlGPnO/TGRWeca",
-	"caA6l/Bp8iTjs5yhYyA5h6lPAiazNh3kVISMR8fy2tDCqlgmj1E4ukccUqTjiEF3IbvyXmaFoUhwdBv4",
-	"s5tbvY5HqUrOJ24UQScTO2uREbP9CQuJdXVyAZ1etDAWsZSFgbxfZfAsYgmDh4ny0Ky07JiJFsryb6mU",
-	"V2B0QIlagVGwwrT4wkmEKlVGqUbFaENmse0D00dV1Y6RjmgKQE1ImrUjYlFPvIX7LrAvRO+80JcKyyAR",
-	"DNBPYKnI9TwSzDjoYEEtVnjv0CuU6TJ50bphkKkNXqYSDjAAQOwrFuzOBHbiUTFindRAK0PKrNiLtCqO",
-	"AYuQ4EKmLHD9hNIBDrDAvXE59ZJbmBwqPKbTAMuQ4gfBbYE3xZQlxbif8KeAjWwuHfhNqGXrltZHesnR",
-	"/imx3kCN23OCI7gllJLeCBdthmsehlEysMYzIYXn3MAfthviTpjIoErBk8eB3QypkUJtXLMboyNWORwb",
-	"rNKkLbty5DT2K/XRATVY0z50juKg8LfvsHvF7roVQ3gQD2Hs2kskOZOaNzmw/tW4/zb2WWVBQrG3JVsU",
-	"yoZL+KMS0p8VGTZrR6svOvH52HPtaItQEgvq5UK+NdDkQ/1be3+nP/iKgNRjUaYAifg81Bkf8+BUrH0H",
-	"XVoQHmFOaV7OwtLpocjznZsDwCUOpbCHx5BKHOOgMKL3CRSSziy4ToMiMdw5RvqFrIzrcxZz4xTUGweM",
-	"EXpDXf680Gh9VCPfx1N7sFJ3fdVYaNt754FjjFu0blcaoyarNMf7tNKyj5xKjRljYfKb9r6j9s56a79x",
-	"UKsfGEazdVg/ahw0W8v2TmMre+fRgbYBjeu0Zdg1VmmonUhsPkd2zcnYO5O580J75/pdj/fDpFjdbj90",
-	"NJv7Avthc/VFfT9658/4Nl0ruNE8Zj8sL4/aPHIH07imJhd7Sb5IpDgAu3bK6aEcNWEcwbmDmquZYRvu",
-	"R+SeqUqj6pOxGPD1NxAxFq9y9/jksrtvZePYRQgeGiEoFyJGJ4V2AXhcj3ACSApaoV34sWIHj3E9LO4w",
-	"cxbvh9hR3rPocdsJlKHO8NZLTK+25/UOQFL+5efL8z6ZsOCGEWgexClMbqXvb1VJJ9Q0fDAJjYT0Piyj",
-	"39fSqJmWEoSAFsFHze9NjgIqd4EbyTpaIICBpZiwM1iKAX8X3VKeowoohTFMrpQxLFIMGUjNoz6EpHSz",
-	"yErc0JrPvCQzMFUkQQsQiLPgQoRA7JHc5xVMA0hHKSazEIozZvcUVd1Mnq3ETDoyZEEj2bc2SR9FgbYO",
-	"LvvEc77mfouTZXdee4jv+mWdrE8D4lV4DAueiZVeTE+t0us2wk2jvvqCbkRvProhCOBs0XJfwHi9BtfY",
-	"XizDCsKbmdHbCwHUNt0OhMGMpL4r+LkSwVawcSYfsUXh1mL8Z1K/TVM5TRCFBBRWSWm9SiNp8thKprSO",
-	"gBGA5xLFo1W9QX0tyu+xn9J4C0spZ/gdMFJz4qWxjF9GfLJopTwXbZJo3paIG5o8vWASaTBp+NM7g3S1",
-	"rW+xk1e7s9pPZ7XnRZRfudnGWYTTTC6Ab8tub8kEI8jVhwFU1F7AIiupMbDFZ/FZM9sWD9jUo7YE53e3",
-	"vscIoE6iKS6v7wSCLBq8u1XNyqIBNMr+M6NeHnQuYmGkWPMp11kjResi6rGyKjJC/EDmwmqWDpNCpMQZ",
-	"tpoDd8/HJLrzSYDK8YmWUrKp6M2yv6gdQUYJMznI9DEnXGbzybomf869lWfV9c6ouAnkFmnykHAuwoCM",
-	"yROpWEgkSelBcl8P6ECUB+dOW2y9Ez+MyEHzGHlx83p+ENCFImx4TPL8OxbYNGTEY5Hojx8QyqX0Lqeo",
-	"d540IFuFTCQ4YYV4ZJtvJiwTx71xo7BMrKHMyKpYpJhuduEqsS2KD53SMZHN19IPUCWfXN/T2H+p6ZLe",
-	"92VJA9y/YYJLpa5Ypc++ZSoyJ6l1oqce4zfRLeR+21CDahqwEAtZy/wqk2tXBmKOFD+ze3lh/NLjXqtM",
-	"eXSdcsYccs1dG8UsIV2otNHWLi3Fk6cFoXlY9/cvlxSU4cdr1n+dXE7ftoLLOT+eTTnuAlBYJMent7aH",
-	"6j28ooUCUU+RJMO4szQR4ygtlNA8OjisHx429mvNo6P95lHr4Og158SkZvW3wWNbMY7NxcSYFOftR44C",
-	"6g4EqUX/HXoQLgIWA5d31PW2mq59KdlFcvieCcFmKx1gtZHti3jJGgNZFDOTP4BOXyUdKRP+5BwzWR3h",
-	"1ZHMEoxJdIjJQMDrTUgsYfQtTDhaLnYCL30DTStZkmZHXtuR11ZaEp3JRtMygbHaEPQj0Vp6Kbmjr+W4",
-	"S/WX7lJddulruZCU/oFOfaGuR0eu50b3lx5s53HlWPi7cDE4P70+gSL0/fN+XEcf23p07P8i8J0ZCtbr",
-	"ijpjPyCadBXWcS78Zvxcp42z5mT/lzjk3ziqHdRb+3XjoHlktBqtw2Zdyn7JCTn/gPkPtKaWE8xEcXLw",
-	"b1ybepdRMLOjWcA0tTOYnhMWBT7+c0xt0QGXpf68l/pfRqGMtfEXZ/UfLzR3/8QeFdoFXFHCWrxsx+pZ",
-	"HasXvv6JeglR4ONoSiMlRdQ0VYWv8dlEHOvg48qNfJXbPkgsM2F787fPIEwun3jP2dvHiodBK4/QDZNw",
-	"6XvTDJOPtVIpTL6ENUiUfPmtcsiUSBxEa1mdM5WW9KKhr4IUrc6nTu+s87Z31rv6fXh51tGLaFtZDlrd",
-	"5VaqLqvOIdCrMPI5hMyYtag5XsHPJqtEOcx2HXWBm/LLyjjjPNuRRoDwTV5cxWwkGxMbTZ5iNiZVQqQU",
-	"bkodNmBYqY85ssaEG6qTCHaxTEYzWVUIP9fokSTNjixDOkp8/hB7ExSCymNNZh5q4rHG+mTirDimrjcL",
-	"mHKrTvHMpRfCgtJaGbk7js/CNnY+udXY5W54y+JTFB7RoLZJFf43/ONP8SzCuMHCwsc48Z14xsZffUSl",
-	"HKg2ReLxQW4Nzg3u64tBfCmHG8LKOjfC5ECOSMYpY3RKbZNX0hrNUE8NnBdYvYj7WHgMxJyTX6WPtm2o",
-	"DQdFWQbdy/PrwUl32D+/Gr47v+6fWqTYrDWJ1T+/IvhBqUwsKQqknNfQWtL+8WK/0KEinScj5vn8BiSK",
-	"qUySwuEq+oE+KqN79b3oXFyLTS2OANM6Sth/rfO9/vD6sjt8+/uw0z+/+tAdDNVX8DQ1eNS3nVMy6P5y",
-	"3b28glJLFTwS6wsizsgyCxoMgOLa0F+zQKDSFSmq8mTGQVITUiyKEpRQwu79cn1+1Rl2fzvpdk+7OK4N",
-	"Yr07H7ztnZ52+1YpLlAGjfb42LdU7d+iJWCFa/ehwhL033MnbtSXFZfgDwtXN+VyAustwEqyErwt7dw8",
-	"bkSbJ7frObp2Yra1MTJ5MWSMWEt2XGFuN+P3mHwtgg9Zj/pcNvmG3OeN3QU7BvT84Xp3Hn7Iefgh59EH",
-	"Hi9zzh/bgNg79vWOff0g9nW2/2T7caaNjsSvgZMNPfmhSNkrjpDrH1a3EjTa+3vJt2uzt5cfirOzn5ZF",
-	"NVIVfzdgdKdrgkS3bBIy74s8UnFf0R/lcRV790j+dzmH/B3zwvUeTeg9+bcvDj8I/WWUSgzNiKnOlV6e",
-	"N74UEj4PfXzJLvxDcckP2RE17Maosu8cjivNUZ1WWnaTVQ7GLVob1e2mc8Di4hzGUe1gv9k4PDTqtaNG",
-	"s2XsL0MC9W0ggVajnmyntn04blBjdFQ5oIejFOf9FXLJN+j6ci75bnfPYZi/xO7+shTzre3uazDOt73r",
-	"ltFNkyKgo7u4KEnn4JWyYBsbMaXaJ05t/jRyJ24YuTbxfPtzyh+LPpZK7HpZw1dTNjneEV2h8aV3twwr",
-	"m8WTi4ibc4xtzG22irShkk5EmwkvnjyGFr90f3wG1scWNscX3up2XpSXzCqQvhWHOZcefStWrJqnI/xD",
-	"7tC9/sn5x4vOVe/tWXf4sXs1OL8slAvKswgvd25/g9LLclRgRCSXuCIf0P3iRvd7jm+HqefeC2fTqR9E",
-	"e2P3r0ro0UK5wP6aehRT1dNPop4CErnTS17A7oh4YlyBnoDJAcd6vOeWLlziUgdCN9VCOUkngCj3n2Jx",
-	"LBmSQfd977z/bY2JnH+rBkVNz3hkkqSLJN7/59c/XyBB5ZdW+Kk2umrwnz9vJ0Fll5yyS0552eSUrfmm",
-	"F+H5UpT444h1bBGYr6HdsW1ojg6rOb0NdGtZWi9AuBpsnoDQlrZcJdLW74EtH8eNZSSMJFkiSv2aY1g2",
-	"zhkpz/MU4QnfSI9YMc0HA6/XnRuyxMXlzyJizaYOjdhHGn62klgmlGSelzRpE0bt2wXhkWnAQmCgBzpH",
-	"U3UFmGxlkh4OxiMsPhcwvIED9Z9H9/CfIuUolaQODeJDN1Q3Itp9aIS/LEuxE9VwGNF7qU5CR3CR9tZM",
-	"PuOSDqxCyPogKL6kls4ydpnnqEONHAZMYo/rIYthSx7XD4jtMRrojEoYWA98p25EiqGv3/an1PioDHiT",
-	"j2eeBxICEwppH7f+XWr0AjbxvwBlEJpXTykOUCoVJ5lHVZOfiF65/CaeqgtJTUgjVGE2SeOkYgbcEn8W",
-	"ha7D4qFRp1A6N48W6Yg451JDkdTt1jRh4MhbFgOUM7XXFYWRiTHgZVWn0eNYBMGNNP0ONyQzHl9PvSo5",
-	"H5tcY9ii/M48x1YezzV6LYnZtSrBKL6BnsqV4tq6a6sqLAonVEmf3S3mWqlbQcVHC0/cVjsrc8bxWWhy",
-	"MVkgnYcUszJ1SmXUCuLprBqTF9dKjSmJxbBBDox0zCdJMPMZLuX8hJZSOn3LRa+YyaVnIR7LN2FGMpZ0",
-	"mfD5WUOKMEBf5NzF1y6MaAffdxiOZ55802I9aPZPzG12F+f9QVxFophwwRVj8kVfzHFq0ORiTzJm5E0C",
-	"hrEPcAYlbyj8TsoDLHX4PIs804vEQ65jg/rtJeZ49K+ndilBuercY0vcgdilpD6pv3SXHpOYg3Q8Veo7",
-	"lzWy6cl7G0egC9SKeqYcnbrdZAe0NaoYTmNcadL9UeXIPnQqLVYbq2wSILln88b3s3njB0azftiq1ZqN",
-	"hrF/VD8wDg+XZ/Psb0MPWk+JsZ19Zozrtcr+GENhlSMHQ2EZMbzY9r0YZ3z9vuen8+xvwhnfRfs2kaIr",
-	"64nnVgw4x8DH3unUrdKp+5ayhfayaBErWemp8ufUI7jyMgvU5ztSTK7p4S2PcaaCiYSGn6VzI+uIZ3LE",
-	"zVVywQL99kXNmYDPyUJL58mniQulNrHwuSw4Q1kn5/1+F7fA095l5+1Z99RKjunaxbc0JBZ1Ji7vcjry",
-	"mNMmY+qFECJNtXL+az9eXXOE/tw2iI+RVNsN7JkbEX9scuYCegd0fMdJERwMUkcV+ibaIZ2LnhgleZ3Y",
-	"RwPfKyknkdav6wvN7XNMLDfsQHwKDv1W5+Sq96mbHGCh/7kjdX1hSXlBq9eXl1aJpU0eaDV+wZ77maWP",
-	"OL6MHZucQi9SIAcCHcSCKXAZd4FY767Pzn6HB4lfUGbUBE8k1POwhB3coKwu194Pl7K3sgtF4DcJhEVl",
-	"u9JDkEpmUzq3p933gw6QLOJRTVQVVsa342PoYwPci8t8F/FepR+UiZOx2Hj6PKAMCsaCtHWLYLb8GgLk",
-	"5YJayYV2AdeijppSqxZDR6nnAPtTfg1h9dSDKLOS8yjKVMNs2CbDX7M5AnLKNf5wCoRmEtfrXP98eHnW",
-	"WTsvoH8+7FxddU4+fOz2ry6HvT4mBww7/dPhvxAwv3BAvJ8RFF80+S4nIz+6JTCxwcDCzIAq95xh+sAx",
-	"/geyBFDMBT2R8MuMlIEkkCvjkxAk38r5NnyfYXkH0irlAfZ8bPVjRQDzcearA9mJLKk4c9LJhe+59v1a",
-	"SLrX+Uim8HMSRkDv9vnDIpIk0SdtC0xpcmvkgjC/QLoWnTludAI2EP7+oqrlJixzqEcj25DYRHbtTqwj",
-	"BkKOAl8CkIpVk/AnxaRFo6zc11bnpPNWsS5NbvkwBEr2jzk4UHHh3hHz/DvSAOKqiqwQ9RDSTy9jHDQU",
-	"Q2dyzek8IZGP+tc29TwWhO04dhPdMjdIWoVnxmPuUPxHfCFVN6nJb2l4C4JXwq7KYB0JfI9ViexpqNdJ",
-	"qJUJmqIG9HA+hLUxVEvmz1NDNDrZVLLyfNn7e9VZ++vZcjnwOZYZZ/oPZYA187TOAf8FLW84Z3nX0ITe",
-	"8OFWGF1pULBBGZ3TQ2LSvCuLivHIJNQnxfCieJ4lwW4ep3X7gVI7hmn1JiQOmwbMBlmHyJ9WPPaFeern",
-	"bojB9lISHJfVUhYi4qRZOzK5RUfgEFkRCReAKpLpLSwjFP5WWWwcVZND7FtYUOTJJ2Y4yeWQDh03iPMR",
-	"HObMcB0z5zjZBeLDtp5T4wT+dMocsYHJHyoMSSxxX4sU4b/hXrVatSDXghJ7Fkb+BPplciuegdVqdS/5",
-	"rfip5Qc3lLv/lQ7t9A8wb151BmQlP3P/jpPPrpgBRWsWsqAtdlyp/tGxQToZPoJ5Bf9y/Al1OfxzGrjc",
-	"dqfUa+/tpf6+ZBF8ZHJLUs/g99TzrkMWhPLfnVl0y3iEA4dfgJx4xp6Kg2TyZOtuLOhFP24/C1/3fvYq",
-	"qyTEGsk4bFvXSN7eVihQGJq1Vx4XWIdCjA/8BETiy29uL41YCMuWBVB8ALKj83dU3OKQ/+OPiTVNLsP0",
-	"QITjcGp46OEmXX1BjKT0iDI+9gNby4LSboalApLu4LCj3hU0ZXKspKOUW6tLbdn/CjuqPRx4HfAccD+V",
-	"uXUeG0cE9kh8w5SHdywoS1ez3hcJAO5cz7Fp4Mi6ao8wtRkvbWdw1ytLw8JIG7YXMrgLvVjuJtInYnre",
-	"/xAHFDFa2nO/CdMrk7+4fV2h8X3mhrJOWI6qt5QacDloQYZlmUitCJ+UU+8+dENI2RwT7t9VTY73JGvT",
-	"JpXKAqb9rrI4O0Hq71uQenN3N84IMZWXWatcPdPvScR0qXLpg/VK8XyoyZKqHPxq5E99z7+5P6FTGShK",
-	"C5NW5wgqoUUmdBoScRrFmkSRT6xUekibXA/OvlrHaGnAXQCkECjpg8qNss6R6l5avFF6EtLyL4w7Mgk+",
-	"U9ERvCTK0ZBIVGLwHAM32v0m9F5WIkA1ymki1zg3ciZHzrvn8xtwCwssSD35mkpV8tEPmJ5Rrk/rTF1F",
-	"46BkcngaV5VPmEsy10VqdDXSZcKZa9rcnarfYyzUq68z+EPqa6HNyzZ5q+zoIxBZOiXuEbJZ0vAI/DSf",
-	"wSUMTC/KU6pieQLD61iC5xdz+g4lnHZCOk8upLPWMt5UM2dJGGaRKJuo46is0HUUbrKBFWRJTm/vwzmJ",
-	"4uImWjcpC2FKOmlYWnPhP7NKzavP1HsUFljBuv+xqfZrLt1NWfUbLl4aLqfYSxqflZSH5QsunnYGIx2S",
-	"pnM4+Iuc+9AiRcWdXmCdl4lincek5pDwmefFFGuINOrkcMkKlzxrl6c40JAYLBpSAVwZsjW5itcWM3nL",
-	"pSrpSFoHjSQvuL144pjjeZh8kegxPxX0tGOVfI7nITck7C+bMWdtv9Gzsy6fGLgs3Or1ky8faDO3TNN7",
-	"IWLTjru0IXfpJU5ie3gWljVx8qOOJ9qROWWvIQIpV0V1wZJT+xboJpA8AZx4CCziryM2mXo0Yvr8V4Us",
-	"HCdJMYzxXZlAWRRGwohN2xhunPOQqSwU4NqLva9MKLGUmJRFipSoP5Q3zaYR9fybMqYy4jZInYphleBa",
-	"z+Wfr+6nDEj5qu/MOXP55xN/pjYxytP7GFxxnNTjMbnn47JUt427oWIEszApu2FTzxMmP6KfGZehVhot",
-	"IFpZXybybxjERcMpVLxXLJ74Hm9CyMYOlZQKbr9qYr9lt/SL6wdtkw+6P3dPruBRoQtYAh5DzTr9azmA",
-	"r8o8dMiSt0x+5888hzjueKxKiSh4jqVw0iI4kLIkp5uSYCYpA2TyopXi2bZJahpbpcXtd81NM70cvmP8",
-	"/wzbWHiiD+YLRXkf5ht0MgzdN7a9vayXMT10Ln8dm91D+Lc5hFjUl9Ju8SZUjIliNonT5CkWpysFfcIy",
-	"GCtn4vIKQ/pXLI2v+KPyWBCyCEmnGt/U5DHh9JhQJZG/cKpICKEylpJFdy2VscUUJdSOzXqyr6htIC4w",
-	"lnrdWK85RTs1gRQUXy+ZRmJLAlap5G6mmKXFeV7pHHHU5PnMUT+YY6FySLzNIoeWypqSV7y9YYbw2o6i",
-	"F2V7fq+eoy2RuXb8rRewvU9O0Nqxsr4jVtaOi7XjYn17XKzntKLbJ1vtGFY7htWOYbX23rTjVe14VTte",
-	"1avbF5+XOPWa2FKvkiO1Y0btmFE7ZtRKZtTTWcgzGWRcrSrpaySRhQ6qWGVIirYfBy6TCj3k7pYFwpDM",
-	"RV9tygUenwb+F1c8PmTkJJqPWPJCGE52JwYNIqNgdExu+UgQ+mmhVhIRD2CVMAYog7Uq37/ic+8+STMU",
-	"7Y/9QEWG5Ui1CSWjmetFFZdjSQR/LK724np88mH1SlBjfxbI8likOMasoskUcLVLHQFMPfoXYOB/2+I/",
-	"44BaJRkWQD0sMKapxkFKywItLelwAgEsAX+n3kwci+61CzBxEipbiGOG44TyQAVC/QET6LpMLM7+imKy",
-	"lCVLXhyDjLvJ3UhAG2uafD9XH2EMxC/ZG/kKLBL55EZu9qJ5mCirbH889XaEte+VsKaJNYIU9wb6zIlh",
-	"KhfciE2UdqODmtiFunFo7JN3rufeBIyRE38WRCbvhLejWcDL5FOH1GtG89Dk19wV1uQyohETjenSff/S",
-	"y3GVCzaWD5ONFECRMHI5iin2zwdXH4adj91B76RTyCvRZhxWakeV+v6VUWs3W+19o1prNCu1w6wSbd3/",
-	"zFzu/kXk/Ujx9MSonJ4YRqlQjsuZXQjT6IAQtfx9xpfv5N+wxlQrSv983ygsLcKmRjoRM0+UKcWlU8YC",
-	"l984o9RdjLiAXY+PZUU2tekNougjvCMo6IatX0CdH1s0f3Z+0jmTlf4KWl2x7cpVwjxf6FFOl96fnb+F",
-	"Ko7b74zNeBRQz4A19JQ10eIVs5d+f7HuZudTp3fWeXsGYpyYcBNe/DeU2qEoKfpUy6v+/S6v+kOXV/3b",
-	"Xl7PPp3rG03nP9d6K2cIPVKYqNAunNxE4e+/3URscjT711U3Ou/89FPhmZ73YbULUw+0Ccc7xo/fB83b",
-	"03BD1nEpGebHnpjSCUPq469rxawzu7yaeqFuYsXVokyenGrkUadKelFILDVXAeHf3dKIWPp8qXpxWxH9",
-	"zML10foz85zUjb+VMtw7hLpDqK92C90QET5iH1qLxqeG/odl8nnJzH6SzWpzt1622FG4Ra9cZ14cHPRC",
-	"QlThwDz/tC6SyWMOPpZKA5q++CWGgDNlO1Z7vqDZ2PVFtuP5Mjm4vsRDyjQvMbaYUUoscGSsDIrsHGI7",
-	"h1jWUk47whaLmGTv97IqW+2qdtSuQVW2hoAAsiobJoCwoI/7ahf7R078YLqABk6ZgxkVRDf4KtNPYQSb",
-	"3rAyUYAFntIwDluN2pFRbzRrB/tGvb5/KAtjZJQTedH6/POMLKgdcto76VxB8ZAlGEUACTpi3juX37Bg",
-	"KmZKoV1o1n+dXE7ftoLLj+L8qKhhAmL0+v8cXv1+0R12rz50B/3u1dCovR+eDTRE8pyYQANWrl1Rr4/7",
-	"9onPI2pH3Ql1vUJbfPJ/chaLXhRSpVHigivnl8O47osW3Ik5cIV2PY6Hzn/8lIgIn1p7QAGFtII7q7wG",
-	"aJeftIcPPP5veOz/Pk77eYf8tZTcSGLPBJgRuwhnQSkNTuKqzCPfuT8mqlq/FZ+eyybXGZ+5fM9Fsmda",
-	"DU5rEsq0iXteD84wm04FMWNPQXE88zzI4Zvi5ocdTTL4IMHP5NZSC2DOarWGLR4J/sWs0rFMbKQxhUjW",
-	"kk6FUbGwvJQnaNaaxOISLluJLhwmwmul54h1cnZ+CWX5FivJE0n6M/mEBp+ZIwaSOufck6p5stg9snZC",
-	"xqMqOZ+4EWjD6HuhRUbM9icsJJbYFAXWssAuh5ZUbsBAtPh/5KMfE2vecKugqCLXohpNXP8d8C+m3Ygv",
-	"nKSKnXz5evH3NqEkZLbPHYVrJdAGUAljz29YFJJm7YhYkjHYBZ6XGEwv9MndreuxhBkMnYtczyPBjPOY",
-	"7DpH4ELHEMhaFa0bFsGkdcPIKgGBKtG8yyxKL1H0saxkH90ybnL5u9mU0AiulzUYWZtIqlg5ReLC3aBN",
-	"4s0g1unJ2BEswv4zox6IHmasoe+w6vlONDDLe5YBa58aoi7HfN8lZsuEXg8CHs9WHLwx2ncOx0e0Yth1",
-	"VmmOD2ilNarZlbrTZAfjFq2NDFsdOOr1o5rR3K83Dls1o9lsHNSOckt+awejR5X8rteTstl1dnTgNO3G",
-	"yKjUqDGq2w2n0mRYQTuj5HdiB+Ka389a8XuDrmdW/E4N4f5ixe/Bdb/f679PF/3OPhQ+bdHvBfj/MiW+",
-	"7RxtlJ1AQBbq7yFsmnOdLkH+D/OUpsN5D1McXRnAw7OAjkg0IAJzIwqo/Rm/gtu7Pl90maKeklZ2cxYy",
-	"UnS57c2A05KqoZwSm5/HjiWF8xWbZh7HBmwMOjMKs2uZ6z1+HbK39x0O+eMqndoqi2EQvQDhHZDIibtT",
-	"JeeKR4/Ry9Rj5cmxZkPTSIoiuCG5EbeSGggmV/gcJH3oDXV5lZwr8CZdxhpCLwMDLV23GrzBcDyDp39e",
-	"9LkaOD6/xuz3JS+7Amq0xjVaHzXtyoHTYpUmNUaVI7EP7jMBQIxRw9534tjl/kHtyGg0mjWj1arXDg+N",
-	"Ri7UMK5qjW1AjdZBK96vG84Rq49qttGsHI5a9pFTYxVjXKeNUdPOgBrJzHkZqLFB12P4cNHtn+7gQ7aM",
-	"8WPhw3kAVvw7ETVe6g7cLCln9VZeViHPnPCCBdQBsRECh0rbX+Atii3bjRb3dtiuxca4sjiMrv25es94",
-	"5rSdbyZdZxdH+wbiaIcn/Kpmh1+ce4yjgUcXXiX/gmFUMC67+Nprj6893MW0PJXoR80gWh4A21AAfI3j",
-	"qyT8Zmp2U55OMbWqBHRrhXFtk3lF71TUpkysuaUAgTXdqi4NrskQzzEw4pDOfBe4ERwjUZcCgkYyZEXJ",
-	"F+rNmK5GNKcIsigyWgwZ6kWMqP1Z5tPesMhSAifM0c+UpSq5ZBFs/pnCecQJqJsBO6QClQ4WxPMh8zuD",
-	"Wn7re9ApNyIBm/rigI+Kf7rguMnXVBxfDSKeXSL8B66MtNPz/iaMcqY091N7J/duWHTq0hvuh5Frh2tx",
-	"Dpzk95kc7tXWvy1Mo8kFyoICbBryIOJDyWaeTUlKuDRajE7ruoMmLy4XM81TMiWxkKnS5Jx6dBa6I4+Z",
-	"3J9Grk09MvXvWABNnnVOLtDwh6izPZpxx0PxpqmqrnAPD0LccK0Dlf4KdmerB9q58H1qIFeJR2jT+IcS",
-	"l5tbvi9gcD5SO2Q2amGuZXE+dk5CZhMlDpxSs19leub8KqjNSaYBq4S3NMAqL2GSon3S+Scs8pN/9uOU",
-	"Hddm5IZxsYKZQ8Z+YHKwT0WO+UmMqx5KT0qiYlwqxyL9qCOnpP/1R1nLRKQGbWcjHmEj9JFcZSSyZt4P",
-	"ZS3ylt5zm42QRegSyxfZEov/YYfRyJcJmVViycMbnhRNDqsbEv7KseojYAp5xkMOS/qIl0h8q0RPDIAi",
-	"AMfcNdUWxBaLGTl7JaRfzp/gsiV90BVscnGMEye3se95/p0kk9xBJx9SOWq1YVKvZXeSe46TXHiJw/2N",
-	"VLQIGK69hTm7K2ixjglGi/YMljal9nsWu8TXkPq9u/U9RsBpBiertY+DQZLkgcEvyHmYeQzLOmE/3/nB",
-	"HQ0cl98MxDfVuHdWOyvXOkOUF6s/ZNfS08x0bFmzc5gfYBTlKD55Ru73JNaKY/aN2DbdaYVO4++xCt1F",
-	"wOJl84663lZZOErVVQ7f04DKJIPkEQxmbCvxNa1mMauSm6tZzAPMn9Mal8LeqnYd1KqBXDtsFBPE3GAx",
-	"RQwkV6He6HFcjge8/n9N3UC1JH7E/UjjNZt8HUm/jXjNCX87R9JvY14zvoJ4Ee6ozTtq88IC13nNWel4",
-	"tXHNboyOWOVwbLBKk7bsypHT2K/URwfUYE370DmqFcoFxp2MhLuaTNZoGvU4WQP6d9gwjCOj3tw/bDRr",
-	"RvOgUTOWJe7VtpG4d3iQJNo3RobddPbZwbhi0PqoYTedivjrkLbW5AgYtWdN3dug85ksgdQgHiyyBMTu",
-	"m87x2xevxTgw6q3G4UGtuW/U9p8kx2+cBqx746Byx0ar8/v+zp9zBj7mUXrONY8ODuuHh439WvPoaL95",
-	"1Do4WjHnjG3MuQPttY1ZfXRo1ypHrOUc2gejyj5tjhus7mTMuRQgfsFpt27/l0w7OY7N72Da/Zk/CZ6I",
-	"n67Z6s2TWtdhpi8AtW+Wnb7wJBoYnsdCD8PDe3/H/15KUhlAhXs878/3KvtwH3+dyMsR2/c8ZqviXybH",
-	"UgAhqdeaiCO5D3zYKjnnsoK+OHsEDrnxWYieSqQ3pMvNKZ6LG5qcMxcScWbcEVie+wEJI1XMZhwxWCUh",
-	"USzmO+qqtB98dojOCJgLfQNCOmJZ4DuLHno+v2EBCW/9OwGI1wKqz8OxiG/4UvGa5uLMSZVFhBp28lRy",
-	"HL/tHyGUolLMF1bP8iW9RqL5psuxmsgowJo2uSU5ERapoHQDsSTJUvskUcyCGoSQuXYMGhGwk1vyY4eJ",
-	"U27I8ADrhsSo1UxOo1hJq0PG4EPQOpwIcuF5mYnxq8L/hn/8KVap2HhgVDFn9cR3mIVsp+SrjywM6Q2z",
-	"quQkOTZr5+kAxPlv/ChiXFYWpwvH57UW8zMkv7/4St4C8WnrJy2YEXBjmBp4xPMdcekv1+dXnWH3t5Nu",
-	"9xSSwuEnpyyiroc//M/Mj2iPj33RgOdO3KjQNg7K+E+ZaN/rX3UHJ+f9fvfkqtK5uuqcfPjY7V9dVi66",
-	"g8r7wfn1RWXKAgVqCuXChEWBa8urVZ2cOWSke62GWiRvOGXBEGtxfAX0L3qsOojVy3IbxVtTh0YU3hc8",
-	"3Bk+VOophtpTDC+6gyE8RQGcqBRe4/zQfRWTYYJrSXwrWiZvVrf5hrC/bMYcsc9CT9rEOKjWpHnyhJUX",
-	"5mx+uRbahXfng7e909Nuv6B9nSz0QrtZa+yO2d/KMbtxVDuot/brxkHzyGg1WofN+pNT6RL6iKzRNQ18",
-	"B2gmFVXs5pnIdfHw/zgUgg0RzSMPKXsCsK+usvagcwoNSeiLs0komeCISsqmOETo+R7AQ5FJnsRh1PFc",
-	"OH+CiE9RDi6pk4nLZxGDGv4yc2bksZKqxmbyABzFZELvJY9+xEgCxvwgwWFtVU4Z/os89Fi6VBcq7XCT",
-	"++ko1ULwEhNRVA1nVF+qkiv6GVjjMV8fsPk6eAheyQ4QPT8g2u2JO9fzNlzPW9/9ysrSzLjHQiVAottJ",
-	"B0OkP8Q2+SuFbLzgCfZKxar9G//xdX4KPCLenbQkc3JcTiy8jVUmNIz1IOczdNBRFmTsxJyF7W0FzUEw",
-	"ZeapYHe+4Dd4BTcU/C7DmEidmrmAeJV0CA4DplpC2Wcf+6IcmlQFtqHeXzGJamfq+I0zBvDps4ZuNthM",
-	"dzHwVxwDX2DWz9sAPSTeu+jENUWMWtXYr1Vr1aNCudC7uAj8yLd9Txjzk4tCuTCi9mfGnUtkP2y9YsVe",
-	"uv1wz/VGFflZYYVwQg4gGqd4/r99rn85N24/2DX7J4WWDmp1Y79ZP2oZh/VaY9+oH4LqwfQTFmwvtAu9",
-	"i0/NRUyUHtP19Ll96rylHuW2y28uxR4a+5j6UB5OYqtxUHG9EdSNiu78YGtoQDYX7qltLL7DlQtw4GLQ",
-	"/di7/ihMjR+gxkNLjGKz2Sj8+XSFSraI9VZN/T05thlhzvQvtx3rXLkm1wZd7xb7uSL+iWEzcf+MXfyb",
-	"jYUmT0W9RWwCwtZywiaQan7Q19HxnmtaRz2kKNDSsorFStn6DSgmwxTQVQTmdQAEiAnzEp0Rx1ixviM1",
-	"eYKjMBYKACoWjo4pHZlUEglAU+rRpXKSc50o5WliznK4MxGSJl4HynUuC1VEVyGnbJk6VJhGIYUQiyHL",
-	"+0wD35nZEQZrIvqZCYjFAtYmFlgoixRpRCY+YMUvrAQuEvHNgPIbhh4T6nkX8FvIZIzNnWVy6/Kq0z/t",
-	"DE6hbjKKDk7hStEwrDdGrO5vaJ/FyxGN+XeYm9wBwKASGyUjEBJaLFKEySCeAFsJxbVu+NEVk9nlNycY",
-	"9/YDixQttQFA9RqCh8CECqSU/2YeexPKkSFFx7dDZXaqE2ctFPlcetCb4MhvST16HUC0IaR5BCLI39Mz",
-	"9u4Hbi6vLt0+wwAtSN6KlfLMXoSXVa7N3QWXbnyPdyXs/Z3+YG1RW9hdMn3v6Qat1F47J22r9tPFyaBy",
-	"f6Lj5G452q802y1QJflqrMsVV9exw8+T+rPheT7Vx+9LjvWJbY8zN7N/rOylB9meNZKY5lH3puZCMQjd",
-	"KMxiBUKmkOYcQCeeuFFKzzpLH1MZCaiPg/Vs1OQgjo86y6CcVUZ4r9evWcc8PEMy0XPYhk8uu/sOzEIW",
-	"IFq0DXOz9QeK9T9w/edoB3aypP9iy1pODpGrSMFwrXVs8tSRDwLrEFJHRxceELVTIJiFjDOeklCHPGWT",
-	"J0c2fN15IgrZ5+XVxOFx1tPsAMOrISe/8lPSd6aktxYnuRvRm49uOIGVsnX5vVdzxNoLWXQFHqL8lKcL",
-	"30UZcHn2oRGx0KtkbWBB4xtZpAjHLaDzRvdTRmiYEjTFtkt42sI/yDLvFbj7Mo9vRSuVHNImSSdKD7Oc",
-	"yXDtrOdrsZ74QgZszAIoiP/KzSfu/Y4+u39IJdKThGclh0GLsbyAZdy6Pk3+OTPWpUmdMGViymYaNbmy",
-	"M5xQk0/cMIQCkZgsAlQ16rGME6w0t0sRZuLOuuae+5npqTcTFt364ogaQVwlJFR3d61pWp9Lz2aziMJm",
-	"6jffiVHFQdrp5ez0cp7RJufWBnlwjmEqiK6rHBY/nXX6+icl4nKoFifdfSuyCMm6yjsdrgvkixnKaBAu",
-	"zSYkayUTmlzLyo9ldsgjVXYkLtdldsijVHZIh98rcI5DqbZH9+Y2IuEtnabq2x3H8w365M/S7+3G/QLU",
-	"T5Mnt1yllaZNpV3q4y718VGpj3kmSk+BzKrSRNMMshciqY0od+5cJ7ottAtvLy6HRu19YWUFKUMlQjZa",
-	"CaNjzkWAeTVi0YJd9fGYDmV15sXWmHPDOl+o69GR67nR/alionY+dXpnnbe9s97V78PT84+dXn8YF5Nq",
-	"tZr12qGx36jXjVarUWsc7s8Vk3qWAkFLSkElw79W8uYkmhXaRrNZSxVb0upSrS6l9HT5k4E/iyCDc8tJ",
-	"itiunJnyJk+ZFLlmCTDg1tiqFlfv4lNzeN4/+32xIFS5EC2WBxNNXNGbVq1u/Ae4RkZGNmh2T548KzTP",
-	"XD2ostVcv1dkieZBr282QTTvgXIEJPXhXiMvlOe1vwBVS6k0llj7ZuQ79xCgmpcCr5KEkUXYZObBDbPL",
-	"+rWJJWa4RayLzuCq3x2ofET55/BicP6pdwqfA9j8N4xZXG85ST2Vwa+0BLrWK5Ojnrn620K6q/RYlKoZ",
-	"l4qnvB6cZWh4SkxpcrkYSHE88zyIqE8RlOA4WfHCwXC7lWnzQZHEFuOI2iRW6RhLySi2K/ejJPenqKF4",
-	"+Z0W0IcCVzKIz/5ywwhySjEpABG9ye9oAn9xiNKjmor4EwvtJiL6yAetd8TFHNVT/Mjk9i2zP4tX/1Fm",
-	"wU5o8Jk5Yripc869e3x/7g2HBmDoQ8YjKB19iosGcruJP3Ej0ReZTptMkNgELpRHI5bAPOLjGG9YJrck",
-	"4IDkWGVuLWLF5lZ8MYlmFhG7YlX+Wzn+ZWI0bJjEaB6I/90H5RfukFbr6CBfHr9KzuUzWLqphgGkYeje",
-	"cFVI3PPhgBfRG5PDfKnDe4OK4qN7QrF0uL42JdCBM5M+icQpJqI3cYQBmoirps+XF1qyjKrEygZM0H2H",
-	"Be4XsZZiK6A3/SZM8saLFux3ljxAWZlgS7wB8bO6eF1Zv6iLpaDq0Yn5IjohJ1E1sUnptZr4FU2uDug0",
-	"uq3GdfDk5L1lAYNZKb04x1mJNniMFW9D1U1hAUzaK5WuDuMpM9bjMud4nlTlnbSC8WrdtedT16FGYPxu",
-	"oeUIenjDopBk5L+XCfVCn9zduh56RtFPMF/Cvopd1eaQqyUSFpVsGHAc0YbOQvjK5fpFWJChRHzu3YMz",
-	"QSbaK9b9stT6Y0nph5L0oNXE2gQRDtQxXMCdbRLDTgsLRkxYFPhlMqY2TEnop5g55WSxxH01OXa2TGx/",
-	"wtAQo83MnKrPW72+DMURQVlK9ElsoqQYExTgTym7EN2KBefbM/FMb0IC6xMaLm3igPg+suY/4cMzsZV8",
-	"A6n2WSfy7LPww8+1z34WXeME+cznuJxD1HpnpsedSLYXmVihsXFEW6ND+8Cp7LPmuNKkjVGlZdedisFq",
-	"Y/VdXAH7oF7bbzWMg2ajfrR/aLSaB7nKGZqf5VHKGfX9g1h8oj4+sOu0wZpGBTUoDmmlNTqya47B1lPO",
-	"qH2bLM18bY4NhidTmyP1mvYXtTmknk5aniPbebVFeY6HOz6eSbhjHaJNghh2lXqW8XNyPQVrOSK2F5ZL",
-	"F09Lvlibt5Pn8FhZSy25l5WK2s1zesgKSg+qxngMSaMdngKtGFBeBN0C4Yak6HLbm0EklMrPU5n+4HmI",
-	"7Ftie9SdYNHr9Em/pLwFUq62PX80CdgYwLQ6FMJzSlopvw7Z2/sOHkgHSZkjTuFekJghOlUl5+ocPLfG",
-	"kMJk8gUOE8s+MsBhAc8NNwD0BVyWpaMcREdw4A2YOI0yhhJi5bg8brpaUyxyLM45IHJMzhXoloFO7XBW",
-	"VkcIYlOuXQxjiwrJz3hk2ATtv0ZuVjaA+r44WitAnEEb9j47HFWOnPq40mQHYuM37ErD2R8f0qORYdeZ",
-	"AnGNxmH9oNlqGbX6UfNg//CwUVsmf9bcBog7qjUTBTF22DzYZ3XaqrTsI6fGjHGlThujpr2fVQUhmXHf",
-	"L4jbYHhiYCZVD3fAbHMW4uOA2XkAu9U3S0l8HNxag5q4dRgks/KtuZwDCzyn6J9UmEWYUepy3IFTAAjh",
-	"jMmXMBf1OAfEZNA9jr0oqx+OxXvZZM98ddn1j9swX3j72yWj7JJRFpNRDk/4Vc0Ovzj3qCQWp7sz/gXT",
-	"ocCU7pJUvuMklW04XBcBRc5u9uNQmB+LF3KozCfyEDp3it8IJAAsoBon2uQxKZpyYmW/aatKgLYotpA2",
-	"sbRuLUT+yybXYv4ynl9OUhYgJURGfXXdsrvAjcAJgVkGGFrG3poco834w+iW8hRZ0OdsQfWMFEPGwTUz",
-	"ovZnCPBhOaY4PAq507EjpkouWRSJ36eepk3G1AuZRRwXIrAo2s4J+8KCe4mfACvf+p4jCzVtmbidB5Fe",
-	"IYH7G/QqPG0Z/aeITe0I3U9ovSU3+/W417fOSFy1bzyyXv4yLiISD02+hHm4NHNlzlZqDMRYtXJzCmKe",
-	"ed1REXdUxB0V8fWX7n8G47yVyv5alcC02m/yuc9jwwdle2Chh2USzsSelE9kLK3HVExK5S+hKg4wQzFV",
-	"1JA7xE6qHXKmshkxpgY7hBsshtVooOomPICbaPIcciJ5ODdRnHSyyYnkwdxEwn2tFlLCTSTLqYnYglbe",
-	"aMdJ3HESH8ZJtBmPAuoZe6kKzgkT8TkT2LBiQn0LpZ+MelI9qd44ZEfUaL6qBDY17E/kFsx4q3sPH6Ql",
-	"JabqrzeNLR6DvNORH2wUMH3GMvQr1ufT1KSPT03fQVX6jGfR4N389vlYXPeQCvXrl3zMpOolZeoxwWjL",
-	"ZerBu7n9MvWyHvYmZeoXoM5rzIfaFbX/hmShswrbZViENdIuHrSGgTo1YrdUWALwQGlVU+IGYU17oQ/H",
-	"jXj5hwxzLJLfLSRNED9Il2FJJVEAQ26tZfbqUii+h+qqPxZwbu6Q8w4570qXb0vOfM19a2tIdoMy5g8D",
-	"s/O1zFNlDB5Ty9zkmcXMyeNqmZs8u5g5eVwtc5OvKma+sDc/RzHz3eacsznnlj6vz+cUfifbOJQ+3+3j",
-	"m+/ji0XWd5v4rgL7GhXYN97yRUPMngVudA9bgS8eqS5+vWQ6id+oOSXOuxtd5vkzpzL1aDT2g0nhT2GR",
-	"UUkF96L0W9fEo3wulUhxz4YAHycU6z2TYsgYsbSfVyq3zJtaZWJVKuJHVqkqJmrgyZXS3tsz6ofVWrVW",
-	"NdqtWqsGe4McqvluYAGVxcKs4qyNQUgME1cTw5qZrwJ7VrrpdxnFXjHJL7T9KYN6BYTe3ATsBgSzPJBx",
-	"EjfW1HFJkYvzOg0YmfgO8zzmlLS+jFf2AvPklymnyYxIjIFzR+ARLXWdXJ51tBsuS8bPuDtygahTAUEZ",
-	"WWV2oTNKoyUkRduPtYWkCozLwlJOB87UdRl3ToTIUsnuZTIN/C9u6PoSeGV3JOeGWTcaqIW5iSiwn844",
-	"CFeO8PqvNuN9Rv7U9/wb8QKm8rXm3DD3Rb6fc0aFGuOZ0PCe27eBz/1ZSCazSCUfjJWMe5x5sLCMzvUI",
-	"Ru7Qbnrb2Fhm3XjBWH798+v/CwAA//8=",
+	"7L0Ld+I4tj/6VXQ5/7sqmQEKktQrWbPmUoRKMU2AAVJ9epq+oNgCdGJk2jJJpfvWd79LWw/LRgZDkuo+",
+	"s2bWrGrih6zH1tZ+/vbvJS9crkJGWMxL57+XVjjCSxKTCP5qBPE/1yR6FL99wr2IrmIastJ5aUD4KmSc",
+	"oFkYLXF8gUIWPKLp//CQTRHliJPonvhVNCQsRrePKF4QdE+YH0avOJoTRiIcEx95ARVfRiFD5J5Ej8jD",
+	"QVAtlUvkK16uAlI6L4kmS+USFV/9FTpTLjG8FLdwEJfKJe4tyBKLLv6fiMxK56X/ep2M6bW8y183grj0",
+	"7Vu59IkGMYlyRiVvIvJ1FRHOachQeE8i6HxAuehwRHi4jjzCywhzuBERHMBwqUdQjO8IRzSuosaYiV7g",
+	"iPKQIdFhjjCaURL4KJypN2VboiUai1mLSLyOGPHR0ZTHOF7zaXnMppTFhMVVfI9pgG9pQOPHYYCnZTQN",
+	"8C0JeJWw++kFwtBH9Ykljr0F4ehhQRjC7BGRgCwJi8fMDwk/LiPMULgSqxBGCDMfYXSPgzU5R9O/iZb/",
+	"L/h3vK7VTr3kV3KRJL/+NkVHjXa/Un9bu0BsvbwlEdeDh7Gpa2UUxgsSye9wcYPHEWVz0Zvp+RQdLTA/",
+	"t8d0/hcgJbEWhMViJuS9czFehNESr9AdeSyjqbWK5w/kVtzk61vZ/HEZhRGakl+nMM4pI1N0hBkatE7G",
+	"LCLzdYBTKx4vcIyWax7LOYSVeliEAZEdP66i0UL9Fr27FYMMI0QZ8sP1bUDGLIwQp2weEPTrOowJr6Km",
+	"oQSOvHB5SxlBDzReoGmjezlFR/CGT8RGEf89lj3tDaZlRNmYiYlk8YJwOW2MEJ/4F5kxiX6wMEZL+pX4",
+	"snXRdTnneql5GUgUsXDMRPvi9bIkEi42IA7KiGBvgTiNuRiT+E/4wJDVhSpqKCJLEbGgqzETPVjge1LW",
+	"BAUtyMc9LG+HgS9Jjj2iJQ4EByG+vQRiKBH5H+LFxB8zGMpZrYamlN3jgPrT6pilWERCMuhvaBWFfg6/",
+	"mMH2TrGMJf7aIWweL0rnJ7Wz9+VS/LgSj0rakRwjjB5w5FM2H6wD0sfi2Szj6OIlUAFbL0lEPUTNJp+Z",
+	"t1G0Dkiat82iygO51b1diaaTzqY+WyqXIvLrmkbEL53H0ZoU5XuiZ72o7cNQ2ng5UOu17zjMOj8sQk5Q",
+	"u3GNVmFAvUfJt7BfRpzE4t2YCE6ZHqhYlAr1KvMoXK/c49UfeKaRMi9Y+6QRBEMvXBGew/B/XBDYH/Lw",
+	"uaec3gYEcfGKGJdk+mWEAx6iGAYezhBGgkjErolIem6o2AGiLTQL18w/F6uPBPuOvJAx4sUIxzH2FoIT",
+	"i624IGg6D8JbHEzVR49w8IAfOSLLVfx4nCF0ORsuyqaZ4aZoXJH0bRgGBDM1PUmfGqZLV2J19iWMnOEh",
+	"WGoHFRDM4210QPO79lyk4frAMw07PWCK/cpvISP1yn2A2T7jff6hPn1x81Z0+76m2T680NBuVj6OyTXm",
+	"dzl7XRzbcBBxFIdoDY+DFOeFyyWucCJkXyHjydNKjELII1YjQuaRwpgtl8XhKgzC+WMTr5R0Jk/07P2J",
+	"lzygTnh7bvj0YszEkShPbPF5wYLSBx9q3ApZSCwWcIhzWKXb0Ac2jNE/hr0uWpJoTkQD3iJ7UqY+mHNK",
+	"rs1E5p2U9drJWVksc0wi0cD/e/Rzo/IvXPntF/XfWuXD5Je/HI3HVeeN478clfd94/gvx3//PyXX+WxT",
+	"Qif0sFipJ9F5oBrJ28v13YSu+/H8tP6UkW0OiHpyTLtH9PwjGZBlGJMiK+ZYowheNksldrRUntJjxA+8",
+	"IsZZYIDp7jzPcK/x1wHh6yDOkz+u8Ve6XC+ViiRGGsnnhUYcMrGL56SMamJ8b2o1BOc8p/cEHflkhtdB",
+	"LC4fV9GPQoRfhhEROo1sISJLTFlZSyhSXfdwFFFQRaeMfI37eE5G4R1hWZn6Tc3NHJZmRCnmoDoj3quV",
+	"S9ImIFgJZfHpSaksXhPjVPeXlMm/amY/i5WYkwhmrQfKygG7ONQvponAXK7U352e1N+9rcH/Km9P8Olt",
+	"3Tvz35C3s0odn9yeemd+Rfz1Dr/PEctNY89DIT0YFR+QX9cgNvdBpv5CIqEIbTnIlOx9Lx+E0Xs4CEgk",
+	"tCyQx89RrYzqYqJO0RGcKRwUq9SBclxFH0kQPqDTslDZmU/FN3CAbikTqgccjgTdYu8OVMpwHYtv0QiZ",
+	"h8vqQiRUZL6ezYz+OWbTifiveHQyVVaGBeYLOHWFBiG3LNhRlhkCPHXTX7htvlIkaYhQ06CL0iKfRB8f",
+	"c+Z5GEbipPVJdI6m4vtTdIS5R2BmhK4ursn9pej/GEwNXkSAQkZ0SXiMlysk2p2O2REjDwRMNBGPj6uo",
+	"YU57Y07Qai/a1HrLMIM8hJOePY4ZdA2BPABPYzSVGu4UHY1LwxXx6OwRuhrCXWUeAhOXbEqPTzTJwnjM",
+	"vHUk9PzgEfH1ahVGQpEbl9y2Lsz4A4l4VkkpuYefI2yEcgVydfI3b11HvmFbW3ZIhr9pHrGKyD0N11xx",
+	"1jhEcwI0jcTzgudKA08s3hLzEq7wr2tyMWaCHYNxaM18EvF47T8in/pgdKGcrwkYmuAJNdeU2SYYmOgQ",
+	"mDxmcG3M7ijzFdfXGiRfC41zOylkp7w5f7P0aP30Xz+2Y2/55Q7/9z+Cn07/+becSV/pWdnXFNKPSBw/",
+	"9iPK4h0KdRwiynxBmvbxU0UNzyMrMShBgJqjkNmMePG5PbFSDRaHmeQQYE70YhBwlQUu35rMiRCuV0ln",
+	"/zbDASdTFLIxs+zM6VmEZ3ImLGlql2bdj8L/yRXT1E3UvpSbXx9dlCO+wCuCyFfKY47ochVQj8bBY/ok",
+	"Wz5WVrKJSv3k1H1AqQe2Hk+W6P4zyNoVKWn/8vtZ+eT9t5/VX255e0DmheS1CJ6TA2Xmuhmq4GKKGNKD",
+	"XPOKR1gc4aCeZyma7zp/swP8a0X+52cxrL/mjQvOlLafK6vdEc0G4UnE8YwoyTN6PEdY/khsr1yMOtLN",
+	"anYAV9UqlaV5U92JiFAYxXm+IhENgTiMvMHL9nGJwojOqTipjbQEW8pbYDZXhtgFZfMqul7zGN0SaY+l",
+	"Prq5aV8qlhQvsPwwo4G8fgQdJNE9iRT/4akHEmvscRW1vEVIYFhT04mq3IPm7/Yms6rNat7p7QdSeTer",
+	"k8oZfu9VPvinbyont29xnZx57/wPtRzGZebSfdKv11TcsRe/VvmAK7NG5dMvv7//VrH/PNvnz/rJt02i",
+	"KZe+VuZhxUVJT7SxHuGs3RgcNikNCPw2eWao4+J25ue1uw6ARPs4iikOhmvPI5zvPiokYWsRw1vg24AY",
+	"TUh6J4QYCiZSKcWumXkwOVTGbMepssBCzrFfVm0WPwoixwB3nQlDKTEp7t8FXW+L5DJc4Ij46Eu/aWQt",
+	"xS7AnvywoMotJYUMjpbYzzlaxyx/FpLPZHdo/eT07M3bd+8/1OonOTuRO4aUK36/PUvvysrfgQ//Xi/X",
+	"P3xzM+MXseZZc+S07hmbXmLoc3ldLRv+dNOOB8bIKXDSMeMM35GJhzlBfEWCAFQqV9MTHmBHY5O5bC0O",
+	"w+MLJfWnzIPbhMQdxsLVKqCCWjjCY5Y1HKIjTkhaqd4Q9G1fhnu2/k0sjF/EfOKY9FjwmM/MGAKumZIQ",
+	"KEfegnh3cp5pjB7CdeCL4/gIRKJZREg5zcTF8pLymH3pNLooxnP1jPJQgZ4I63uMbtcxUsc8fChcLmkc",
+	"E1+us1TPxA2gRLOMSS8W+J4gHuMIfFzTy163pZRMGY0gFJs7sorREY218/YWOLSPwmjMHjAVlBeyY/US",
+	"R1NzQk91CxFZEsEdiF9FDTMxoCbJbswwDYQSpjoK4hGJInG+ccPMaVzYF3ZvrdYuzvyFkoecFf0cPqDl",
+	"2luYw3kdkOSsOkfTj41huyk3elr//3TT6UzLik9j3+djpngG8VtfY8K4EOem1ZS+I+8DYybmmbJQ90F7",
+	"v6fkQZ58WoTM7kbx1Zz9Jl5OzQRh62Xp/OcSDKFUlu/+skn634RMIFU3iAf6iH0lJYu/vBA2vfgJzERa",
+	"Tl9DwI74iO7a7yVYTvmKT0rnZ7VaWV7jpfOffy/54RJDv6UvtFQuLQnneC760pbcTFG+OP8kQ3+l5Zaq",
+	"GOSrc/SqH4X+BLjvK1vqlVEcoGPPyVf06ujv56ALiP8atadWfls3as/x349fgTSEYSQlxVBL3375M3RM",
+	"LEoxwewqDOcBaYl51uFack3ThN5AJuhLkC+cD3LLii2sBg/iJtICIpimheBBORdKRulb2aKNXtRmN5wU",
+	"JxGgreQ0MW/z9XKJxd4sNZjtWpY2FrbhbUZrDq5vWJIn0t3IlsdfKfmLv05r4K+lKspfrzn4tc9eu725",
+	"/HXaE/wKDuBAcNJHdEsEA19z4qPbx/xPyT6+3uIe568zDvYUFevBwOx+fGxIQUKrKhni/vcYPRC7/Yqb",
+	"sjLH7wZtfXeqcgxWzqF21x0yg4cu1gvT0J9rrIpiJL/fpBPJCg27fBJRaNdlxqyhL4/kUWx/q9DZo1oS",
+	"505N/a/i+Ef/75U0piZGqmUBc9FvJArhRvVJx+R37uq3by96dCZnpfIDpOLCDM0q078V/Mv8RLgeM58E",
+	"REjVR3JehUS9bc9NQSv7Vi41QzYLqBfveepmogzTJJ81QklRGMfSnKts1SEMXW5McP0Qf+u++PAyzDI9",
+	"EP5amrxeGc4he2vTq7rTkjeewLsKfnrjNNp+EP2J53obs/4O873H5zfm3Iqw2yJgFpx7adHHMTIeie+3",
+	"FAfLXi+5QM/VqS3LJkMIt6yd1AT+l+yenTLs995Pe3foRU5V0/XUMqa/DDGW2fU8BlW0FeP5NeWgYD/N",
+	"UFE/KUwD4qOIUDjcLaXZDGWBufLO+fYqmjiabhhfkzizjvs0+uzrAFEUJMbzqQwy8UMiTXpJYozuyCuO",
+	"VOgIRFCIReiG8adwzfwXFUiAOEy/gDC2bumz7yt8PGDZMcgGsFed6cl5AbEj/VFYV/mGccpmZ1XeTiz9",
+	"rmmF7Saa1gKqkOTDaB7GMWHHf8SkJ57x1wdG+L3wAj1/B/cUIZ3LCLks4FMVTFXpJPYBShknUfyHLOk2",
+	"ye5Fl6r4h/eRKPNSY1zrsocoefZnESVfZkmeqTtPlyFzuSAkgsltor1cl71u6w/fMruFt++2ifbtysZq",
+	"mUD8rZsqif8Xa6XWgup46BgH4fyPXhQ9EP766+NvOoPkO65Eoe9vTH8mG2LrImzkYvxp1yI9Kv4aP/CK",
+	"mJXvuR6F+6Dcr4IZ5kpu8vZO2e3PcbjoqM6tglH9JBGMTk7fkQ+4flaR8tE7XHl/+8Gr+XXyHc6eF+zt",
+	"C+jMo2wqfnb1TQwZKGcybWJ/m/HT7SQRQQ/iHy/UyQY6l0WFrlZRPyCYExVMm8AvCOW/sgx9OnusPEQ0",
+	"VhAK5KucMooDyFMJZ7OUWwLfQhrDJjl8n568yErLfr7iWj1XzBY4bUYN70fEmBg+YRoQ/4UtIpZfqz2r",
+	"XIMNZsOttSDYz/i0OgDigGaUzUm0iiiLtxk+JOSDDGHa26ry9E+9yKrCh1K9ohzxGAekrCMtTCwfrO0N",
+	"w+t4EUb0t6euaq1efFUb6ps6C67A0oZzytBABY9U0x5lFXKcWaHMGy/EL2UsmoqHvSU4gnDkO8LU9JKv",
+	"K4iubCXTdeAMv9kr5CkmkTjU4XnDhQQPwnNMmSAC0RHsxTpNKzWngvcQpjqd9cYe0PTzG3hN3ht0o5zK",
+	"jCDsngThitjf1WBUO3GodLDeFAfxFEEYXOKivbAD7iDJgcuE+ZCpRBsVFgfL+YsDhCoTH1cuNdY+jcUx",
+	"SudAE75OoOxHQlaIKeEmmjwzB+JNFITzOWzrGYRUqahq0ZeV1cDvJSye7oRz+SnuDocWjREfrUgE3ELI",
+	"go8rwkVrNCZLvhMiK/URMTw1XhxF+FH8rfrn/ry6KeGWcBCoqHc+rTqDatWV8BaylfRcJp/fbzp7LG/8",
+	"m5NJvgoWSvxrCHLjrjQtyjy6woE8VmW7qWncIITsTAXhXPLDnIUyXdM017i8bncng1bjslQuXTZGjdTv",
+	"HwftUatULnV6V5PRT/3W5KY77Lea7U/t1qUrcNMxvR9lRu+e82pNxa2QXVEcIgy5vmUkc3FxEDzKjYVw",
+	"khW8Oevm1i4ybH1dRaLDy93LU0Z87S0Q5mi65iQ6xwz/P2rTVr1wOd1vzcSo3Asmx2u+Jf7k0PV1TKqM",
+	"xA9hdNfwl5QVpfWP6+CuDQYko9oNAfDNkYUM1yXu0O06uDOGJwkQYINVZCZcusS+LJvhmjlYZ9dgDny5",
+	"5tqBJprZmTktiAScAAXb1i6DhwUNYDIDyErG3l3Bz81AcB2FTehkwa+CxivfFFR7S/YcI89ZEJO3tCDp",
+	"BVGTKMZ2pAepnDTH5dSwgUf6IKInHKA5aDVG7e6V2PO9rtjtg16n0+5eTT42mj+UyqXhqDG6Ge7Y+uVS",
+	"jKM5iYtOUqhmpdCkuEgZTvs2m4Uu0o3WXryOiI88vFbgWUzJHhv0qkWibCtCFvRwII2y6rBUmWIc4Ace",
+	"V+J+8GiyTnlMxDd18hTDywzumt66c5BX8IpywS5cB/ySxNjHsZRA3HzTwVkyR715DfFkRnwSYxrwKvqB",
+	"PHLlUp3KbFxc+a1R+Vet8qEy+eWv0zLCMVqGPEZvz8bMW+AIezHgKVKfwLiD8IFETbwkQRNzIsQcGnN0",
+	"S4KQzbVsBUCJWkkE849MINhYTy1GbkpaEI+mJl8JbsDxeYzBbYRu+v3WYDLsNn5oTZqNYSs96YPWsHcz",
+	"aLYm3d5o8ql3072UwCA65+ftaTp1s1H5F6ToQH7OX9WvnJzkTaoUh8ieEhlqtjrbTrDU45tcASsFXDcg",
+	"GMJMEvoGgSRgh+4DR/QkecbZRGDZZjcYlMoTsTAVvXBJOJpF4bIMUZgyw0ZpBtz5hZjGrgOxgfgijGIE",
+	"twued582vPp7LYxyUGe8/+eCmbT7CPu+GGUZraIwDr0wgJhKobugSKjryiRKI/CJRng2o96YgSAjeWUV",
+	"tSC7SmU9KBL3KfdCuO6H3lq6RpOc9YsED1AbYcdsFYX+2gP0nuARHU1FHzikDAZB3/odPlzBiBqQPiou",
+	"qhjP1QAsT3BFci+wVcjURH5NxaJRNm+GQUC8OIwUkBig+YAUMqIkmtpBsNP+oHXdvrmeKlTNGQSi6mxB",
+	"yHiU6YKIYwALeVg8Qk4TVZYG+ACsi0FujYiZhmOZMKZkNZnBZabL2CF9MqOMpHqAOVqzOxY+sKoGV4F0",
+	"RpNgoo7VqkaEnY7ZEj+KY3xO7wlLnrhAeBYToAzogLbfyUWIF1G4ni/EfMbS7jOtIiX5oyWO7og/ZtOI",
+	"YL/HgkcDqvspscKotMxZ6kpEAO5SIRurjHnIgpuzMAJZh7Axk/mXZizAcdNMpd1vSPLd3GgJaUsKNllo",
+	"Une9QJhzOmfSh291A5z7ocwFtD6eYsanZ9V6/V31zYdq/cS199v9vtpMzn6ZnRaHVj4ydE7mlfILNB01",
+	"+9NtndGaz+dSudQa9kvlUrt5Lf7TOZ1ctj41bjojIfU0R+LaqCn+vbnsO2Uevb8ckM6SZ6j8SbEhLxKv",
+	"ieiw3KznaBpHa02EkkRDhrBmPTC0owx2UjJxJqcQupLe3g4OCteBGat+yR4p5Ur3jmpjTRBiH93iADMP",
+	"sIies6d97m3v7GhBuQlgpwz1h0049NdLEqE0XwdpMmRxFAZi3Y2ULF4hzF+FlEEiKQTtw+eIL2chiYqf",
+	"p887u7sbKZTuszNJn1TJPIJdqXdFDwGDJN3xwiaS9GuNbI+U/ASsRKeoZrVMZZ0b5plSbgYdfQKpRxN0",
+	"cenD8wi9V0gk6jRDRyvMuWZ1KXLhxxeIx8CSMJesE/JwxXJpQGZ8TzRG1FSeiBqta5ru7XQLYSWb8RZz",
+	"snngby6UGOlMpUp4YSQzTSW2FuabyMno46PzRhk9ELQkKuHDGSG4UPhVYGB0SQzlRGTgJI4hTd/AuGiX",
+	"ysZ3b9exSVBWB3hfHuCIA/oWNdZuF0kkM7YBmbU5YU31CIrpkpTR4FMTnZ6efkAx+argv5Y0CCgHbw+H",
+	"4YSzGScZvn9SO3lbqb2pnLwb1U7O62fntdPqm/pJpfbuvFYr0tWtQnBPWYSQdbmalvKd0FKih5LXXWOG",
+	"58T/KMnu49q7I/E1nScmEgctDdVccxVqwLCQ5fRLSOjxxBCa3lO30DTf5AwbZNcPuYSFtsSf/qDVbwxa",
+	"ZTRqDUeTjz9N+q1Bs9UdNa5akpTgeqPTmYwGjU+f2k37wFMvi0Mt85S+lGrQeeAVmq8R4YKU+yTyCIvB",
+	"A7AxdwsxnKNapV6rHQu+k54f7SPRBR20pKHOGt0L1EicIagj2M9HxX5UYQgJdl98kc8dEztFR0RIoZsc",
+	"yNgtZkGI44QlSVRNMCAlwpur6kPicVOcV/t5NR7Pe3T7GBNeRg+RkGSEGCPoivlCtFhh3xdTgzl5e1aW",
+	"+AiUaZciDlYLfEtiISkD+qH4htDPlS+JnyMaa5cziEsAII4z2og81pUvUsF9+8f6PUl0SuAlGfzL9ad/",
+	"MPLTl/V8dPM3e7bEkNLALEd/P09AMf76elL55fezb8d/cVw++Xb09/O//e347/9f9s7pt7/93QWkkUZL",
+	"eqARgSmtfhT/2ncrdCkYsYLxWpTOS3MaL9a3VS9cvk48OBWf3Ft/vtbS0mvTtFj4pFV+R1cVbbKugCxC",
+	"IsnmvpVLMt0zszdAnK4k+HJrRn9dE0R9wmLBcCJ0tAZ4GwCewcgnHl1KKw9l8wwG05v62dvT+tv6yfvT",
+	"d29rZ2/qtTebWFUSm2wnE6YrpQFSt6VGkW1EZiQizFOo9f31bUC9SxKQuRhOPyIz+lUmVfYv+1Y6JV/f",
+	"VsQVylDrv0etQbfRmbT7X95OPvUGPzYGl+3u1WRw02lNpMmy10XL0CdOWYCuNDanS43Q8KWKxtWxfIGm",
+	"7f6XsyK6g3hO6A39L2+FdpBYRidfWoNhu9d1Mk+XJu04cfUtODtWGPjhUr94gdpdOTXoSEvsxy+iUNxR",
+	"5iDO0eOKZHHDLhRsIpoqA+d/pXMEpk4r6H85Kk3soL+silyIp2oxSoY5CO35WdjqheGdYAaQCtWYpfR9",
+	"Je9qWU1xUYC+ERIAmp6d/Lgcrj6+j4bXf9sArLNv/od/uvmnnNJd6pNcEGm9xL6UESibD8VtssWmCqun",
+	"ddBZGF2gqWZMRbiEfrZUNj8n141u46p1KZhH19zVPx13J8NW51Pq+pdGp+32wGingSwn5VBTv14OkX5I",
+	"IfJyJSkJXjN1zM45cvYkRyhCQ6XyMT8pKmX0v6La7nVqHC6XqQQY2o4CKnlT2ZyeqWjEC2AEOEZaBUJH",
+	"QrWp107f5GEYZlwGS8oMalh5A/jzyEDp/CVB0dm6uXYQurKzbtXb1TPlpPwL+H5gHfmFMquCweOBcve5",
+	"aZlzHfMrb6KYpuXDC8vaa+8KiUkmpUP1SuYcSupOWMfVJqTcsb2rPrX/u3U5GY4a3cvGQGwJ9W3pqdQX",
+	"9c9J70trMGhftoaTzIuuHcTCxjoOlzgml4z/K2Tk2e1SNEZ8AfhjENsZIryOQyPrIYwuu0P0W8gkVGcY",
+	"V1E3ZBXxkYyCyJEfgpF7zYnSICkJfPdZLhgzWAgcUQ2Jv0J9QSulRLkpzhGWJoqj6fvaVGKNybpsQfgg",
+	"a7FV5N8LOl+oMm1iscENgeqVt2/enL4xQoLNF7D6smi5Ihp3Q35rAFqasSqcnZ1Wzs5OXYS8cptlb1Zi",
+	"bDN6T1TvhIhlZoA7bbSAhoYRC1lFbiGNf7mPfFU8HGTFvaYM2QccW7cNS1GdesrCcnVQSvVgeT/VlSKB",
+	"IuluXSAskSCPrAA4IbJDgBM8LD1XJOLH5ZQLAzJ/U9b6ZrPVH8ER2Oz0hvCj22pdDieN0ajVFdqAYAWt",
+	"7qUMZRi0/tFqyufd8Qs7B6+SFrYxXGU+h6GnCMeMPEsaOaPc2RlOglmHsrtcbVG6unyU6p0ChNvnAz/S",
+	"eNH29/qMFnHBukCBKa4CLLU/cUnHQRToA2z3S/CYhtHjAGIqVBKEu0uCO5jnVRCGeiF9QvHnEEzS7H24",
+	"pbtbohhBGHVFlwm1WHfajiGxfb05zhl+foiytzHzXadY9XNvHa/WMRJr9wuo7aYTs3UQPKJf1zgAo3O6",
+	"29L06TBtFqKFlGPaVSRDmhqkCmbPkBa1U0rx92PffH1bRFZLHrPp9BU3rtejrAC36VCRgTUK6NUdSgEH",
+	"+NaOyEcSm+MWZw/Eb8jD18QwCA7+9fH4oHiMxnweSZtQh3JHL3uqEJHo6ob0E86UDxOQtMtQw9QLXXG3",
+	"LhtbO7GlqXkQVFFGU5OhJSUa9acUal5j0+EsCsLUbYXSVJMXwVWc2XAosCgnyp1VoKhdbjmYNj0l6EhX",
+	"eyyjqU41k+OTfymZzV7FZM2ezw6UXu+pfbwXecEtsdvVVlxnRCxP2mUYJdDuskTVBVphDujImKPpKinZ",
+	"ki3OIm7lsM39T2VBZ87GLHR4F7+TGPSwOz3QHxJYZG9B/ItNpHVGtnOuXR7jBxwxFbm9jU5NJPGP6nmZ",
+	"P6oh/X+WBASmbmvGftnNHTa83PuFbw2MFVpoWSzxz2d4HeVF3PRplmIs3Dlx2/oDBUWf3axyfwZZNvAq",
+	"kS2gviR7dAPEqKqU1Wr1dT7v2XjpeKPg5x6YNFt5sQPPf+NssbioEeWBjYAJScw45Toh7iDZ0SU5PB+j",
+	"Lche/32YqmfcUs4m/2BOtlVR2I+pXcJft0oyA9uRrfTkVP8Wk7+hLWlY07mu4aOLfag2XOqVYmuJaxKi",
+	"qGCvpLrxQINAHE4m+AWsOm5VIM2NBMfkK+zirJsdMg9LgHwZge+cADgct6k+RT5n4qGe+rEUJbhsDD/r",
+	"iJZfkFvL1aVHTS8oz4lWVr1Bl6puZxyisV3ralw6SHa35VH3GaildEgwBDEUFC1Z/w5g3dW2NJw1kqG6",
+	"WnJJE0aWxbtzAcV3XnEHG39GPv0UbrIxq1ck/kxwEC/M49r7sSdnuDZ+nTBCplWrjtfmlC7gEZ1DszXB",
+	"NreXn5M2vuXLlEXG+znVmz1GrkZKmfSQOoWcdIGYMM+WKWjIfhQNOz0kE7JSxsgvjXan8bHdaY9+mgw7",
+	"vYkyMba74q9SOfeB3s1o0vu04yHx86b7Q7f3Y3fLU/uaM+Vibxu4fMIx3M+tRmf0WX9Y/vVTqZy5ftPN",
+	"v7Ov5XWFadTEMZmHeTWY5DPIUw/Z3R20+o32YNJsjFpXvcFPk+agPWo3G53Jp0a7cwMBcNlHWtetwVWr",
+	"O5pcN9rdUavb6DZdj/U7jW63dbnjKXu4jrvD1mAyaPV7g1HrciKjzYtMyprJ9Xkc5CRKjUxuGrAA87xj",
+	"Qc1STQatxrDXnSi7uexco98f9L6AY3rjQTkaaWLfuHnTHTY/ty5vOo2PnVbOA3sRgizYNKLLHD0rpksi",
+	"T49FwgMA9Ea+6RfTvYowLRVO5OTSOYxYujtJXDHhRnad6IwSxgLKyPA2XBZkx3n9MU08dWB2X7IBSqpD",
+	"Oo6Ko1syE6oABG/PtFi0ZbgqJse0pDrxlGzHpgrz8TZ6V0Z35FHGkCY3tWa+MSXSrPmcPRtJQ+nTOuaU",
+	"HUDgG+qAI6tE0h6n58fQfxSkqkyEGSmvaoUzbazi7nCskRV/5UhwSsWY6oArE4gVRkLFq3A8I9IvbBw3",
+	"t49jltPfOYmnVXQtYWvKOuYhkng25+isfiKU5hRKz38Cr1488Gor9UpQsCdSLydxGy9lUw5S1XXlN0n0",
+	"kqwi4kllNsCQbbGEFiXYVVW/OS3LkA84btTNqdvSum1GNByGQ68gMZ7v3z9A4trZtywN/28iNTmeXRMr",
+	"lz6H1BJ8IEdWXC4ygIRQcvG0z6NRX8lVyFMxyIZ/AJhhAaAHDcvk+oCgknvqrzVkEr9Aa76GrHvyFXtx",
+	"8Ij2oTprAtoxWbqoz4A1/e40Oa1s8xJ06SJj3SFoRiMeI8Li6PEV1zneMl1pBgr/Wa1eHjOJYwuPIQ5W",
+	"zAzs1nTsBD3iW3QXD7OQAVyDWI6yydUNHsWmiAiSM/AKsh+Z6KSvKlVyFOFU7Z4xU9ZS1Oi3z9H0ptu4",
+	"GX1udYUOMWpdTqUZ46xWzx4bmQdLblEzsSYCeSUTbwjil+0UDAvodAXI3HoQO6fWC9PimBdDaaexgS4u",
+	"tGQwTRz6jX47bZ43aGJ7wAUoldMnUTldCVAWapKeLgx8zUJ+oDOEWaY8vYX3l/t9NyoSRPpO9TNTaVC0",
+	"NSWDKpcUxHJH3u65eZzWwTwIjGvsLSgjFSHOqxLV4sHzJEahLCugCsoSvzUWqUz7t8p1QEJ/Vvwp7yz2",
+	"VEbVapbaDd7pLjJP6FtRnRnoDkI3UG7udFsgdo3aloQDsJBVTr5+RbqAqAOHS58DBTnmxohkA67efyaB",
+	"I4eyQ9kdQN5ohAJVN/82XMdbgGkC8VoOkpe4VZj7i16Bq2KD7X/LGYPb/9KA724M5FDEEmgsnM1IxIsl",
+	"a66jYGsoi2iwoDG7DegxHuEORKyiqr0NwhTOxC/Z5OZ8rEikgZcTA9whMSH5+F0bWmcSlpkFjFqRyMB3",
+	"WSqowdHO10B32hPamRoR+6CtpNG9z2GCmS+rv60WjxxOdyB8dEviB0JMQP899Un0iuv4dzBDyIN8zeNw",
+	"Ke4BmBHOQXHfA4dlzBIgFg0+QrcijmiYkbJ1zojflN2JMwk4ssp2Jb7Yd4Cf5ajJDk+rlrNoJUlnNqFF",
+	"CoKGyFhUlOS+2AHYAcER42Om3H0kWZCHMAp8dOTRyFvTmJflrlZBbISXrWRA6vNjqN6LfYLWK9DiEyUB",
+	"FH9xuOmMaXvsLgQTjGmLiTccTnN5A9DOKIef4C61soXxA44IAzgMguN1RIy3qBmEax/ZlJyDC+EvKUv1",
+	"ABxsem/kg7elaNDDUQQp5DLI7kKn7+VkF6GRoGurAr7CNku1KbOe7f6dSyQdSQvTZq/bbTVH7V53ctn7",
+	"sTtFlAEgT34ZheqcJBwHB5K3TFNIXvbMJPPcENOc5QrbOJz9bGNbO+I70lMTkE9yCV0wLOpOwio4DRnx",
+	"VfT/At+Tc4WoZDZh6lw1GZ+fJs1BbzicDNuj1qTbGv3YG/xQKovrnRMrQVVeum40h62mU1TcFXWldlKb",
+	"zULuFvPVE8DH7SGJnVdWmAzYJ5X1Ck0l0lxTtekrtiKvXpIljjxx8YiFaKqZpbl8XFjAsBemmfS/0HC/",
+	"JwTFWaVer5zURrUP57Xaea1WPa2/q9TeF4Sg0BPkjpJuqrt27DNBHRLH8khJwVc7xf+XgriYzYgX0/tU",
+	"VY18GUpLAQ8GzS3FWyi3ae4cAvyTg61QaLdGt+6tY+yM7VY3kH4wySNhoTpcAatAkJ+/DoiPRF8PI1f5",
+	"rW4Y05liNUWoVm6g9ioXQ0sc5BUxLYEJ6FYTbMkrnPrEll1l4h5gTcaEx/xCH5Xbz8Yicy47bEIiXRke",
+	"A+ughg8pIG4UU4AsecbevDzqQb3+7v1p7UP95PSs9vZN/eTkzbvDUQ/cdaCc28gss31EgynDpOnZzZUR",
+	"hyoR6SBDoHIhUj4tftf+kDzGt3c5tc8B9VR1XcF+bDz04r12G22ml61LbYs7EnTgU2kfN0JpkoJ2XEbT",
+	"fmMw6rYGU3SkkaowWuEoZiQ6lqjh7dGkP2h/aYxaU3TkJwZ3HFAM02N9MpWLai6LY980UiqX1Dc3JYDi",
+	"Zu+nhIPak5iDvpAq5/e/DHuhihpszDZkXgtjYYH5nxRdYftE/5uhLSgl14mdpbLxxMc8mc6DvYU2Cimj",
+	"Bej/R0KxTgEkyRupndhpd3+QEPWt0efWoNsaTeq12tWkMyiV3Tfz753JF8+esnuDIsKWu6ZcIckLHc3W",
+	"QSDY15gJZkZxIINxkxD9KfA2FSE/Pb7IZF6L99HNoJPdGIs4XvHz168fHh4yQNUaev71ff31QZXgksqJ",
+	"9VIWQeHQiV5ijxNvH5HvWr5h3s21Imil/brR5MSDkH/5aKKlK66D0VS2NRVnz4zO1yoQeiusgduusBvb",
+	"Ii1BPBHfwi46+sejXIReU5aBaS0xdVh74XJWpE7MfKjbg/R3tMSiYYaFOMss4d6NOB1mTRsOoaM3nDSa",
+	"o/aX1hSFkFS0MLU4jWVELPf0stcVYoSVjqXAC+xar2i9EqsjWkqxMfOVUln8vun2B70v7WG71y0YMgd+",
+	"qr00oL58Q7xLSHSQTmMtQFanAUxnmfGhX5IRYtOMDiUFq93jS1igMZZuKzYgDcbWWxeI/LrGAUdOq2uB",
+	"pXVWLMjpt+XtjzYqW2ZSrpgUYw3osoQZwagZhZxXHFZJNDKoHwb3k6eV+HAd6wUxDnBtJTfYztlTRv2E",
+	"dLgcP6WauKJ2N7C1Ac4bYL4eTY2JbFpGU6dpTZxXQqFIDceY2cFrJNtJWd+mx7s57suZ9jYKu2wQ2DZK",
+	"zfg4zMuas0uhJ8W8TxyUuKSMLsXA6htUWJwPcxxTLsip/xt3Av0BKqfRO8C4vGX7WqfbnxHIwsQ1mAQn",
+	"g8FrrtBiiLrcDRU73ePoSKOeqLNg/4OAr29/cwMYQU2aRMu1vze8+fivXrc1aZTK5vdHJ60L/WGXUcED",
+	"zsVlocqIaJvCGioK5hoTQNwHlJiA+MdPMSZ82+GhbOzwU+zhvWympb4kFUVGPjkdT9sdTpn4Rcz8B+rH",
+	"iwRUt18oLK7oeD/mfkAeujMakMttBmo70kUbBt3jVq0Vc7hZBL3AK9K4J5Homukk32IqV4FEoTodHxGW",
+	"2B/hDEFjCMvW0CppTpVsktUEgPd6IfufNfNUXmO8QMM4ol7cj2gY0fhRzpJQtXKn8CDD9J6L5YQicXT0",
+	"ubrgmoSn7TjXoPbbhEO1zGazpBb253qlXqv9AsR5jyMaro3XFXkB5pwIGX3LKkK+LF9D9C0OglTjINyA",
+	"YInqtZozAiQXC/ujo7sqYFKJdV66oykJdJ0fYKpeaop3HOeAdRfJmEzXxImD6ZYIjp3CltcnxqhZhyoZ",
+	"J/DvKfx7Bv++gX/fFiwT+HQ+tR+tPP17BVg0zwONz6PRbbQp7v26Jms4PB9XJKFUpL74x/CZp6zmMIdD",
+	"uecsbVoR8+F635nV03b6cJ4WomT5eNDRl06ja104PkcYwTVIrk+/p0BcpCVgzGgsC7DIc3AQrmOoCJ1A",
+	"dhxSJmrMTJ0oVZXpcSXzse1eT1eYij35A4ESRMor0uDM+ksHvUGkUnCSJNxMj1OVlUJmwX0K+rQsILJb",
+	"vGw7Uso7qkFtVHhCRQo8WVWdxmwzUEo2ykMQt1NeEnSkgLTScVLH26o27RVa5QphOjSEyFrDIgFEVdRg",
+	"9jti4sfMHSEkJsYOEGoPGx87rUsZOUIZhlCCZ48YSr+91WhujQMUCrOdYkwZzzyyxUX5ghbv7GSId/0K",
+	"wTyuQJeLaJLmgEgRRuljfzip165KmwVzE9dAcrZsTNkFmqoWMhRiHenyAfiG+nltfpqL+sdJcvfE3D3R",
+	"P06Tu2dJi2fJ1Tf2zyvzy1y7ciqfHmY+9XFMgGVKjrnFcAmVDS3maqHsGdzKlYRfDMDYjY506cvXp/Vj",
+	"nU0iw+qSbyujZ+bzU3QENY3CCDHptyzrmrkS86+MZhEhml3aZOPGZnQP9v5t7nCHlM0Dgtr9+7dmnH/N",
+	"DFAVplUHasK9PZimSJ9BMYlm2LOgHHPOvyqqoI9i1KazE2hpIlua0NX924mx/zLffk5No/NR0OC4KREh",
+	"WG0YyZpR+tqaqUivLRPnXqltM3e2/8zp+K/9J2+vzr/Uwr9Q90WHh0D3eTXepJZO5YFuQjr3A900n8v9",
+	"lAR+rr8F66ryYsiZIRwdia1NGaq//VA9eXNWrVVrr+tvy+j1yQfIHV6EUUyiY9HCinp3MGEfr/pwfxaF",
+	"y3Mr/U1tbucGL2tbbhj5JJJs5UKeSvAa5RlzNfpRORjNAMFzK54V38bsUTqLN/oO3mKqcUH3mMhDGaqY",
+	"ju1M1Z6kRcjjNBKq6m0aZHSqB1WvVeuvTz5MVbzOVv5fLAjRK8hMP0F8UP/LGVSimdpxXRLePjMP9uZz",
+	"jVivXv3kDQQWuTbKtIyguEI4Qydva7XzE79WO6+dn5yfv357tm0GzDgOmoO23vJu0PGtW3WzbVtXa4aM",
+	"xxGmKmqusGpq5rqZ19ofFUFcr+kI4ve1/SOIC22wDEfeY4/JcRyyyU6cmyxH0KkeMuSnbLXNGdncbY6x",
+	"w16TI98xsn33z8brz7qFhNK9CjAjuaWsLvUTGlLEeORODvRSv1QMuj8nDQtX6zIn/7jlzzMAXDJndFOR",
+	"qSIgFysUNB1xq5XxsRAPIUfL5C7ZJ/IrnniXj6YQBDM9R9MU6NZl77rR7k7qYAARj5zkPXKi6mJL5V8c",
+	"1VC70dL/nQhi+gNZtC/das71Rvcnd41G5kWPOUs47croFDCnSKXyAj0IBXpEoggDuIQiIU6Yz2W1j3Z/",
+	"2GpO0dHnBvrS76LwfsMMcZyujjZsNUvlkviWs4cvGo2elkz/BLHo79+fndTe1d+cnpzU378/rZ2+e/Ms",
+	"sejFQwvT0/IqsS3PQwjRkFHRJqIQqYBCle+3f0ShgXKQZaWSTfrisYYyxtCKZ3NUBuTEa6sw2IbOU8x3",
+	"Ym9WXtBHsKo9IIaoNsYcx0TsnXT1UbMdz5HeSFtrZ7mqUuwU3J8rWjyRuQrEjVuW9CIR5Jbt+DAxsGO3",
+	"8KeMSc8YWf8Tkf4ni0hfxuuUPbV+dlbbQFId3YgFhr7IILRwhsSDqWPzuIzqZ29rZVR/U6vBqf/+/Ye3",
+	"6Eh6W6yazRH5HxlNl1fXTBOA7MtmQBf+KgO6RPt2fBc8vinC7Y4fTojUjh6mMbcKGh0cSyzju+8DzP7w",
+	"aOLnD+t95lBd7XtzVAOS99AdAXgzlU4EZKZ+T+Bzl+JiIvhe2N44c+wKGuaF6gDtHz2cMGcrjti4EV0D",
+	"g3ugyzaGXShz8/bMKUVdpHUkOGiTMdnivmNoFnFV/p4IWK4R207Og4eeagRCpug9jlPO7iLInjnt68Z0",
+	"TvUelcmyGz7Gd4QlypAKM0WCZT+nV0yXelhz8HudlQrh/i7DWKPlu1QCcVu5KMCUlhca7XIAboYV7u4P",
+	"6PVb5znrs9+QtOU87C7d9FLz/loOQrkg1Yhc0XX/iyN+Y+xZaWbaUwqWpF6381Mpz5MO1qNUVo95J987",
+	"agxUsv63+sQvLxMLLDH2NkQKE9phgFoa/TY6UrzMZo3Hzmjiy9anm25zlOSpTgatf960hqPJoNVstb9A",
+	"PqvGhG7eDEe969bAuqSzW2VtxVYG8fqgWGVGYi0abGZGrNaxquOmvFhq6OIQ0U7Vkw9p8Uyoqqe1C+SQ",
+	"x7ZlBxTAbYw3SM1OA85XwFJeeMtwlY7UsKJmpOTI0bRzMrHiZsYsSWkGOI+sRDB1jS1lfrI7bDduZS4n",
+	"tKGbdRK5EPRGeP6+dlL/1bF0rVYLva+dVOv/lNFQMZ6Xs+JkFd1IIXSl/Y4mJDyFggOQTjrEhnM6Zzrb",
+	"5YFox1uM5/JsO8loV/Varb5NuD6rfTi1hOuTzYX/VjisbJ+6djlOVau+neTo373AXQ7qwQsUunNP4s6C",
+	"d6nJyil7912L3dECxOCsylTkxf8Uv/s3L363p+Nz7/QU/aYKSE0JqSln7fnG7WmeM1ecRYD5j6Tobnwp",
+	"4iW8cxDTsvZNQmAPkMgSVnnMZAIGpGPgIEhtdmnohyqlqY+6Iixv56tr/01+aveGvA4iBeGqTiCsI3+N",
+	"gyB84K99yuUveOr68s2Y4XW8EIzWU1M3vb58M+n1R+1et9GZoiPltSB+WYc9IW2uCB7TkTjH4mAXrwtZ",
+	"rD0AdBMd5GQ/Jb9x0x3e9GUREf2c2hPWs9Uxa+QrSVb9cIg/jmz9SsMU6ZmWMyEGPmbXl29QeuCw6aQB",
+	"KUsHKj+VQJBzenxpmcSeuVK5ZD+p/rTGXEisvJ2v+gTsEHlVhDsqHagx7GpzfpwAIKaGIoTyOxY+wGSp",
+	"ZQUn5BKDdII5wmzMgIHIg90L1pzemxrFvy8pO0dLyiogjJbREn89F//Iv7+do5/lI/WTU3WzfnL6rTxm",
+	"8vLbszf1E3Xj7Zs3p2fffkGKHMFYR0gE45ARXvWTUyiyxR7jBWVzrZtCX8YM2oK6/GepNGIq6yUj7N9T",
+	"HkaP50p8VkMQ4rOOMIe9y4nSR8iYgZEpIl64XBLmE1+u7v75CDvZxke1rMMuLGuhPMC9kEv378IBeQQp",
+	"6oD8X7WADvzYJf6ag59N5wsh+4p11/KJaK+cfKBostCS5mB0K/H6yZ84fBVMTPg+c6yCw7eJ2KAlqeQM",
+	"QbHZ0l+Ni1QgQURkIjsUR+w0NmC+sBdLhH7tqqYsOTqJwl6MF4RGKA5XYRDOH2UcfRDOqYeDYRytvXgd",
+	"kWlZhrjCZhISokwjINrtrkYWad+EYLxWR8bMW8B+NbkQBksWgGULIcgiO8uB+WM2hUIT8LbObbBgSW+Y",
+	"5I26Edvx4cx8SOOoPZ/aALRi+SV3qg6KMcKcWmjIOLqlcYSjR7TmJKp4i5ATpizTvIpa2JMhyGMGeI9Q",
+	"X5jyWLBayweYdqTIs+WWBCGbg2TDQsVf4esXko8yiQhAOQroksZJQsq4ZGlHoCzDa+MS+nUdxhgdKYME",
+	"qr89rqIvNAwk5MmYzTANbEsTuPhjb2GZnI44MXYlUzLwOJWvkWzThKifsEjNpJE/JoqvPqrpKL6z+knx",
+	"KL6XipFyln/prfCva4JioZzp+JNHnT8P65+V38ubGUkXQs9TTEEc1MqyIK9oIpVc5UiC/QEdGwZkasum",
+	"2FkYuXjXcRX9CDlPa5VCDbKlJDcay7D9JfxlO+NlnJRoUVZYhqd54js9chZuOq6i9gYvynjV/7v+jxN8",
+	"2jlbvvnn30p/SPzP6Yfa25P3b07qb88+1N+fvn93dvKk+B8WP2HXtWUDLnjIXEcHZinF4SrJujIokSQD",
+	"byRpiqdYbRUNSSzITxZlYciHkraSwRl9Q4vW7howz2+fgdHsFetyVTSFK7s3nrBsnWxThRz96lB7IkLY",
+	"ZvLaS7j1X95TlLHMwPSZHfXLftLoU3KILfkAsnxhVqtbRKStHkh3J89RNpjPhQ4IuazSQjqtosF3gAfc",
+	"cE/mmJlfb4SS7IshkCtsuOCmtYPJqn+gz9aUhB+lUqcSQ0DZktXHbB9hXR/LTiE5VbQYP4usZUdhDzuN",
+	"J6tl+S07lUmX3mTmUEhsD4tHc5yATibeUOHyS+JAxjHw5mqG8pVk57fB7f1YRh5erQTpx+mvi0U7wlai",
+	"8ZhJA7TW8ab9Qe/yRuZK60LDUyh5JtvgqSe6qaf4InzgY5b7wHHaQNb69KkFHtzJsNPI+Fy7PXGxVC45",
+	"upO+an+hkBVNz8UwwB+D0LsjkTNAAPOQ8W1Ld6GKcer6dbrqOzIrCC8odL7sKlSfZkvaTqttxxBf0Kq0",
+	"f2ecLkRV7Hmv3YIPwS/3QuaRCLATwVAvBDgIyQ+XBN3KPkp8iaf5XFRTOajf3d6kMRo1mp+vW93RcHpu",
+	"cVfp8knLmpnnJ+3u5Lo1GvQmje7l5F+9bmt6PmZYzFIUogB7dzxrFlAMW2WFvFapH+hoCu/waVne4rBP",
+	"p+1us3fdb4zaHzst+SXRx+zpwQjxJawU+ORkS0mT4CDjUg8fszUn/nEVpZsetK7avW6BttVRm3hBp2Nm",
+	"NY9069ft4bDdvZpcdXofG53JoHczanevxOj0HZitMpr2Rp9bA/FhDkUu/DR7+tjpNX9oDSSWcpo7OeYm",
+	"e1UNq1QuufsjeZy1oBsXNle4VC5Bl61G/6VSUnYr+XaFM7dQqoSw1fo2oJ6zthvANkqillsH8u5A97a3",
+	"TdGqGQFmOeChn9dLzJL6gNazT/6upEzXyRoRUglkfRO5i6B6Yia5kGJ/evzCfEPRt+tUmuuCZvyF+wCc",
+	"YLMH/5Kht4qHCAnndRghxUpedl6eeD61jaVhD+1GiFtrDqmZUq8yWVl5Ss6miOsw12bM8tCg+IyRsZKj",
+	"wHbOjRJIHhVKNWbpvL2MIDXdMCO50vWeU/rarqJmZ2dPJfXg6CNl16mihrGP6yjDMpreUeZLfKVCphUZ",
+	"lqf19Fccifdl/KvCYxQXjl0KUAGTqBVYIuPFlfEzCQipFrX6HRYyVQD+Z7phTzkUSGhr7NXmxlHmOTs6",
+	"Kg2IJI2tEuQPpPPnELO/T3qaZbcrFE4lu/ZvEUXlhUEgAzcOiKW6Se7KMDl+gaS1wrlzimcg/kkiptzm",
+	"0l1GH11xI8fqc66kJ4tF4tWK4Ihb5dg9UlYFLa1cqrKUjcpohj15gGHmI3H+V1EHpHHAkIMYIRcLtGSb",
+	"p+7L7KRI6ejFBYmcz7pP+nQAbHKsK3VMASJuBkgYIfVlJulatF9cFN0qicoqb0ZA1pbQaVEL9nOvhBzb",
+	"QcshxX5IxclbGUX2OlL55Vbnk9pfRVZpmTdkS6UJwgcSeZgTS7kpW4A+puOOCqwpVIlNdegPXWkzTwet",
+	"uOFisOgwM7lr7viE/riazakUqKAZKU5VlIhFiJgH/1a/0PZV2Pb20knyZqpA7qu0ZzKz+yj2K3UViLhT",
+	"FTY63ncgY6E4/kGsebMfB5EK2YLlgg0hPcFE6TqrqRJ1xVKVzRGcOnsN0T5N2XeA10hEAK3rJ3q+ZBtT",
+	"ey7EtG6n5ZdnEn0ce4s9FfyPoQ97fzv2K8RvKAutjggDLjlm0y0dmpYlFp6WBsuIhzLOQLCaaK4DQwAa",
+	"XesLYwaIDBJrY07iKQRZ3yrQHbABPERUQsTY0WlTa2DTsgmPK4+ZFbnOHXXYZVcvkAyIKxtk2QooUGUb",
+	"Ct6i0jHToS7gUnKGs8hgsAfKyfGFqRpvAISzLY+Z3gBQsD8DU4wyKMUqZm9npJ7U+FPzXUY4O4UKEVUo",
+	"PWwdBIAa7AUER8RHR6bSkBdQGY/ICZOuNIlqr2KNGZp210HwCTA+p8fn6SXJm3h0S7xwScZMTXd6tYKQ",
+	"E66EdcLi6PEiCXykPE1ZSdfParXqmNnBkjLYMTtKiH/miM6UEv2EyEYcBL1Z6fznZ4lx/KVcEh0UC5TL",
+	"CDJhCDa2WtGgRw1GOV2vfByTa8zvppISxVRTFSAOlOMDcsHtI/yHsji094IKmvrHsNdN7WsIQHl3+v7t",
+	"8ZjBdTDsLSEhBRbTRXYRWYb3Or9C0FjyzO/fpigg+J5wGVam94tsCzIWRAtHGDHyAD1lhEDkoE1VENEm",
+	"K+pblDZmgn7TE0HF5luhiKwC7BGeOqRk4colXkma2blc/wmxfHqIZc4k7wq5HNmRlYppa2aPeYJ5dfso",
+	"DxwpUoarmC4pj6knjvA7yubnwLvHzJwNMF8+nQGymQVIZ50MZeSOf5QJvfUTsLmmT40qakiLnpBrxWfO",
+	"022smXkDBzuiI3fO2P/WaMkns1sdN1mE1X7/yMoiS/ef0Mm9QycvhCyp0+ogTktKDkYmMxHNibynNzMI",
+	"ZU+Jo8wu6J85rnIftYNfOSpDDAhfhYw7UV/knd1ah7viREGnUj7Tr+4VTi79A08gV74xhg0LOYzAfGrD",
+	"NK4AsiSNH7wSQtPbtZK93QBbYl4tHC7E4TlpA4D5Prcyk4TknUqY4hpFXUYyj9nUamuKTHpUQO9IJjnB",
+	"YJTK0LI0WkCgqstISAnTpayRf7t8L4dMcgad32omOlva/kH8Th65GXQ2PXV2sNPzRMRtrmAjMzwnSPzz",
+	"y6YwtFyQtk83nc5Pk5v+RtBXyk3DfJkqHulFryL15mXvx+70XBoXKB/rIjZHONDMfFss2XEVTS9bV4PG",
+	"Zetyei6jNJKPlMcMrrAwrqJpKphABeIB2kzasZYBY5Ftl8qlpLvmj5s+QOok4Qa/vGxaiLXBnml1M9zL",
+	"XmrT8xRRpTuxp+uvAEnv2K+CStK7NT9Gf6OAU76VFDARrOenFxJFSxKgVEX9CIuDuLqjSFLB+kjVP2Pg",
+	"frlEeQN2zhZorFSM8FQuzUZpqpu+LpQwbXfVm1XUVrs75QSA/RqQWYzCNaxo6hw5cN8aOC399QIbledQ",
+	"YLHiXil0KHH0uEt1jdlRph0An3WV+zoup5sQjBId0Thd7WXM8huQp3Z6WRQKqrJkuiDMrPJ0dnRRZoJN",
+	"cOdkOGqMboaTm+4PXckcHePOXN14DjhpAn0GWMyTZq/7qX11M2jI8KxW67J1qb5mnhm0Gpc/TUa9yaA1",
+	"vLluTT51ej/az3w5g68BKpz8Cly76csrqidPhVqzQdXKpUHvZtQaZLr/cdD7odV1QbDtiDOzcZxTPM3a",
+	"rYZ4izPkTgbxeQ9HQ+ckDVaSNIoiEoCZIZX16uDNq1VAMfPINV6tKJs/c6K5PbZG5lOb9lZts6qiBtgI",
+	"w5nBQ5MYN7oFZVTTJi7KGInEG6JZFK0DGRPqsO5C6rfpyJbaInZXuFXwKozSlaOA/WFVeVFllvuEx1QG",
+	"FqN234hOEZE8U47J9Bb0EzQL18x3BirNIU3qM8G+RNl82iJc2a1BWFf8EEZ3Lo1SUn4VDXR1d+v4VK+J",
+	"RXlYUEhTpragqfP3nSOK14yRoMV8gCLesghJH7YuQvUpiW9bKXTPuN6HsBKQexLAClfisGIaTBHnll34",
+	"7BSZokRTMC6MEGVz+L3CUClC2tNkynnIdFlWACK8XcfID2W2DNzHMsjPlF2W20+/4I4kFY98CTAbhQ0X",
+	"x8kb6g2XGYTqw3NMGdfJZ+ajVpCmGItV5fIhTBjIEzXBbXTSzh+dSzN029WSQQuJmBkrm9hXuWT0ImS/",
+	"bTj7R7onC+XcEQ6gRvFCER5t6mfoeAY56O+yQQB6JkVbW2gez/fpfZrmM7Qe47m29siO7RN+ehh5XGUO",
+	"oD3W337VLZE4cJzuGd22O75021DDGZ2cVW5prP0o9zSK1zgwJ1PiVylLH1JNljYsv3v3rnxSf1MYjqno",
+	"jD0JxDQ/NPD5YvDzYT63wpjuDskvqvXuGZefB136ssH53ycuf0+U038fbNMdUfl/kvD4vqnwsAezsxG4",
+	"NT2gJWZ4TiKpwug0Lw0wNUuDiF5YsIGQpCPR8MPIeNPdse/yU9fyS/qwydPhtkcRlEYYymnw18oKIdFn",
+	"gkd0KxQUBCEq4HJXji+kXwCNTL20wPcyUYALKQaogMqET+6eGYe29m2fxcoWp9hr1eQpIDXJpWpEpab2",
+	"N7Hi5WGiboBW6lO+CvCj+KlrHXIQ4jjRpZlxBIgyKwxIxaqJLRVK5DwTGiEvjCLwNQHYlKlwkvZqZ+Wn",
+	"ZJa6TlGzH2AhdIjNzSxvbjtdDS2t0FGuoVBBOoEgBTVyLcMQPS2vOFqFUSxO608gSfEYRL5xqbmgHp6H",
+	"qD4uVbcUGtmr23qRJDiSRP1K9V2Bd0r0rCUGRFnAe8dxSrtYiRaIbxqU1OzuJwzvJgq2Gpmz05FUiW5Y",
+	"nTO0JLomKYhyIp+TMKUY+YSsoCizooxE+TL7KWTp2ZAL8BQdwS6ocvCmktGMLDeJUh3ilNuQf9nnxXyK",
+	"09ZA8G9SfZwLrw/I+r8iwjy84utAhW7huZpcUAdgYVS5v1sSPxDCkIzQ1B5Qs7fLaB4CkYVwS8UnUW4k",
+	"T3E1keY2Zcxd9UUPD1i20eCLRKNDuX0AgQeVXxz0ZRk3rM5h23YF4AnKo5rPcBrb4tLBgyS+l4lHt6W7",
+	"FxDfniJUbJ35Jo28NY0P2CCX8NctVD9Vuupq8ciphwPkyVYNHUIFHV3UVxCXJMwqsj6vlEcFvhQRrJzl",
+	"8lEIx8FBYB9HoZXat7GimtYvyRJHnqvyqO5QhVNfHPHiOdS+TDicGoXbpAm90t13tC67XZH1K5JYOVf7",
+	"qKEfwrGZOiEtVaQrMufj+SNT3941rm3fhVVSWH3WMmjebSo0q1Oz02scwKcvKZ6zkMfUc+w062ZO5hVl",
+	"dw7ZAUerJvYWrnCNxqCPdARzQDAEd6oz53bN/OCwnWt1tDHot1gcPbq2sPyCLvZAQ+aGv/kcPih1mN1J",
+	"MpcvpmoTfbzpXnZak8bV1aB1JV1CgMbSaTT7pXLu7eGoMWo3nVqY/EiBOB/bgSlf2nBebna0129Jz1Wj",
+	"oz18ylmW/8BN39lRmBe3lUKGe69IBJP31LUU+lZ+aMwSe7lGvetG05jhlBglZ0qhZUDhcGMCU3iYrzgS",
+	"+/Vpu8jQn3N+NPk7uCXdXqI+sSs6+dG2yRCvWxPytPGJNRE0nkec4h4EeBBpkdJ0kB6sZJ/DRx6TZTsn",
+	"nMNeFngQUd+gPIeR+1BghM4Xt2G0venN6vbmC24bhbu8mL0RQaymBsMjYWaOimCjRvNznq94n3XorWJx",
+	"1vfDB1fpvIasfyGEgZV4AsrpOm3lOcMbyWgBCVBsOU1wgCMhrUaEL8LA5/YoP7evPk8ancbgulSWf/zY",
+	"GHQlqFSn96O5JX4nd3o/uAteCdXJocHBaChD/sdlSjieBSGOk/WT6N57z2oeZQ9TUUtuui548mlR9TmY",
+	"5LYDz8sXjjI7TMseORvAFnfcbUkhR6pF4JHVO8HOPt08SrBnhSIeeERY7EhyQk68A5u7hpeTxsL9TmPN",
+	"BKTQqPdEp939Ycv5m3c75/SNiEfoPWXz7O4/cPZSzQgaijDjSxrHL/WJPbZjajlchzwnXirM2b0rvbsc",
+	"DIzmD11BpmvuNk1n4jPd6656Qbkde+2KKtw17mcsveGot2HKYHh4pRKj7ZIbyKq4MWbJM46smINrb2jd",
+	"NAGwN1UzrHzRBBcMHamirWmEfStVecxk6tVt6D/qXGQMKMxZl8rxrqTdBMg/KXzIfFN/w6Sh7F9/47AQ",
+	"7mdIKoRnEGWDT80ks1AeltUnZwY2kupadnKgiTZIbPt9ecoo44ycGhVu+hiulZ1hIxFmv5oNUnyz8uIk",
+	"YhlQiVT7g8fEmcuVE8mOaUPtWaJsQ+eAtGRxhtSjwDEgGRVqHJdtHUJ/OKf0gsJRk4eFasNKPSwMnwbY",
+	"fxuZf9oxZIy5ADxpQ/Pp+eFyMZJ3q9+xSsKW2gjPEjdo2tcXNv1T7RRDU4LKRhtV9AO4pMBsmcrWVnZz",
+	"4puE7acVuKyihnT4agfu5rlQYCm+V5ECOgcP/QsVJ1ApVeJihd/RVUWzmQqIlUIQEeP/Vi5tnCd7U0l/",
+	"o4V9HdLZPfcMOXwOEP09g6USiSjJtcHcgtNXvqyFil8CByvXc6CjmuxUMgkjIWWE5DzesFWhJYkXoa+j",
+	"/YgM7o/xHZHABNjzwjWLN5q3Eriwt0hNZsY/owSKphFQnnCmjjYb29ttsrvJ/Zbvc/iAIhJQAABRzjst",
+	"Q/FMQYRbYuP4U65WGuY9jJL5XxKiyyyCiGWX9rTwzBOhz+2cEQ8l47Lx0vdWX3fOWjv/ewUwg0wlUAVz",
+	"qxWxA7FjN1JNnhkr6CmzsR916dIBgmLS4s/mxqryACsEBRWuII9616OSnQDArA6gAuQWgAkJ4LfMQVEV",
+	"LIHjbFJZBpReL5sb0rzbG00UVnCnJYGB291Ra6CyUIaOS1thy/db40Ko5SCmRYHga8p3I0vDOmHMAUic",
+	"MhN5YG1WNb+UZwDGYyVK2I8+Gd+8gRa5COeWdG++aFgQjV8l1RCeucdpaEMn0J0Q69cq6FXNpYoIUCjf",
+	"GqzfJzGmQRV16F3iLzUSQFXiW1aTL+qfj2UlNXOEEVsvSUQ9Jf/JpOhx6c3Z23cyJuVwwLMNeXib6LrP",
+	"gJ/Uqzxo+mtZVWGviR9ZxWydKJBKqNazSrH/1EndChm/V+fFKwp9X4xgDE3XxyWNNy8vnDytwwedIM+K",
+	"Iq+liWQjg8wmmLkx1Eih8JZw6iuVGgKqZIi7qqadaEohU/KJ1i+KSnfPfXofIo6n1Mm9q5ClQuI0gW2q",
+	"m1tDYtynixvbxnxDLWEjCJBT5VWqQaStCQe4Bp8X3jADaogZmrY3YekoU/li8lBROHmUj5kxSclS+Wwd",
+	"BPr2EYQkwZXUJ/lUemSPJaoeRzT+o614qtDm0410XfKQRe46EKjrR4m8GCMbefE2DeS9ieVyEMaVNfrv",
+	"D0WVBaDanE8lBW+Mbh9T1hP6lRi1fnH0IIOSqtyNcSix/y4c6H6wIRJsv2oRwDy3YWsfqnWbqoDIoGdu",
+	"AtM4TzvJ6rtbhoqPvRg/dfV/z8qXDAePnBorkAkMDPCjAmZwHAnJmdEC1rp5qhjkYQ419RiA8ZuXjRHp",
+	"WXHj3XMiRc8XEqbyvra/dKXqjm2ZbAka+/yA7tsGkihNTwJxJ6kYelV+AYAHt4r2ack+JWI6EN/Bs27B",
+	"jmdUIOaTiBEcy/TxF8ByLjiP+5NGsr455CHh8GXeB5EgeGwfDHgIHLs0WnuiyOKdOmxqUeIFjfx9FkUP",
+	"wA7+eEHM92IrBNre9+UX2Y/vTyMwKVKn2j7FO8lkh2FBw727vxIRf818zLzHBHkeDgOQIzJ1V8pJ4ZUX",
+	"wH7Pch2JP08kInyij6d08RQ1S0jdFybng6iIg/+eqEiFg9Lk7W7HofKu5xj042vKwUn9kSzwPQ0jl0iG",
+	"Y0hP2wBve4DavMa/oHGMWIzwLCaQ9p2KDGwOWo1Rq1QuDVr/aAEqUBGktS0Em443th8uw9oGxGTJAQ8j",
+	"y1Wg5uIwBpNeHfs2JG26AvD0R7P2g+f97rf9aWuzlf2IDXJbSWyqDaQzrbYQ3nYYNx1URTfwuC6Q2ESS",
+	"CMMljeM86DYd2+vO/jMpMMBBtA+sI8WUcIYa63gRRvQ3nJtcfBBedp5B+9FlfxdMqzKLSMKRyoivvQWk",
+	"WKsqKqUd+8Wd2aBjD+wnqyl4RJUZVyqX2qNJf9D+IveshsbKSwfY/jlw6urQvFRUJOREtEafW4NuazSp",
+	"12pXk85Ax0Rmb+bfO5Mvnrmz23eGRaRo96heeXuKvAWOsCfoW0KzmzCIzeZDrxmyGHtxa4mpI1AQLpvM",
+	"dUV/rzjq9ppVN6ztMoxJRy29w98RRqgZhZxXpDfJ3sqyLuMy9EkQED/Rog2mgeNrv64Jj4n/iWAht+Rg",
+	"jMAjaKaeSfFQ46b7NGkOesPhZNgetSbd1ujH3uAHQUifJp2Tyafe4MfG4FLGe7c/Ta4bzWHLnQizWehL",
+	"fV/o3s1w7QJl7EKst5hlk5NkwsIPheVwsE01Fc9o6vTs5h0QylHyxSccGkUH+0x40S+PEv0MYNDbIKCL",
+	"ojwfhu0s3+pQHufPbS7mi1UvFrCHKPdCsNVodzKE9dDYXT3WYU0vVjO2nBTxmIWRjfipevRKFlQvXlu2",
+	"bYdjWnm7TyggW3160dbDxcPimC+NDLrL5qIUM6IeDtuyJxLLSxZEVVA3MmhkQaIn6ozfF/tlF2ew93g+",
+	"JyiI7a65oYyWKyeQ7LDKmN8pp8nL+K22woZr/Owy0gjbQv9OILar+2FwXw16N/1hgkS7X2TOs4Yk5yPP",
+	"5+ufuajzN4POE9TPDTJpb/SzyA45EHXchTVeQKIo0ukCIOG503sIUHgmi91+AR1JoHAoM8RUMAMLURCy",
+	"OYkQ+SrOuG1VRS1N1E/n1h+QPJUlxq2cOavU7d4nueDg+Wp4dQcod3s4kb8ne8dMbiWm/YDx+Esi4Dlq",
+	"xz+h7Py+eHaZCkUvjGj3kjh2hdDr/oNZ9z0w6/KNDQ3mLpl6DllRxmJunBAPEqE6RaQyMW/MIEeK05AR",
+	"v4qsovCy0oiHYxyEc0Gvt2sagLv5CMcoIJgDsnWkXKllaU96oPFizHQPwEavy8ECTL6sB3tskJc4gZA1",
+	"AMtgCPu+GQtPwHJf8THLeiCV10D64o6mSdGF+lQl/MtbsuD0BdrQjMYMihSmYfqy6dEHFWi2C16PmbIN",
+	"JkMW3cyphZstO2CV0XZW4snDluiHPMZBFmsjcQQFlBGOOFnhSKMJMfIgrlomtkKnVXYYDkPblirIKf+O",
+	"IB3KYA6U52qzkPDFmIl3Y8IAdA6Que5JhMRG9NeBRKsD/F7poUuKdCMcQ1BEtv4ffGKPkQYk3ySn72RT",
+	"c+P0QAWlKwPSOZo6DXRqtxiL3FQ0IuPqMqW+9Q59WePfLunVTE5HmZ1dGCQAcSfuoRAqQPrnAFwFMQmH",
+	"je+7Wat3jd9zOg2aqk68FYWRqr3e4IvbdcQkgX+KMLubraM4I7Woh4qQqBeymDJneZymvpXddinR8dOg",
+	"3WyUyqXGsN2Y9BvNUrnUnJirzUnqeutm0Ou34Ge3Nxh9njSuW+bJYe8mdcU8nH00/WARRfJ7VnGtv6vU",
+	"PlRO3ozqtfOz9+dv6tXa6Vml9q5gFVcvCjkf0rSnsc1moRuxAvDdQs4rnMYEPVDBSpb4Ec1D6TAVTxh5",
+	"8sj2KRwfJEdqAaOZ180ipL/V83aZzUG3vWfx44p6gFlgn05WRGGyEq1f15TRr0htBnR02axXLpv1+rGr",
+	"7G3RxJVHlQTv8LDrO5tnZ2oHq35Nnb0tHdCTRJrYCQ5DN/SknE7qucr0Ul8upJT6LrPhE4rcvqkfHEj8",
+	"bJqOIsQC9VuNJP4s+d7JDsiVLoVUkrogUZOUhJlJ/E5E3yL9cwiuDvKXD11+3EJl6AijKSPxDHtTRP3j",
+	"MvLpnKrqkukuFuqYxFXN4Y4S9Qqw6FFirU4AWpM5BfYugU6icM38ShzRlUTeeBKTHJjuFUp2PUAX1WO4",
+	"QA8LHKdzLKr65hQSt4sJ5xJ9VHa8H4X+2pPcnkrgH0IiPbgtkWd2z1TI2wrTSM8z5WCREwxHfq4ilwl9",
+	"+FD98OH/PkepMmeQ0y7lcaVpybpoT49Ky6srNzXZqNNzpwaMLAVYejrQtNnpDaHUJQuhMn76vSMFhAMB",
+	"eLM1V8evkaKs9FfZUCGxRqVH8/5vTmc/YIX4hqOBPbSIwfNbQSNDvgxwODy0BFqXURGi6XTgupRvZMqQ",
+	"Qu426LYWPK6q+AOxsFo1gDwiJklHBmak5NmMryU3CDfzKhDx1t6qiEWdPsezKV4do+IBfwRCX4UBjTFD",
+	"OCLiTOR0znAcRsdlNXQaC14BMyChaZbrIKbi4Ha1XGzjL/HXy0eGl9Tr43jxETP/gfrx4up2lcNal/gr",
+	"Xa6XaM0gfEwsgX4JZsWXraEVjhdcaG3hAzDgFYnQjzQism67SVKEgWdShSp/3+OMX+Kvn+hX4j9T92ei",
+	"re/U+aIbbs+iMoFNAN/RiG4I73BjenLI7GdUT06dlzaoG/nuJQ3r1rrvNrDbRPIfQ/t3MrRbIp4jAFTJ",
+	"NRLjLo1wv2Hvw1lrH/YWjhCrrytAGBvE8bVjD7TU7awcC8Zt234RhwijL9dapFIdPSqsjJ0crIsFVi2x",
+	"neHDnZPUvCnxa4l9YiU0QNddU5oS89NyEIht6Ajy4E2wLMpWP07ZSnb7ifWn+pC84bl0OlUUYqWe2LBo",
+	"Q1U0em/A4ZPKEXrvX3V6HyEbvtNrNjqTQeuq3QP00f4kudWfpO7+UliX2uqYtjrzQhWynz8d49qgyO4h",
+	"kTYzMIHp8iVEUK0QLq+JTzFqeB7hHDVDFkdhgDjx1hHIchJQ9NgcRZtRvrqGjmjZUWfkMVxHKGSVVUSW",
+	"lBOuUK5diWM06K1cXL09A+AWQU1irjYL+1g9SONSSeBRvgjXgV+BQRENkWqGKARVD+BUBAMTUpJ0sakx",
+	"yO6Kj89wENxiD+rVQHY+mFV1iRUqyev6hwbihHPFAlkoI555LKabL4hfRR8fdVnd/YeyXPNYDyQzAjkA",
+	"PwpXXPoX9uyY/AIsV7JEm/xhFZHhAkfE/4E87qhve0cevQWmDIHHcREGPolULsKthLIUyxrOwPDpi8eT",
+	"mh9ByOa2TYPHOIqfYM6QW6hvdX7/WpKyDbmvcoHtBW1B8bDNTJRNmt8xmdLySSocnoFmE0MPajZ+gB3W",
+	"/KGLEqxR2Nzq2D1wluQIn2+uUi05RX81b+mxOlRanINrpXfNPaQech56VLI61cymhyIPhHlbS8ZAX9D4",
+	"Kdq7I7Zl34XlH8Ujmos/EMsm0C3xwiXhssaXxMI8PT39cHwARopjJxxe6Ce9Yga8iJN4vTJg1AzC56i3",
+	"fXKPmo0fjkFa2Vx49/zavMbKoAJg3ywh7TPzDWRAig1wcQhIuZBMaMqDy6WhalWqyDSpZTwdVbHWIAR7",
+	"LlVvHeM56YZCo01iYvZeKuOHwoITM6hyAy2bU729lUvh2QwEclXdiDtPaMr5mkwAUk00OJr0G4NRu9GZ",
+	"9G5GjatWWcfvKzHMLkmk4f7bl8rQ+kCDANCz1Yf3KQi8Cyk6hQ8tLXWgTK+jlWWwlfPjhn5mvptshiYY",
+	"gzBfaiw6pU9N91FKfeFUCM83jH5FZBV6i+MtxhdHuCRfE3ei26cwUt4B9VnKkVa5QIjCd0Rb4QShAiJq",
+	"yMzYZ6EQgsQBLasFnqMKkot4DqFJKXlFWzBVimvwiBSeByfRPfWUhTxcEtg+gUk9S6C4Hijzw4cqqqA0",
+	"xZyjoXhNEYdEI44ol5CEmV6ArvewCAOCpLCndH60Xkn4Vzg0I+KvPdtIZqsk7ZH6rso2TPWlVC6ZH5k7",
+	"xZP8bnIwspOFYtZOdzMtMLjkCAo4ipUQaCGPQxU/q9mNhXesuFjwq17vqtM632xAzHXSvikEltLu4N1S",
+	"udQdDpoT9dcv+/HgZDMlkt8LbqecojNDXTpo9zzu2EAyDvlcGtIdyw1AjhAALeP/yD1hQhtYA6idQcfG",
+	"PC5rXAWoa5icLRuB0M1Gt9nqdCC3odm77ndaMpe2q6Oi5W/52EFodN+zpjBNJZb+p6pw4arCgx0ZvAOi",
+	"6Enw0LxUXiRbQZ3ExiN7d64qYFEZYqVtQmMGqyZdVR40dzSVfqehPBimx0rjzv+mBR0BIB5jphxjPI4w",
+	"hZrCogVPwdjqCPRMfgYUzohT1Tmr6KdwDVt3zYlo1Voo0PQp1DtNe8kk5iZXMkMW5DBpfcyOvnQa3eOC",
+	"UcX5EcGyA1ZU8V6xsHAkOONh+3qxtImvbHLiDaPRr9BMuCzeDJgtFi9rpidllmoma3lYbdTc1nKDE6+3",
+	"OCclPVHmC6ZsnLTg1MyCSmijrKrDeGDY4iGDT+/n7JiLhEIasaNoMOQfGMWoy8agnLoxdtTiyWml9qZS",
+	"q49qtXP4f7VWq/0Vfr1shRnbF3ZrrHvqBnARJQ2X05FEpg6zQvGxyGiJfwsZ+pHcIsUveRnpaMCjy+bJ",
+	"cRntQWq7A/+yOEY64C4hliT+iVTn1TJq/fOm3W3/9/F3iQFsmA4lFXTbDkE620k1R5XLZv04GwZ4cmgE",
+	"YMGCN9vDAhUIVPI+5Uj7D1MVpjIhZfX3Z7X3b9+evHn35t2b0/e1k3ffIaLQlIRxunjTHGkKM5Filpmj",
+	"lO+OPMwILUVccthb5QTfWzV2jYejH4Vx6IUBOuo0mv1jW6qooqm4Nhne9Pu9wQgCoqCQKOVjZqo5SFgx",
+	"ohI1rV2vZJA8qaY6ZrL5m67jA1Kc1d+Qsou8qL9kYgLCKL5AV83+mJnaGroGWqdxJYuuCUlFtAxVyqab",
+	"0CVTg8lSVwkiOsMgNQGlcinb5ULMfom/dvB8SH8j9VptdxgLM7Ap9VoNieeRLAOXTIgQmGRhQ2wtqsQA",
+	"O+o0ro6rCOymGgZIzJ5urIw2J0C7QshXT8hfNEZHMsyinO2DrBUf6xyOYyeoy646+Okp2W9GnnNCDpuP",
+	"F52Os/0o5Ow5KeTsMAo5exEK2R1IrbmyCaQGDSgVN70ZWp2KpE4KA9MgrlBmZxsljBk/8Apk8T1bfDUo",
+	"JfpBpyUsOcC9MIoArAJK/kr3J5Jx17JyB2VJW8cHBF6vSCSh25rG5+rKKdRPWa5ZXt5UM5OorS0abWIV",
+	"SOuWyooqRdq9vXbpw7LvGlaBSOKUdu4q9aG1Ii2aUM8SEzXWJ06JvUbBQC2VlaEtYmOXiDsuldG4dE29",
+	"KOThLEaN39YRkcUrtorGhYLCX7iQWn4odrYIWsbfkl69KkpFbpsEQ4lzZGK2xZZg5CGX0rgdze0FIVfC",
+	"xJod3mJKQDgo2ns/U1XGOLChzRorkK6cn6BAivWTmiab5+9GCKdWXkiSvtewjEWbXvswivuYRrssa30h",
+	"i0HSQHa/p6VNIVFN+o32YHLdGDU/t7tXk0HrujdqQQDUqN3rTs9lLVjVjrJ46b2HA2mK0AeRYIyYRrxs",
+	"FMw1J5H2jHiLMORE1ZYVp4orHBxyiaG1VP9uus1edzgaNNrd1qWjk3jM4FOCn4Ur4HeGwBA2uL1qVsJZ",
+	"PrWhtfT0PIRjJut+Ce6SVST0OQbjAC06Xduq0W+jiEDRMIiSi8Mxo8yn99RfQyX6KOay8PBNW0ySAv+S",
+	"tWQkumfkwxEDlXxln+W0pHbD7hUslUsFp7GQZK1J8EuAtxLel06ju5vaxFOSxNIbRJ/KKYA1iEdWZvn0",
+	"nEjzmSIzMG0vddVa6IeiU7FwY3a07ZAExr+x2sdbaBGGMGZLgiFbB3AfhFJkDX7nkok2tqwT3C6W0nLL",
+	"SCxzMweYzcmzmPeGG63uHUe4R9sbNPXzkrJKAE+UhTyufv8iyWZJGQjoguFoYR2OenREmResOb0nx+ZY",
+	"bffvz4QqLT6KdJvihnKLJNL87aNkRWmOx6tpitE5ROj1yYcxE314fVqDr6DURzjowRil2ChIlilCAczC",
+	"35eUnaOTDzDY8zE7rX27MClfkj6Tx05r8jF0WvuGbomH15wYIoYgFQ5dkr1xGvKX+GteOgCbEx6jzHSZ",
+	"aS2ELgrlcHNEk4WY6qd+4Gmk6E4KMYieKo4Y4keUhibPNpUkxa3gkp2Gp91JJDc7bXsXOaY69JmompKi",
+	"O6845N4ckH2Snp0n5KBkGtojE6VhZjR/2cx88JfITsmIV3vnqBxivIQsFVhuwA8tRFDbElocZH5AWstI",
+	"lt69IwwFJOZQqX4jZUUNGTJe9AD0buHfOfnFqPNbi+j/ockvBZTmwvhTyJgSIDbcVvbJ7kRNWgj7Kqe4",
+	"numCdF3yLV3J6J2ujj1XSsS2bLjXeyXu73uu8CtiYxYeABcNSNFWE04Y7H3hnVMwintAOucMx4XeKh61",
+	"o64PHbrdRmF87Cx8crqe8/NAZKfC7/edRNfMOGdxSOIuXpJnxFbnVS7bdMymwhLv5saPZ2DRNPa4GOWF",
+	"PGxViTqalDml8Z5B6ow8SOfvfuUGXOacDr4lwda4Kgu25u3p/8/euzAnjmP9w19FRT1VTZ4XCLcQQmpq",
+	"H5rQ3ewmJENIz8wOU1jYgnjbyKxtOpOZf3/3t3SOZMvGgMmt091s1U4HsGVJlo5+5/Y729zwsj1xan1i",
+	"90VUKcC40SI0IHPXD0ijfoqBVYnOY+SgZjwOC3+NuCwF5nphYAdX5f/DBk5XwrXAhhCVD8NGfEUAUiDG",
+	"WBKYFQ1IQ4xaHfGV2zDXiFkHp6r5cqL/qEzdRyUTIDIwvGDEvaXD8LJP7F7pOOCHYHzqemYSn2K03EQW",
+	"6Mc9liCG+zvH+GfEmOI4DRid51q5OzaR3hr9XTbqaQvANalj/8WsC+b7dJYaXu+oawjzPNcjc7x0dXvA",
+	"hSlNwEO0Sm9we4FQ8rZzRerHJKCzqEgJ48Wb63Se/vm6Pg6jZtHGRPGodbKG8V+wgFo0oO9sJ8B4ix3E",
+	"yOWCCgVkCvcS07MD5tkUsysmYgVSi0yoQ7kplkngCpgVeLY4090lrPiY/MVEWcee2wIWyJwrrRFxw8Jz",
+	"/7SZXyJX+AesKt+2mAlVaPln1/mM3rXEjVh5KeK0Uo6AuZyAUHlLdBqojBnCFCSACMcZxYYrBvZEpiDM",
+	"SyRpUnRmqbo44hqiSQ2tHjQ+1EH5ouJr0cBgRb2fUB+d7vjQC3FTR3Y0q1ITXwvQb2gnTaVJe8wq4g6J",
+	"OG7dO6IZNOWKwWHDAJmvCCYDbV70GQwVac+eLMG/495RD+3G7mfmUaharI8AW9ZVHzChjdvn57mC+rv/",
+	"G8SLDcfX3WHG0OK187Tb7ok3IycDjreVhQCiUkuNkAsx5nmUK0Sua2YJmbJxcWdNX1Iu3bAxeFKqnIKO",
+	"py91HJNKwcYXHy3veKoFXJtRgIneXXrpsVhhiNMa0GD8Tot//ZH/vUiLf5WLJ3/87+/yj4N/GAfi0LUD",
+	"Pyz4aFsjnqecLLmM62rUixM7INK0JLamjJ06wLMqASC02Kd84rl/lwuNypfo4f/v90rx5I/f5U+Vky8H",
+	"qckAocKZqgFS/56bt57L3aVPQvp6VaN2vgyUaSRYesDhwU5lqRLUikA5xj9HPDSglEhbwhktkSBcGVg1",
+	"3B/xvOGzoOPO5y7vcT8Q600t97DX6gujIHAoXuS/XTqfehBPn3LdiBszFnxknm+7fPX3AwwDljY3royg",
+	"ICDUxZFvs33VSy1Z7tiMRw9fFx2ggpR6lhGFO0iLHzpkOCN31EfYG5qdIND8zvazeWozBKGesYXHIL4X",
+	"q1iJU3Nyj/Vd/WBp3T++HnoKSWQ4nQV4IAwY146kiCo9iPdxbcpamGMaPjgqVpjgDz1F4MBNRoyzy343",
+	"W1UYwHeZDTxduPpLITdjwQdGneB2ZTFua+v9+jux3XWrPEPDa2/9UgB7CXR/Lez9MBxexfEuutCm1Ia4",
+	"vujVx1gs+5dD8u7ypn+WbcLDfmA1i45rreuKDEkwXStTR+rl+gMDmtJM7Amb4fIxnJr1k8Zx9fi4dlSu",
+	"n5wc1U+ajZNHVOsXInLLZpECCcSQx0xmf17ZLaWMD9sqnLcbSDK08Ug6p3BFpPI3hb9m8o1uj27T1p8R",
+	"/i2D2CCxT5IAxaLbKjVyy/6MfdXc9E3CoxI9p3Jcq1aOG2X4X7FRpbVJxaxbR6wxLVZodVIz61ZRfDqm",
+	"zUmWlxw2jWV9Ul4ClqZB1hx9//nxDRgSSooTcLJ0Psn8uNJOvdhcGzN5BoV1PuFJAlBYTBwO4q+FAJjI",
+	"4e2zAHWJJEUr3JYpFs9zZ2s4/eUvSHpaFoi7Ui6fSgJ8i4mD0Zf6qgz2pYE6okjfDSCviXqpwku6qnOt",
+	"SrkMLlL8VM4i1jJzDZ2i3WgK6YkzNDLpL1lCmAgWijecken0AYxkEWRNd/NkhZfbJNN19pYyEmGgEQvN",
+	"eswid673SShoLk+u291F8brYvWstbk97xCmZu5+ZT4yrbv+s139vEBQxjBiDm34//g0sxYJcsBNqxgrP",
+	"ygZyhZy8MVfIiRuyBZpA79YijrD+r5iGZXrikjIoY1OZ5iqg3owFvVT2RdUsXpMxF+Y0Ovh9WV/LpNJ0",
+	"iuVBSg8+0LEjWwsJRtmfMTA8dy3oVXp1QT8tkQo9ISoTP4wnTy7RGMYTLf2f/FQy3XlCjMLPmuYBhsgs",
+	"g5cO1jTWffmLUDHJ3a3tgO3LZL5v85mC+s596M73GNhKVIOZ/fmrvtuHFtrXXtZfoFOHQvWvdRJVWQ+z",
+	"uBjTvcmAVpKnZ2xRhaJDO8Pk0oihyS2e6XCeVK4Ss7YTpcaVbywjAoUsC0JVhb+ekzWVhl09jHpibK56",
+	"us4plGkN+ddiSDgxq/n4CWuERp0azgbJG3jCCvyiaPtwaPhJgsODlDT7J4LQ8fe7GVAn1sJ3wYe6tjDu",
+	"5lqt8OZVvj94HCSBHdzErFPNMgNxefzRzOovHp2SMIOs8qKKr9MldhKdxOW3HUjdPsWbD22mm+Lwt91F",
+	"PfSzF7B5Kmtcctr1qZK92T45Z8DFkC4dkachZmPhOJZTcus6UPfmPqJqgUpuYF1dMzuKF3fT2LvhhV8K",
+	"uVvmLLbd8EFcI9lWk97STfeteFe/FHL/XboBzdLLn8WFXchjYxb29svWqYYXmV5uFmxZqaajtMq/aYYo",
+	"eILM5grPoAQ4GnSvL28Gne64fzkcoyUMlM6fby6H7XH31063e9Y9S0Cm1Zty66yTuJb8NPusvpAwT8D2",
+	"wFUm0IXFFoxbcNIYYnQGycObCIlCpim9PHjgdpILPsVh6KyNGBtqpirMaEDxSZGlT+3wArHFFrnfzUH+",
+	"YTmnvCg2M+QSaR78zegK1sHGDb4d9ygtOVWffgGeeA3tENcb8c03rccZMdiUqM+3JbIuunNHcvk1EOmp",
+	"4ncj19kTU8q7+vLYDJv25PHPjlB+iZ6c9A3LTrXg1IWC5O6UGOGdJaVCGkBfJkZpyK8MPEsgRgFWXx4y",
+	"FDVPyHjQvb45H16PL/vjq/b7rnGQ6mlMPWpkl7ccNinPIHm9T2pHHBRG3DjrXg26wLo+Dg+cm+vumVAv",
+	"FE3g9U2n072+xjPrpj/otjsfILkzno7UOe+2+zdX43ftHjK2rWs7/hPUclRf967/Nb7u/bs7Pm8P3ncH",
+	"4+GHdn/cu2i/78LXuUKu++tVd9C76PaH7fPYvd1fh91Bv30+bl/1xr+0B9IS9a7XPT8bf2yf33THlx+7",
+	"g0HvrNuHGtv/7HbE8//VHfS759fjqEvw68f2ee9s/KHbPh9+GHc+dDv/Gr+7HIzPfuu3L3qd8S+97vsP",
+	"4vbzt0AtMXjfFS2cX/4muqY9/7x3PYQHf+i2z8b6WZor5C5619e9/nscx1n3qts/6/Y7EHbS/XU4/nB5",
+	"NW6fnQ2619eAAtrX1733fWTAU7932n3xU+9KFQXVf+z1r4ftfqc7/tAWLYx7Vx8b415/2B28a3e6qVfq",
+	"aCP918u+Vo80vET8Etn/xKfOoDfsddrn4+5gcDmAL5MrU+OilIssV8jhHPX67y7HN309SXfQ/fmmNxBL",
+	"5vJ63H4/6HbFXMMPcnX1+mI1jN/+Nr4cfugOomUXvY8YrDrrKkbB686H7kV7DG8dchjHvff9ywH+1uu/",
+	"P+9Gk3A1uLzqDoa/jYfdi6vz9lD07aZ/1u2ct0Xv5M+97jV8H26XVIGuzNBpuC0tZjSx2f8e5T6x+1Gu",
+	"NcqBeWCUK4ww1Aa+g1K6itW/UrRGuS/Ggw1fZ9LOnTwTswKsFNOtFJsZ43lSO5QKs6JJk6oUiGXtaXFx",
+	"+ymN1PtfLFSxsJHE1MN8G7vEOn3U45ywzV1HrtuPtoIj9LOh2QiSlxcQYup60VwkraPK5hCfHw2qpeff",
+	"iUe88dchs6eBXo+BCisTegX1BnaMymtz0mtfhNUWqB+ydmJmeJQnlCA4XFq2pPlLy8gRvxLHnc1Wol4z",
+	"T1w7ekLa1E1siANMq3XgOoyonzM/7i3ekPaobLkVnzEMJWRqw+oP+TvPDgLGJd06t6hnkQW1LCA89lmj",
+	"XiBCmojfmQ28nNRZ3NIJC+JMNZP7gK1sLJlcIb+8sz0mLvNLb8V/9V+L9nzherC/FjS4zbVyMzu4XU4g",
+	"cyiy0RUt9ln7eCiD5Z3DsGkxH1Gr/id7UVQEfEWgG2UempCEyMAZSUuEh7nBsamJK5BygVTETq5lTW1d",
+	"2QKrppS1x5A0QMlrCdgIVpe5Zc8Z95WUeCAn7c9ofwibkortXKgti4UDK8hNtW0jjfC5uDSNRE20MGFi",
+	"i3lCJQH+eN1uEM6h5S4njrZ8kHUI7BTpbXek/5EB1bv9WfZ3l0b7W0NK0C4TNpxi5Qg828zaDl6dntTk",
+	"Oo67DK7XeJMH+LPGBmNoEx/TageX5+eXN8Px9bA9vLke3/Svr7qd3rueBNgCJ70X0DZjaDWW+LpWcRpP",
+	"mN2kM6VEcSCYBjMNi2QNlg7Tf09J9RA/vLP5jHkLz+bBOnsWnhNaKpSRvNM4JXMbzOIF1NXEVvcD6iDX",
+	"V6VKDNPlOOq+G1wwnPmkANTjiv/R+r1d/DfGEf9/h+PiH3/Xvxz8b8rX1S/5f7R++ungH/8v+Uvty0//",
+	"OPjH/3xjktUJkyw2WqXxqtSVd71TQEl6JD8iUJ8FRROaKqrIuWIYIb3J9Jwt8hgv05z/tpWIQE7d8ouo",
+	"mvBlDOk9xNWZfbKuUh6rHBCZQligDGhUPvoTu1fJRTKhOFGzRqMb35qQ+wTD2BCJk3UlCKQjMPz6zOtM",
+	"0clSmGcqEsDiT9er4sU4lt+2+2eXaIuAYJ9CLrT7CAW4/V5aUtQH1L71QyCb2F93ELWlR0yeRKdRtLkB",
+	"gzSEpDTCbqLxCrtoZPXtXEfxxRkpSqzNnphwDUu3BZCWy9RO4/9Ecwa5GfTEwhVIxQ58MPZlBubY4fWe",
+	"lrWq+hn7zBwxIcUphZy4lazGzK8qcmymiw/ccGudnrA7DGzKOA1nRWxlP5yQkBUM2fml91P6s6AGZUoN",
+	"oP8LUgNHxXxLY+q98kMHmkE/UtQj1wa8lASnAH4seQuzFPlSM83bEGJxBgwYwpC48CGQBv0q71YBC7a/",
+	"HtDI31dnDIOENgYycXYnI+UKsUrx+JYQvntLR0c70sSQZWKYHwCtBdT8eyzkC5gf9OhcazBlyIvo13Xc",
+	"n+EFkDoHaT1hlLH05JR0eInB0SU1xVmrQGWakHX8CGCVWU5koiwsaYzhi3Uf6jk4DvPILfUfOxcrjT18",
+	"oOBrwsqQ10KySSsUXQa31RSDX3sZ3JJqqQwlVXxFM4NcnuIMWAa3rmf/BWdYi7xl1GMeQV8mXKri6fUA",
+	"HKzO4o845ffY4KnuAlr6zIMTBrw/bE5txyCmQ+05CrB//jLEuwqEOT4jVKuDOeKSZxvdJ1PHvZNmIq2f",
+	"Kusl9uWN52i8JtQ03aXQWaTkEULIPcRZOhT/zRXQKAytb2BDEdceApNYceHQQBxz4NNjBcIsOyhEfQcR",
+	"gvHzWGYT+ccEaBFvfOszcHfkWrmPNruT5ACczlRj+HNEyVSCxSKmMT5yHGPyEXBhbDnhgvnyBRJVEJEB",
+	"3ZYZRCmtOe2lz6kNZFzM81dBaHTdG5+w+dKhUU26aKvRcBTtqx75XGlpKZNS7oI8RP5d2xtxJ0phRkHq",
+	"nyaqv0TEhTPMs4BEAf0S+X1UbHTEQ0ulzTQWzdhdd64HpZlubfx1TvKoKlCrCKFXqtiLOx3xdKbgQrLa",
+	"M1SdkRENa0bhH5yq/oy4nJ3YfZoZGcI9Ao+an2RwqEpOLZErCmx4E9eCEWq5YH44XEQxjCO4kVWtsAaP",
+	"x6gj3hHw6QFxH+OW673RS4OhPuVDmD5iS1QuLUIDXViIeReSgjBuyTpCn5nn2RYj+Qn1GTjEDbF6W4cy",
+	"iOLW9VV0hUZGBN7gEe+4/LMAJGIGZA3Iyb2cgHByWuLKYnbxRoDLCl3mpyQUa1i1C0tRIWMCxilSj404",
+	"kbz9yMRRIm1+T2QoR0y3pI7o54IR9idwjtnzhVh5gXOPS0+FgmAGgWjXZwzRLyC4Nz7KEDGgRBKy6J6e",
+	"rowrBROTKddksnEq1rtD7EC+D6IgUaTUwiEMmsDKL3fUDgyo8DSL6cGl/zVieS+i3VBAHZAlD2wHVY6l",
+	"jzoH5u2IoZzbPrBI3LqWjyXWDKQtMArEmNM/BxigYZB8uXhULhfCAgxH5fJBgRjA3Pr2XnRLCCsM1SHE",
+	"WEn+Bd+agdwoSp2QTzooxII9oAYVIQZO4RX1Aps610s4OA35soRAhlaMWLiJUSJROC+Sy4mm8oYeRl0q",
+	"lYwDyVWPwWYAA6Jo7ugVR3qmPGzxMKVO8NN/fJdLvLrwWBDcX4FVjPx3KW7UWJJRPtzCUt2wgX2pFuAW",
+	"EjClkFAhtDbxIiThFe3iC4T355O8AXFoYq4MsKXe+Pg6BSLoLcRfn9i9+AfByBg2mfgMp5H6iK9RVuOG",
+	"2xeOS62h0HXCT+OFrPAhvvqf0p8zOv0M75M6kMim3696BQ2LHqTMHnV8F8WWfDXG/yjFKm/8DzZaKpUO",
+	"wLUlSYgt11yC0BYNwxmhipH1XYvFJxiPEGgJ3uAp48t5kXHTFcfeT6IPYiBan34qGwenckcBkkXqHxk5",
+	"JQQjNQPyz+vLfoGIxmAdgVUnHDHxmYMV1oBtABVBcSLD9E+XTtg2+cTYwif5BS768PsWzBks07xou4An",
+	"8kEhvvoL8ppD2IoFYvyvIQ4y+fwQCmAX1JoMny1LMAClsCzXYNgcqu5eqaWHQqMPL0RMQ5IMKqQi3kRO",
+	"cUpsC29XbBSiH3FCCp8oTxv1E5lMfokMlHRTNYBlJTU8hbDCkkdsC3p7IWd8Tr1PzBJyBQ1rBnRBUg5E",
+	"mW9iwqSVck7vtWUDVekxWoqEPvbIqSqkumj6QCs2B5l09oy7HjL6z0thb8DJqJYuUcVlRNMYogad89h/",
+	"kDXF5mGQKaIJTUip+FJuOksLSbTVteH9k3ssnyztkJKEG96/gdsIDAJKWzNCQIIKQGAHTgKI6hgy/7ki",
+	"8eVBTvMT5j5XZFYspws718rVSuVSDY3+t4D4U1kO/5Z/fdGFdsImIG5O1fsHESFIGMkqOYf+g+RuSZRL",
+	"qOm5PlbzR2BRwMMBpn3EcUsZ4fHQUiezEfJzSIQYEYVtSnsJa8ePOH7/xi9FTcLhh+Idf1UDSKfEVPBX",
+	"LBZVD192GDY+BNxwVaQIOxhL2jGp5wERVXpUnorBsLkfMGoBzE7aZ4wS6cEBKjoBeAAXnEySCgQoVbsy",
+	"73qEszsMlvZ8hYMUjPhpDWw4OI2DEdQqlZYCMx6XhCOONfqW0fvFd1sKUYfmrA1NQBDOBC893VLlQFis",
+	"EItir7G242DKjCFkIJ/hHr6FwMzwjQp0CIfFiIvbBUbFomQ+uRPQwJihhqo2VDS7RewSPBQQQVRuyigW",
+	"Zfu4QV3d75JLGtBoPMVJbEAFJXKt39PttdElh1e4d4Q2k/tS2Ho5MkL9LHBQlst7ibnMfONFuCAy33KJ",
+	"yyzz9eGCynzHIAW0Zr5ZVlqR890HB3zmm9tOkH1cEb6R90AitAQ4QqpWy2Vli5B1LmG7oNg5FNAJXDsR",
+	"oaFtbYin3yDINSMcrmjgnktK+9//TqMTylXL1XqxUilWy8OKqkZZa5aL5SZWo4ROHdUr1ebxSblaqzTr",
+	"jeNytVLNqTD5MK49/kSVlNrKTb3iHZuIzywQOvbQZl6ulbsadC96Nxd6KPcTsfkmhn4oO/Dlj5AMAaIl",
+	"hQgFQ6MWc4YeovQYVnT9/i4DCdHolgvDAFdbFgsidMXkhlr0XYz+GiP33iRvf5MIrgP71sYZbydF1JPN",
+	"64a196WQQ7fUNqfVu019hcGtz6NZtapFacNfCrk6brS0p4cb8vAttZRnAW6pbL/lhiu7LLPQUgh6e5Yb",
+	"FVefJIqCWhvzOfXuIUrJD1YhVDwxGnK3Z2LXrmzkP0Rr2VHfmhCYR6C/dQY/HQXK1VwY8QgHkiQMDO0w",
+	"a3KbJThfD+KiktMKxclil/p9t66DkJ5rnS0ApgA2Wg3ujbjEeyFI0If3ANA34hHqWxuNZJTIL2CHSUKi",
+	"nwJvyQy0l0ioMuLYPxsxDZBBuiRvB5K1Q+aNalbY7chyxDdCS/IwZKmX4kkHmGRXfBlrEmHm+hAvxJkp",
+	"yG7dDXuEt0d4rwXhrRPaGtLT8AKjflBPFmiIyfrHYL9ms14tH1eOatVqpdmslWvHR8AYEj3qOaowYPUF",
+	"28QCDKtgM32oEeiMajd8dijWZUYWrEd2dWXanxBmJdtetwwOVwYnXaFn3bMe5rZ9f1g3fS5eBPOu21aZ",
+	"sW8vS9+3YOB1qOs7wMJrAWWIieXmjUDxuleyIziOpzw9EA9rjuyNdlAFMwFvpdlBFV2A1l4WQ2jkUedg",
+	"1I6ogx5gBE2iZzQu6l3aYCYNYfM6fqMQNY94RlupRq25xUoKDv8tZtJdseyISzNpjLTrMVB2xKWtVJ9S",
+	"RLIrzuq1EHblyj123WPX14JdY4wfKYZJXeb+Lps9rlUqJ5Vq/ei4Vi9X6o1auRJnpdOwamVYVli1XI6w",
+	"agIuRGS/ISR8OHdugpQ2oouN2GCBl/WpDZnRVB0+vPOKMVQF8OtEk89qb1XEk2toIZMQNdRinhyiYssP",
+	"hqhwexaIuo4P73lQqbaPMgPRdeyNW7Cnfvp982hzLRmlBi+TB2wmXJm+Gx4BLNfGlPphzeEE1BnxXbBO",
+	"ibShRYFNGIXS4xCD4UvC7lEUIBeFvMnq/IHtwJUyTDjlwhL5JeIoAhM3MhQVRjyJnrBqx1rqIhXwijkH",
+	"EaISOCwMngvcEV8lOCJtLlMrYYqRcFHh1vXQKs1p/cpQ1fcHjl4zvlmzt0OA8/vfud5VGyOocq1crV6q",
+	"VI5LRyclcJT2rq5kjJ84eTpXucJmc5wGceqVaghxVmtjXEvmKhmOLOlW2IRMPRi3lSvkpnqqcm757p+c",
+	"/fZxORve/BR6dwXiqjQq1WbtuFGuH1XKYOFbfAyjkHpXH+sZHL6rqdG54w4flk3/s3V/8VNOT9PVqvcB",
+	"OSC13qpSbZgNkmtFZE8X7X77PSQaJn3KC9cLZCH4XL1eK9brtZfzKBfC3KmneQy29kE0JavbHd6xibjy",
+	"T1zhG1+AxBoJ8rhcZ3Y0N+1K7d+/9AJz/vET/fWfzm+1n396/ml6qHP4IS7hbxaOrDnkV8DIuxU3sFj8",
+	"aQRBHajA5BO6pm0sUCEkxcS17k+JjDrXEgdKiYDPEY8iPgspPAYy5zD2jcdk1KaFORU+48GpvNc3sCrW",
+	"iIcoHM0jFsnTacCguxBdeS+jwpAkOLj13OXsVq/jcVAil1hGesSNSM4aZMJMd858Ygw7V9DpVQljEENJ",
+	"GIj7VQLPIIYQeBgoD81KyY6RaL4s/xavqD/iIw4lagVGwYLi4gcrIqpUEaVaKkYLIotNFzJ9BOSKZVeK",
+	"pgDU+KRePiEGdcRbuO9C9oXoneO7kmEZKIIB+gksFdiOQ7wlBx4sqMUK7x16hTRdI543ZgwitcHKdIAT",
+	"DAAQ+yoOcmalAjsxVPRYRzXQChAyK84irYqjxwJMcCEL5tlulNIBBjDPntmcOtEjRhwqPMbDAAsQ4gfO",
+	"bYE3xZIl+bCf8FHARpYIB37ja9G6B9mRXqTaPyfWG6h5e0lwBI+EUtI74aLdcM3DMEoK1nghpPCSB/jD",
+	"TkM8CSMaVEl48jiwm0I1kitPy2ZtcsKKx9MKK9Zp0yyeWLWjYnXSoBVWN4+tk9Ap/O0b7F6xuW7LFDbC",
+	"KQxNexElZ1TzZg2sfzXmv51tVmmQUJxt0RGFtOES/qiA9BdFhvXyyfabOi6fOrYZPCGUxIJ6ayFfBjT5",
+	"UPvW4d/xL74gIHVYkEpAIr739YyPJDgVe99Ckxa4R5h1kKSzMPT0UMzzTawByCX2JbGHwzCVOMRBfkDv",
+	"IygkjVlwnwZFQrhziukXsjKuy1mYG6eg3tRjjNAZtfnLQqPsqEa+j+e2YMWe+qqx0FOfnQ2rMm3Sqlms",
+	"TeqsWJ8e0WLTPLGKZVaZCpFfN48sdXZWm0e1RrnaqFTqzePqSa1Rb246OytPcnaeNLQDaFqlzYpZZsWa",
+	"OonE4XNilq2UszNaO1/p7Mze9fA8jIrV7c9DS5O5X+E8rG+/qe8G79wlf0rTCh40jzkPC5u9No88wbRc",
+	"0xEXZ8l6kkihANtmzOihDDV+6MG5g5qrqW4b7gbknqlKo+qbqZjw7AeImItXeXp8tNndt3Jw7D0ED/UQ",
+	"FHIBo/NcKwd5XI8wAsgUtFwr92P5Dh5jelg9YRIS74c4Ud6z4HHHCZShTrHWS0yvjudsCpCkf/nn9WWf",
+	"zJk3YwSaB3KKETfizzdKpO1rHD4YhEZ8eu8X0O5raKmZhiKEgBbBRs3vRxwJVO48O5B1tIAAA0sxYWew",
+	"FANeF9xSvoYVUBJjjLhixjBI3mdANY/8EDKlmwVGZIbWbOYHMgJTeRI0B4HQBVc8BOKM5C4vYhhA3Esx",
+	"X/pQnDG9p8jqNuLpTMykLV0WNJB9a5G4Kgpp62CyjyznGc9bXCx7fe0htuuva2R9HhCv3GNY8Ezs9Hx8",
+	"aR28biFcr1S339AN6OzC9oEA5wkl9xXM12swjR2GNKxAvJnqvb0SQG3X40AIzEDyu4KdKyJsBRk34hO2",
+	"StyaDz9G9ds0ltMIUUhAYRworlcpJEc8lJIxriPICEC9ROXRqt4gvxbl99hPKbyFpJQr/A4yUtf4S0Ma",
+	"vxT/ZN6IWS5aJOK8PSC2P+LxDRNRg0nBHz8ZpKktu8SOXu1eaj+f1E6SKL9ysY2rCJeZ3ADfltx+IhGM",
+	"IFefBmBR+woSWVGNgSw+D3XNdFk8YAuHmhKc3926DiOAOonGuJzdCARRNPh0o5QWRQNolP13SZ110DmP",
+	"hZFCzqe1xhpJWhdQhxVUkRHiejIWVpN0GBQiKc6w1TVw93JKgjuXeMgcH3EpRYeK3iz7k5oBRJSwEQea",
+	"Pmb5m2Q+ySryE+atdVJd74zym0BskUYPCXoROmRGPKKKhUCSGB8kd3WHDnh5cO20xNE7d/2ANOqnmBeX",
+	"5PMDhy4UYUM1yXHvmGdSnxGHBaI/rkcol9S7nCLfedSAbBUikUDD8lFlSzbjF4hlz+zALxBjLCOyigbJ",
+	"x5tduUsci+JL6+CUyObL8QGUyEfbdbTsv9hyiZ/7sqQBnt+wwCVTV8jSZ94y5ZmTqXWipw7js+AWYr9N",
+	"qEG18JiPhaxlfNWIa3d6Yo3kP7F7eWP40sNeq0h5NJ1yxixyw20TySwhXOhgp6NdSopnDwtC8ZD1+q8X",
+	"FJRix6tXf5lfL942veuEHc+kHE8BKCyyxqaX2UL1Hl7RSoGo5wiSYdzaGIhxEidKqJ80jqvHx7Wjcv3k",
+	"5Kh+0mycvOaYmNiq/jby2LbMY301MCaW8/YjewF1A4Lkov8OLQhXHguByztqO08arn0ts4vk9L0Qgk1n",
+	"OsBqI09P4iVrDKSlmI34A9LpS6QtacKfPcdMVkd4dUlmEcYkOsRkQOD1xieGEPoGBhxtJjuBl74Dp5Us",
+	"SbNPXtsnr22VJHomG43TBIZsQ9CPiGvpa9EdfSmEXap+7S5VZZe+FHJR6R/o1GdqO3RiO3Zwf+3AcR5W",
+	"joXPuavB5dlNB4rQ9y/7YR19bOvRvv8rz7WWSFivM+pMXY9o1FVYxzn3a+WfVVo7r8+Pfg5d/rWTcqPa",
+	"PKpWGvWTSrPWPK5XJe2XXJDJAa4fUEYuJ1iJQnNwZ7ZJnevAW5rB0mMa2xkszzkLPBf/nFJTdMBmsY/3",
+	"kv+rkitgbfzVVf37V1q7f2CPcq0c7ighLb5ux6ppHavmvvyBfAmB5+JsSiElSdQ0VoUvoW4i1Dr4ujiT",
+	"r/KpFYlNIuww+fiUhMnNC+8le/tY8jBo5RG8YRIufW+cYXJYW5nC5EvIkETJNz9qTTIlJg6itCwlRKUh",
+	"rWhoqyB5o/2x3Ttvv+2d94a/ja/P23oRbSPNQKub3A5Km6pzCPQqhPyahMwwa1EzvIKdTVaJsphpW+oG",
+	"O2aXlX7GZLYjDQDhj3h+W2Yj2TmxccRjmY1RlRBJhRtjh/UYVupjlqwxYftKE8EuFshkKasK4fdaeiSJ",
+	"Z0cWIBwl1D/E2QSFoNZlTaYqNeFcY30yoStOqe0sPabMqgvUufRCWFBaKyV2x3KZ38LOR4+a2tz2b1mo",
+	"RaGKBrVNSvBf//c/xFiEcIONhcPouFa4YsOfLpApB6pNkXB+MLcG1wZ39c0gfpTTDW5lPTdixCE5Ipqn",
+	"lNk5aI14Mc7RDPXUwHiB1Yu4i4XHgMw5uiqu2ragNhwUZRl0ry9vBp3uuH85HL+7vOmfGSRfL9eJ0b8c",
+	"EvzioEAMSQqkjNfQWtT+6Wq/0KAijScT5rh8BhTFVAZJ4XTlXU+flcm9+l10LqzFpjaHh2EdB9h/rfO9",
+	"/vjmujt++9u43b8cfugOxuonGE0Zhvq2fUYG3Z9vutdDKLVURJVY3xBhRNYop8EAKK4N/R3lCFS6InlV",
+	"nqzSiGpCik1xACWUsHs/31wO2+Pur51u96yL81ojxrvLwdve2Vm3bxyEBcqg0R6fuoaq/Zs3BKywzT5U",
+	"WIL+O/bcDvqy4hJ8MHB3Uy4XsN4C7CQjwttSziVxI8o8eVwn0rUjsa3N0YjnfcaIseHEFeJ2t/yeEc+U",
+	"4EOypT4XRnzH3OedzQX7DOikcr3Xhx+iDz9EH32gerlG/3gKiL3Pvt5nXz8o+zrdfvL0fqadVOLXkJMN",
+	"PfmhkrK3qJDZldUncRod/r3h18zZ25uV4vTop01ejVjF3x0yuuM1QYJbNveZ81mqVNxV6Y9SXcXePTL/",
+	"u7Am+TvMC9d7NKf35D+uUH4Q+ksvlZiaCVOdO/j6eeMbIeHLpI9vOIV/qFzyY3ZCK2ZtUjyyjqfF+qRK",
+	"i02zzoqNaZOWJ1WzbjVYWJyjclJuHNVrx8eVavmkVm9WjjYhgepTIIFmrRodp6Z5PK3RyuSk2KDHk1jO",
+	"+yvMJd+h65tzyfen+5oM869xun/dFPMnO90zZJw/9albQDNNLAEdzcV5mXQOVikDjrEJU6x9QmtzF4E9",
+	"t/3ANonjmp9i9li0sRRD00sGW01hxPGJaAoNb727ZVjZLFxcRDyco28jcdiqpA0VdCLajPLiyWPS4jee",
+	"jy+Q9fEEh+NXPur2VpSvGVUgbSsWs64d+lbsWLVOJ/hBntC9fufy4qo97L09744vusPB5XWukFOWRXi5",
+	"ifMNSi/LWYEZkbnERTlA+7Md3B9arunHxn3oLxcL1wsOp/afRd+huUKO/blwKIaqx0eiRgGB3PEtL2B3",
+	"QBwxr5CegMEBp7q/55au3GJTC1w3pVwhCicAL/cfYnNsmJJB933vsv9tzYlcf9smRS3PcGaioIvI3//H",
+	"lz++QoDKz03/Y3kyrPF/fnqaAJV9cMo+OOXrBqc8mW16FZ5vRIk/DlnHEwLzDNwdTw3N0WCV4NtAs5ah",
+	"9QKIq0HmCQhtaNtVIm39GdjyadhYSsBIFCWi2K85umXDmJFCMk8RRvhGWsTy8XwwsHrd2T6LTFzuMiDG",
+	"cmHRgF1Q/5MR+TKhJHOS0qRFGDVvV4hHFh7zIQPd03M0VVcgk61A4tPBeIDF5zyGD7Cg/vPkHv7JU45U",
+	"SUppEF/avnoQ0Z5DA7yyIMlOVMN+QO8lOwmdwE3aWxvxJZfpwMqFrE+CypfUwlmmNnMspdTIacAg9rAe",
+	"spi2aLiuR0yHUU/PqISJdcB2agck77v6Y3+KzY+KgB/x6dJxgEJgTiHs49a9i82ex+buZ0gZhObVKIUC",
+	"pUJxonVUGvGO6JXNZ+FSXQlqwjRC5WaTaZxUrIBb4i4D37ZYODVKC6WJdbSajohrLjYVUd1ujRMGVN6C",
+	"mKA1SzsrKYwMjAErq9JGT0MSBDvQ+Dtsnyx5eD91SuRyOuJahi3S7yRzbKV6rqXXkjC7VgUYhQ/QQ7li",
+	"ubZ2ZlaFVeKEEumzu9VYK/UoqPhooMZttNIiZyyX+SMuFguE85B8WqTOQQG5gng8qmbE85lCYw7EZtgh",
+	"BkYa5qMgmGSES2F9QMtBPHzLRqvYiEvLQjiXb/yUYCxpMuHJVUPyMEGf5drF1y6EaBvft+9Pl45802I/",
+	"aPJPrG12F8b9gV9Fohh/xRQz4qu2mNPYpMnNHkXMyId4DH0fYAyK3pD/nZQH2GjweRF6pq/iD7kJBeq3",
+	"F5jj0D+f26QE5arXqi1hB0KTkvqm+rW79JjAHEzHU6W+12aN7Kp5P4UKdIVcUS8Uo1M166xBm5NixapN",
+	"i3V6NCmemMdWscnKUxVNAknu6XnjR+l5441KvXrcLJfrtVrl6KTaqBwfb47mOXoKPmg9JMa0jlhlWi0X",
+	"j6boCiueWOgKS/HhhbLvq+WMZ+/7+nCeo11yxvfevl2o6Ap64LkRAs4p5GPveeq28dR9S9FCh2lpEVuz",
+	"0mPlz6lDcOelFqhfb0gZcY0Pb7OPM+ZMJNT/JI0baSreiCNuLpEr5umPz2vGBBwn8w09Tz6euHDQIgaO",
+	"ywAdyuhc9vtdPALPetftt+fdMyNS07Wbb6lPDGrNbd7ldOIwq0Wm1PHBRRpr5fKXfri7Egn9a9sgLnpS",
+	"Tdszl3ZA3OmIMxvQO6DjO07yYGCQPKrQN9EOaV/1xCzJ+8Q56rnOgTISaf26udLMPqfEsP02+KdA6Tfa",
+	"nWHvYzdSYKH/a2fq5sqQ9IJGry9vLRFDWzzQaviCHfsTi6s4rvQdjziFXsRADjg6iAFL4DrsAjHe3Zyf",
+	"/wYDCV9QqtcENRLqOFjCDh5QULdr74dL2lvZhTzkNwmERWW70kIQC2ZTPLdn3feDNiRZhLMasSps9W+H",
+	"auhjHdyr23zv8d7GH5SKk7HYeFwfUAIFfUHavkUwW3gNDvJCTu3kXCuHe1FHTbFdi66j2DhA/hReg1s9",
+	"NhAlVtYMRYlqWA1PmeGvyRwBOeUef3gKhCYSs3Wufzm+Pm9njgvoX47bw2G78+Gi2x9ej3t9DA4Yt/tn",
+	"438jYP7KDvF+ilN8VeTbnEzc4JbAwgYBCysDqtxzhuEDp/gPRAkgmQtaIuHKlJCByJEr/ZPgJH8S/dZ/",
+	"nyJ5B1IqrQPs67HVj+UBXI8zXx3IjmhJhc5J51euY5v3mZB0r31BFnA58QNI73b5wzySJOInbQlMOeLG",
+	"xAZifoF0Dbq07KADMhA+f1bVcqMsc6hHI9uQ2ER27U7sIwZEjgJfApAKWZPwknzUYqWgzNdGu9N+q7Iu",
+	"R9xwYQoU7R+zcKLCwr0T5rh3pAaJq8qzQtQgpJ1e+jioL6ZuxDWj85wELvJfm9RxmOe3Qt9NcMtsL2oV",
+	"xoxq7lj8I36QrJt0xG+pfwuEV0KuSmcd8VyHlYjsqa/XSSgXCIqiGvQw6cLaGapF6+e5IRqd70pZebnp",
+	"/b3qqP1sslxO/BrJjCv9hxLAmnjKouB/RcnrJyRvBk7oHQe3RehKgYINSu+c7hKT4l1JVPRHRq4+SYYX",
+	"hOsscnbzMKzb9RTbMSyrNz6x2MJjJtA6BO6i6LDPzFGX2z462w8i57islrLiESf18smIG3QCBpEtnnAB",
+	"qAIZ3sJSXOFvlcTGWR1x8H0LCYp58pEYjmI5pEHH9sJ4BItZS9zHzDqNToFQ2dZjaizPXSyYJQ4weaHC",
+	"kMQQzzVIHv71D0ulkgGxFpSYSz9w59CvETfCFVgqlQ6ja8WlhuvNKLf/kgbt+AUYN686A7SSn7h7x8kn",
+	"W6yAvLH0mdcSJ65k/2ibQJ0MX8G6gr8sd05tDn8uPJub9oI6rcPD2OdrFsBXI27I1DO4njrOjc88X/7d",
+	"Xga3jAc4cfgD0ImnnKk4SSMeHd21Fb7ox51n/us+z15llYSQIxmn7ck5kp/uKBQoDMXaK/cLZEkhxgE/",
+	"QyLx9Td3lgbMh23LPCg+ANHR609UPOIw/8edEmMR3YbhgQjHQWt4qHITr74gZlJaRBmfup6pRUFpD8NS",
+	"AVF3cNqR7wqaGnGspKOYW0sbZdn/CjmqDQ6sDqgH3C9kbJ3DpgGBMxLfMOX+HfMK0tSs90UCgDvbsUzq",
+	"WbKu2iNEbcpL2wvcbGVpmB9o0/aVBO5KLzabifSFGF/3P4SCImZLG/cbP74z+VeXr1s4vs9tX9YJW8Pq",
+	"LakGbA5ckH5BBlKrhE/KqXPv2z6EbE4Jd+9KI47PJJnTJhXLAob9bpM4e0Lq75uQendzN64IsZQ3Sau1",
+	"fKbfE4npRubSB/OVon6o0ZKqGPxS4C5cx53dd+hCOorixKSlRIKKb5A5XfhEaKNYkyhwiRELD2mRm8H5",
+	"F+MUJQ2YCyApBEr6IHOjrHOkuhcnb5SWhDj9C+OWDIJPZXQEK4kyNEQUleg8R8eN9rw5vZeVCJCNchHR",
+	"NSZmbsQx591x+QzMwgILUke+poMSuXA9pkeU68s6lVex0jgYcRiNrconJILMdZIanY10E3FmRpm7Z/V7",
+	"jIR69XUGf0h+LZR56SJvmxx9BCKLh8Q9gjZLCh6Bn5IRXELA9IJ1TFVsHcFwFknw8mRO3yGF055I59mJ",
+	"dDJt4105cza4YVYTZSN2HBUVmoXhJh1YQZTk4vbeT1AU53fhuolJiJFMJ/UPMm78F2apefWReo/CAluy",
+	"7n/sVPuMW3fXrPodNy/1N6fYyzQ+IyoPy1dMPK2UjHQIml6Tg7+ac+8bJK9yp1eyzgtEZZ2HSc0+4UvH",
+	"CVOswdOoJ4fLrHCZZ23zWA40BAaLhpQDV7psR1z5a/OpecsHJdKWaR00kHnBrVWNI5HnMeKriR7JpaCH",
+	"Havgc9SHbJ+wP03GrMx2oxfPunxm4LLyqNeffPlAmfnEaXpfKbFpn7u0Y+7S19DEDlEXljVx1nsdO5rK",
+	"HJPX4IGUu6K0IsmpeQvpJhA8ATnx4FjEqwM2Xzg0YPr6V4UsLCsKMQzxXYFAWRRG/IAtWuhuTFjIVBQK",
+	"5NqLs69AKDEUmZRB8pSoD8qaZtKAOu6sgKGMeAxSq1gxDuBex+afhvcLBkn5qu/MOrf5p467VIcY5fFz",
+	"DO44jerxjLjj4rZUjw27oXwESz8qu2FSxxEiP6CfGJeuVhqsIFpZXyZwZwz8ov4CKt6rLJ7wGW98iMb2",
+	"FZUKHr9qYb9lt/Sz7XqtER90/9ntDGGo0AUsAY+uZj39azOAL8k4dIiSN0b8zl06FrHs6VSVElHwHEvh",
+	"xElwIGRJLjdFwUxiAmjE80Ysz7ZFYsvYOFg9fjMemvHt8B3j/xc4xvyOPplfycv7MNuglSLovrHj7eta",
+	"GeNTZ/PXcdg9JP92TUIs8ktpj3jjq4yJfHoS54jHsjhtSejjF0BYWXObFxmmf4XU+Cp/VKoFPgsw6VTL",
+	"Nx3xMOH0lFBFkb+iVUQJodKXkpbuelDAFmMpoWYo1qNzRR0DYYGx2OvGes2xtNMRJAWF98tMI3EkQVap",
+	"zN2MZZbmk3mlicTREV+fOep6iSxUDoG3acmhBwWNySs83jBCOLOh6Ktme36vlqMnSuba5299Bdn77Ala",
+	"+6ys7ygra5+Ltc/F+vZysV5Sij59stU+w2qfYbXPsMp8Nu3zqvZ5Vfu8qld3Lr5s4tRrypZ6lTlS+8yo",
+	"fWbUPjNqa2bU80nIc+lk3M4q6WpJIisdVL5Kn+RNN3RcRhV6yN0t84QgSXhfTcoFHl947mdbDB8iciLO",
+	"Ryx5IQQnuxOTBp5REDojbriYIPTTSq0kIgZgHKAPUDprVbx/0eXOfRRmKNqfup7yDMuZahFKJkvbCYo2",
+	"x5II7lTc7YT1+ORg9UpQU3fpyfJYJD/FqKL5AnC1TS0BTB36J2Dg/5jin6lHjQPpFkA+LBCmscaBSssA",
+	"Li1pcAICLAF/F85SqEX32g0YOAmVLYSaYVm+VKiAqN9jAl0XiMHZn0GYLGXIkhenQOM+4nYgoI2xiH5P",
+	"1EeYQuKX7I18BQYJXDKTh71oHhbKNtkfLr19wtr3mrCmkTUCFfcO/MyRYCrk7IDNFXejhZzYuWrluHJE",
+	"3tmOPfMYIx136QUj3vZvJ0uPF8jHNqmWK/XjEb/htpAm1wENmGhMp+77t16Oq5AzsXyYbCQHjISBzZFM",
+	"sX85GH4Yty+6g16nnVtXoq1yXCyfFKtHw0q5VW+2jiqlcq1eLB+nlWjr/ndpc/tPIp9H8medSvGsU6kc",
+	"5AphObMrIRotIKKW16f8+E5+hj2mWlH850eV3MYibGqmIzLziJlS3LpgzLP5zJrEnlIJC9j1+FRWZFOH",
+	"3iAILuAdQUE3bP0K6vyYovnzy077XFb6y2l1xZ6WrhLW+UqP1nTp/fnlW6ji+PSdMRkPPOpUYA89Z020",
+	"cMccxt9fyLvZ/tjunbffngMZJwbc+Fd/+ZI7FClFn2t7Vb/f7VV96Paqftvb68WXc3Wn5fxHprdyjtAj",
+	"holyrVxnFvi//ToL2Pxk+e9hN7hs//RT7oXG+7DahbEB7ZLjHeLH7yPN29FwQ5q6FE3zYzWmeMCQ+vpL",
+	"Jp91ape3p16ohxhhtagRj7QaqeqUSC/wiaHWKiD8u1saEENfLyUnbCugn5ifHa2/cJ6TevC3UoZ7j1D3",
+	"CPXVHqE7IsJHnEOZ0vjU1P+wmXxOtLKf5bAasLkbsExGPs9mqsyhMnnFuupBU5q5SYoph6lYH3/BTHtq",
+	"M0szpCWthh3P9f1ix3GXFultbD6PYQA2FBKZiiZxe0YOCyC9lwVj6fqWw6DiwF0xLo54qnWRPNK4OOKr",
+	"1kWy2biYGL07Je05/cvl5Bc2GfFr9Jv7BXJhm57ru9OAtP9aeqxALj1qOoyogU896qv0ZzDStR17QidU",
+	"XmBzZaMUc7oeioQ5LqGdMZN1ccQ3mRfJw6yLI/4Q82Ji6e+NjHsj41bxmN3UWCArQC6nV1/pyIB4aLjj",
+	"cj/wqC3raE5miwvrKNfKXZwdjS+vhr3LPtieJrPFFWNe2+cDiDaCbszpn7lW4+ioVi/k5jbPtRr1o0pV",
+	"TC/8Uq+e1E8ax9UT9XO9Wpb/g+r8aYBR74s48q+o7cVnItfKXV0OhuOrdm8wvul3LvvXw0G71++ejQfd",
+	"i8thdywQ0hDRkWrio0M33fjxvN0HmDHhLDhnfBbcwjBFL2AotbIcQvVEHHa7I9tqrVg+Kpah/mBZ1XD8",
+	"/+CvFWQbCVcSyVYFd/NnnepB+IYfCXWrCuVWKs16udloVI+Oj46Pas1y9Xgz7E28k0LOoaYY6Xm7czW+",
+	"vrkSMw01beb0z3M6u7b/YpVy+f1k4eda9fi3+GUzxM/0zi9CzuJG9AxuySBgVkdWkQEI8fvfqRjl5QCs",
+	"WPxfrwfVYkVKKvF25OJJX1HPbDFKSK9D/aWmQPwtFrF4a2vsYhfzo+b1L0flf//6z/9MqkfLf//SL9/M",
+	"PwaT2sAZvj/5z2+/DhaT6lHzt1+tv85/cW7/3Sn/+bKz8DDrWcrgd7GhJeHb92FKS45qjZKSfAFPo6rE",
+	"rWvxH7PZ2LB6PJZajqknG0eJtBxCbQFrXILiJN4Pg4SV1hM2uFMZIEzDVDy8csQ1laFerhODS0XT2BXP",
+	"vrAZLv74b9AY16yVyc1NnwXkF3r/svCtUi0fNyS4gb+fCppdtIedD73++11QWXhPdkBWKz8/IFvRazUw",
+	"1ngyMNZQYOy4WROwuXFSrzVqzepx+ejkEWDspr8FjlXS4FglgmNiyFsAWXUPyHYDZIkV9dJgLPZK0+DY",
+	"43FKJhtr4nz7YU2tiXl4XjCzezhlOsm8/4TRkO1kUUbgafaR/Rj5VeJ89CMecp+CQQ7pUcWVmHqTSpe8",
+	"PeIQmn2sTTAZcTjiYBMUg5TptWJuMZOfGGDV2Yqw9jbCvY0wbSvHrYKrxaPXgJ96sVIpVsvD8okEP7XK",
+	"cbHcRPCDiXfM6yMA6GL/SMf1FivQ6IxZmMkW92tIr4vyzZp0xgpEOYqlxem4WSufVKq1erlxVKlWj45l",
+	"QeKUMs5CEn6dytd/xPskKyKfdc96nTYiqg24DJDYhDnvbD5j3kKslFwrV6/+Mr9evG161xc/iSskJZfA",
+	"a73+v8bD36664+7wQ3fQ7w7HlfL78flA8wS/pC9Wc2jbZlG9Pu6aHZcH1Ay6c2o7uZb45v/kKha9yMVK",
+	"UoeFri+vx2G9bS2oPuQey7WqYR5K8uvnREc4am2AAhBphc63RWuhXH7WHj4w7GpHU9H3YRpaZwrKVEGD",
+	"RPJMgBlxinDmHcTBiYpvIhPXuj+V9TUKxAijlgojrjPtreXZWyXZi1fh0Jokto8u0ZvBOWYxK2NN6BbN",
+	"T5eOA7nTCzz8sKNR5jQkVo+4sVECjJblcs0E/7P4ixkH6+xFcQ/zf+ANSVrYuPUoqseBBCSGL1mRBDLr",
+	"nF9ed88ksIrn5xFJtjbic+p9YpaYSGpdckdWK7FnHFL2gS3JZzwokUtUQeOMUAaZMNOdM58Y4lAUWMsA",
+	"uewbkjEXE4DE/5EH9JQYScGtvMWK1BBZwEsjPuJCrQH8i+mO4gfZKbS/wcsHXiwg12VWi1DiM9PllsK1",
+	"EmgDqETf/4wFPqmXT4ghmdq6wK8lJtPxXXJ3azssYmSEzgW24xBvyXlIMpggzsKAPAiLyBszFsCitf3A",
+	"OADiqqjWSEjJkoKiTwlyeAW3jI+4vG65IDSA+1v4elmLSIquQow8C0+DFgkPg5AfPeVEMAj775I6UGwm",
+	"ZQ/B5CMHpKcIeIHt0WOBhxQOoQ1UADAxjAXzbNciOvGD69kzm1NHVy6AB0FSQ0uehQIEKgJHu1AzxN4n",
+	"+XDG4KPQGSBMxfaJ5ZpLgSje+ASWMzR8sB3m74u1rBpKU2Dtc0PUzZjvu8RsqdDrQcDj6VJ8tWVgOjbj",
+	"EYcabJ3a5Mg6np7QYsWssmJ92qDF5qRsFqtWnTWmTVqeVEylcFSrJ+VK/ahaO26WK/V6rVE+gRcttpvQ",
+	"jtYoRuVyOVSMEigw3MbRtIdfFSvHtWqlKgMeio0qrbKThlU3a5NKsUwrk6pZs4p1djRt0OOJLhPkuork",
+	"gOfO0FFQfnqUGT7VP3x41/2AbpnCo3AKQ2Pj4Kbf7/XfA1jzZizorVcK8YIXg/9LH+z24p//W3KLeX6w",
+	"tO4hJt3JDsQfU8ZJ796emDUN9fcQNiXsqBuQ/8MspXFH78MqPW1NnEBdQEckGhCBtRF41PykHMcOA1P5",
+	"iskUQ00jSwZZ+ozkbW46S+AS0n4a8ViRzyR2PFA4X7EYJXGsx6bA760wu8YY0uM3Pnt73+YQBqtoLIyC",
+	"mAbRCyA8B2rysDslcqn4S9ENHRvWujJY6dA0kGS0tk9m4lGSe3bEFT4HKnU6ozYvkUsF3qTJWEPoBWD+",
+	"0mfThXZRPYPRvyz63A4cX7621/dV1msL1GhOy7Q6qZvFhtVkxTqtTIon4hw8YgKAVCY188gKc0aOGuWT",
+	"Sq1WL1eazWr5+LhSWws1KsNy7SmgRrPRDM/rmnXCqpOyWakXjydN88Qqs2JlWqW1Sd1MgRrRyvk6UGOH",
+	"rofw4arbP9vDh/TycY+FD5ceSPHvpJjcRnPgbsmQ24/ygnJ5rnEvGJBVIQ5C4K7Szhd4i+LItoPVsx2O",
+	"a3Ewbi3Krddc2n5mvHCc1jcTmbX3o30DfrTjDh+WTf+zdY9+NLDowqvkn9GNCsJl71977f61h5uYNocX",
+	"/ajhRJsdYDsWXsygvkqixdRaiZTHU/uNEoF6YUK4tkiykmLMa1MgRmIrgGNNl6obnWvSxXMKGYKYlXnn",
+	"2QGokcgHDE4j6bKi5DN1lkxngU8wMa8Wd8r7DHl6J9T8JHkMZiwwFLE0s3Sd8qBErlkAh39qwRJiedRO",
+	"gR2S+V8HC2J8mLiZQul56zrQKTsgHlu4QsHHSit6occRz1jpcTuIePHSjD9wRfp9HcVvQiinlkR8buvk",
+	"4YwFZzadcdcPbNPPlocSXZ/Knbld+kMa/YgLlEUWzNPpMon4UrJILhckVjAqWPVO6/VeRjy/uYjUugpS",
+	"JCwgpWohLRy69O2Jw0bcXQS2SR2ycO+YB02etztXKPh9rG84WXLLQdL8hapqew8DIbafSaHSX8Fet3qg",
+	"nPPfxyZyG2mvtox/qKIeie37FQTOBTV9ZmJKUiaJc9Hu+Mwkpp7ElFX0JOwqWBOJLDxW9G+ph9W1/ShE",
+	"u9P+F2zyzr/6YciObTIyY1zsYGaRqeuNOMinPMf4JMZVD6UlJaoed1AIi6Ni/Q5VclUfSiYREZu0vYx4",
+	"hIzQZ3KbkEhbeT+UtFi39V5abPgsQJPY+uIGYvM/TBkNXBmQWSKGVN5QUxxx2N0Q8FcIq+0AppA6Huaw",
+	"xFW8qLSiCvREBygCcIxdU22BbzGfErN3gLR3SQ0unUodTcEjLtQ4oblNXcdx72QyyR108iEV+7cLJvVa",
+	"9prcS2hy/jVO9zdSSdhjuPdW1uy+kHAWEYwS7QUkbazK2nloEs9QYu3u1nUYAaMZaFaZ1UEvCvJA5xfE",
+	"PCwdhuX0sZ/vXO+OepbNZwPxSynsndFKi7VOKYaGVXfz9UoVCrZjray+G1ywQBfToWRNj2F+gFCUs/js",
+	"EbnfU5EsnLNvRLbpRis0Gn9rUq1SzVBJy2PhtnlHbedJs3BUNS05fc8DKqMIkkdkMGNbka1pexazdBBk",
+	"yGIeYPyc1rgsqDhfYCFzqBEOsXbYKAaI2d5qiBiUurJ9qK2oyqCD1f/Phe2plsRF3A20vOYRz1JKZae8",
+	"5ih/e00plZ3zmvEVhJtwn9q8T21e2eB6XnNaOF55WjZrkxNWPJ5WWLFOm2bxxKodFauTBq2wunlsnZRz",
+	"hRzjVkrAnWJ8qVeqYbAGMq/UKpWTSrV+dFyrlyv1Rq1c2RS4V36KwL3jRhRoX5tUzLp1xBrTYoVWJzWz",
+	"bhXFp2PazJgjUCm/aOjeDp1PzRKITWJjNUtAnL7xGL8j8VoqjUq1WTtulOtHlfLRs8T4TeOA9XDqFe/Y",
+	"ZHt839/r11wFh3kSX3NAkXl8XDsq109OjuonzcbJljVXeYo119Be25RVJ8dmuXjCmtax2ZgUj2h9WmNV",
+	"K2XNxQDxV1x2Wfu/YdnJeax/B8vuj/WL4Jny0zVZvXtQa5bM9BWg9s1mp6+MRAPDSSz0MDx8+Hf498Yk",
+	"lQGbu4pIPdmrdOU+/Dkq60FM13GQ4AvxIZZg9Um1XEccyV3Ihy2RS+7cS2XcdD2LzFzmo6US0xswAyLS",
+	"xjDPxfZHnDMbAnGW3AK+Q9cjfqCKiE8DBrvEJyqL+Y7aKuwHxw7eGQFzoW+QkI5YFvKdRQ8dl8+YR/xb",
+	"904A4kxA9WVyLMIHfi1/TX115QxjL+qOKp4l6zR82z+CK0WFmK/sns1bOkOg+a7bsRTRKMCeHnFD5kQY",
+	"pIjUDcSQSZbaNxFjFodU9gk1P50CRwSc5Ib82mJCy/UZKrC2Tyrl8ojTIGTSapMp2BC0DkeEXKgvMzF/",
+	"Jfiv//sfYpeKgwdmFWNWO67FDMx2in66YL5PZ8wokU6kNmv6tAdlC2ZuEDBOqJAEmHIVU58zbeYXCH7/",
+	"6jv5CRKfnlzTghUBD4algSqea4lbf765HLbH3V873e4ZBIXDJWdIlgsX/nfpBrTHp65owLHndpBrVRoF",
+	"/FMG2vf6w+6gc9nvdzvDYns4bHc+XHT7w+viVXdQfD+4vLkqLpinQE2ukJuzwLNNebeqT55ARrrVaqx5",
+	"8sYL5o2xBvIXQP+ix6qDljunNl/bKD6aWjSg8L5gcOc4qNgoxtooxlfdwRhGkQMjKoXXmJy6L2IxzHEv",
+	"iV9Fy+TN9jbfEPanyZglzlnoSYtUGqWyFE+OkPJCnCW3a66Ve3c5eNs7O+v2c9rP0UbPterl2l7N/lbU",
+	"7NpJuVFtHlUrjfpJpVlrHterz55KF6WPYN1wca8FaSZFVWT8hZLrwun/cVIIdkQ0j1RSDgVg3+SYfDgw",
+	"ItQnvit0E19mgiMqKYyEEqHHe0AeigzyJBajlmOD/gkkPnk5uaRK5jZfBswvRJEzE4dBuSZV5dAXF87p",
+	"vcyjnzASgTHXi3BYS5bV9+FfzEMPqUt1otI2H3E37qVacV5iIIp0ckr2pRIZ0k+QNR7m6wM2z4KH4JXs",
+	"AdHLA6L9mbg3PT+F6fnJT7+CkjRL7jBfEZDoctJCF+kPcUz+QiEaz3uGs1Jl1f6Nf3xJLoFH+LujlmRM",
+	"js2JgY8xCoT6IR9kMkIHDWVeyknMmd96Kqc5EKYsHeXsXk/4DVbBHQm/CzAnkqcm4RAvkTbBacBQSzFB",
+	"4tQUfVEGTaoc21AKMR95tVN5/KYpE/j8UUOzHQ7TvQ/8FfvAVzLrkzJAd4n3rtph+ZhKuVQ5KpfKpZNc",
+	"Ide7uvLcwDVdRwjzzlWukJtQ8xPjVlR84okZAOLt+4e2MynK73JbiBPWAKJpLM//10/Vz5eV2w9m2fxJ",
+	"oaVGuVo5qldPmpXjarl2VKkeA+vB4iPzfJSMvauP9VVMFJ/TbPzcLrXeUody0+aza3GGhjYmrK0jsdXU",
+	"K9rOBOqSBXeu92RoQDbnH6pjLHzC0AY4cDXoXvRuLmRdHTiEmmIW6/Va7o/nKxD9hFhv29I/lHOb4uaM",
+	"X/nUvs6tezIz6Hq32s8t/k90m4nnp5zi36wvNBoVdVaxCRBbywUbQarkpGfh8U40raMekhdoKS28OVlh",
+	"+A0wJsMS0FkEkjwAAsT46wKdEccYIb8jHfEIR6EvFABUSBwdpnSkppJIABpjjz4oRDHXEVOeRuYspzsV",
+	"IWnkdcBcZzNfeXQVckqnqUOGaSRS8LFOtHzOwnOtpRmgsyagn5iAWMxjLWKAhDJIngZk7gJW/MwOwEQi",
+	"foESX2gxoY5zBddCJGMo7owRN66H7f5Ze3AmfpKkgwusamaQPOw3RozuryifxcsRjbl3GJvcBsCgAhtl",
+	"RiAEtBgkD4tBjABb8cW9tn9hi8Vs81kH/d6uZ5C8oQ4AqF5DUAmMUoEU89/SYW98OTMkb7mmr8ROaW5l",
+	"QpEvxQe9C478ltijswCiHSHNIxDB+jM95ex+4OHy6sLtUwTQCuWt2CkvbEX4usy1a0/BjQff400Jh3/H",
+	"v8hMagunS6rtPd6gETtrE9S26jxdXQwq9ic4jZ62hvuVppsFSmQ9G+tmxtUscvhlQn921Odjffy+6Fif",
+	"WfZYiZX9Y0UvPUj2ZAhiSqLuXcWFyiC0Az8tKxAihTTjABrxxINifNZp/JhKSEB9HKxnoxYHsVzkWQbm",
+	"rEK26sdJ8fACwUQvIRs+2uzuOxALaYBoVTYkVusP5Ot/4P5fwx3YTqP+CyVrIVIityUFw73G6YjHVD5w",
+	"rINLHQ1dqCBqWiCIhRQdT1GoQ5zyiEcqG77udSQK6fry9sThadpo9oDh1SQnv3It6Ttj0suUk9wN6OzC",
+	"9uewU56cfu/VqFiHPguGYCFaH/J05dpIAy51HxoQA61Kxg4SNHyQQfKgbkE6b3C/YIT6MUJTbPsAtS38",
+	"QDZZr8Dcl6q+5Y1YcEiLRJ04eJjkjKZrLz1fi/TEFzJgU+Yxbr568Ylnv6Wv7h+SibQT5VnJadB8LF9B",
+	"Mj45P816PTPkpYlpmDIwZTeOmrW0M5zQEZ/bvg8FIjFYBFLVqMNSNFgpbjcizMicdcMd+xPTQ2/mLLh1",
+	"hYoagF/FJ1Q3d2UUrS/FZ7ObR2E39pvvRKjiJO35cvZ8OS8ok9fWBnlwjGHMia6zHOY/nrf7+jcHxOZQ",
+	"LU6a+7ZEEZKszDttrhPkixXKqOdvjCYkmYIJR1yLyg9pdsgjWXYkLtdpdsijWHZIm98rcI5TqY5He3Yb",
+	"EP+WLmL17U7D9QZ9cpfx9zazP0Pq54hHj9zGlaYtpX3o4z708VGhj+tElB4CmValicYzyL5SktqEcuvO",
+	"toLbXCv39up6XCm/z22tIFVRgZC1ZpTRkTARYFyN2LQgV11U06GsTpJsjVkz1v5MbYdObMcO7s9UJmr7",
+	"Y7t33n7bO+8NfxufXV60e/1xWEyq2axXy8eVo1q1Wmk2a+Xa8VGimNSLFAjaUAoqmv5MwZvzYJlrVer1",
+	"cqzYklaXansppeeLn/TcZQARnE8cpIjtypUpH/KcQZEZS4BBbo2panH1rj7Wx5f9899WC0IVcsFqeTDR",
+	"xJDOmuVq5b+Qa1RJiQZN78mzR4WuE1cPqmyV6PeWKNF10OubDRBdN6A1BJL6dGeIC+Xr2l+BqgexMJaQ",
+	"+2biWvfgoEpSgZdIlJFF2HzpwAPTy/q1iCFWuEGMq/Zg2O8OVDyi/Di+Glx+7J3B9wA2/wNzFtZbjkJP",
+	"pfMrToGu9WrEkc9cfTYw3VVaLA5KKbeKUd4MzlM4PCWmHHG5GUh+unQc8KgvEJTgPBnhxkF3u5Eq84GR",
+	"xBTziNwkxsEplpJR2a7cDaLYn7yG4uVvmkMfClxJJz770/YDiCnFoABE9CN+RyP4i1MUn9WYx58YKDcR",
+	"0QcucL0jLubInuIGI27eMvOTePUXMgp2Tr1PzBLTTa1L7tzj+7NnHBqAqfcZD6B09BluGojtJu7cDkRf",
+	"ZDhttEBCEbhSHo0YAvOIr0O8YYy4IQEHBMcqcWsQIxS34od5sDSIOBVL8m9l+JeB0XBgkkq9If57BMwv",
+	"3CLN5kljPT1+iVzKMRi6qIYJpL5vz7gqJO64oOAFdDbisF6q8N6govjknlAsHa7vTQl0QGfSF5HQYgI6",
+	"Cz0M0ERYNT1ZXmjDNioRIx0wQfct5tmfxV4KpYDe9Bs/ihvPG3DeGVKBMlLBlngD4rKqeF1pV1TFVlD1",
+	"6MR6EZ2Qi6gUyaT4Xo3siiOuFHQa3JbCOnhy8d4yj8GqlFac07RAG1RjxdtQdVOYB4t2qMLVYT5lxHpY",
+	"5hz1SVXeSSsYr/ZdKxm6DjUCw3cLLQfQwxkLfJIS/14g1PFdcndrO2gZRTtBsoR9CbuqrSFbCyTMK9ow",
+	"yHFEGbr04Seb6zdhQYYD4nLnHowJMtBeZd1vCq0/lSn9UJIeuJpYiyDCgTqGK7izRULYaWDBiDkLPLdA",
+	"ptSEJQn9FCunEG2WsK8jjp0tENOdMxTEKDNTl+rLVq8vQHFEYJYSfRKHKMmHCQrwUdIuBLdiw7nmUozp",
+	"jU9gf0LDB7sYIL6PqPmPOHgmjpJvINQ+TSNP14Ufrte+uC6aQYN8YT1ujRKVTWd6nEbydJ6JLRwbJ7Q5",
+	"OTYbVvGI1afFOq1Nik2zahUrrDxVv4UVsBvV8lGzVmnUa9WTo+NKs95Yy5yh2VkexZxRPWqE5BPVacOs",
+	"0hqrV4rIQXFMi83JiVm2Kiwbc0b528zSXM/NscP0pHJzxF7T0So3h+TTidNzpBuvnpCe4+GGjxci7siS",
+	"aBMhhn2lnk35OWstBZkMEU/nlosXT4t+yJy3s87gsbWWWvQsI+a1S+b0kC0pPcga4zBMGm3zGGhFh/Iq",
+	"6BYI1yd5m5vOEjyhVH4fi/QHy0Ng3hLTofYci17HNf0DZS2QdLWtpGrisSmAaaUUwjhlWim/8dnb+zYq",
+	"pIOozBGn8CwIzBCdKpFLpQcn9himMI34Sg4TS1cZQFlAvWEGQF/AZVk6ykJ0BAqvx4Q2yhhSiBXC8rjx",
+	"ak0hybHQc4DkmFwq0C0dnZpyVlAqBDEp126GuUWG5BdUGXZB+68xNysdQH1fOVpbQFyF1swjdjwpnljV",
+	"abHOGuLgr5jFmnU0PaYnk4pZZQrE1WrH1Ua92ayUqyf1xtHxca28if6s/hQg7qRcjxjE2HG9ccSqtFls",
+	"midWmVWmxSqtTermUVoVhGjFfb8gbofpCYGZZD3cA7PdsxAfB8wuPTitvtmUxMfBrQypiU8Og2RUvpGI",
+	"OTDAcor2SYVZhBilNscTOAaAEM6M+IbMRd3PAT4ZNI9jLwrqwql4L7ucma8uuv5xB+ZXPv72wSj7YJTV",
+	"YJTjDh+WTf+zdY9MYmG4O+OfMRwKROk+SOU7DlJ5CoPrKqBYc5r9OCnMj8ULa1KZO1IJTWjxO4EEgAVU",
+	"y4ke8TApmnJipL9po0QgbVEcIS1iaN1a8fwXRlzz+Ut/fiEKWYCQEOn11XnL7jw7ACMERhmgaxl7O+Lo",
+	"bcYLg1vKY8mCLmcrrGck7zMOppkJNT+Bgw/LMYXuUYidDg0xJXLNgkBcHxtNi0yp4zODWDZ4YJG0nRP2",
+	"mXn3Ej8BVr51HUsWanrixO11EOkVJnB/g1aF5y2j/xy+qX1C9zNKb5mb/XrM60+ekbjt3HhkvfxNuYiY",
+	"eDjiGzIPN0auJGSlloEYslbunoK4TrzuUxH3qYj7VMTXX7r/BYTzk1T216oExtl+o+9dHgo+KNsDG90v",
+	"EH8pzqT1iYwH2TIVo1L5G1IVBxihGCtqyC1iRtUOOVPRjOhTgxPC9lbdatRTdRMekJs44muSE8nDcxOF",
+	"ppOenEgenJtIuKvVQopyE8nm1ERsQStvtM9J3OckPiwn0WQ88KhTOYxVcI4yEV8ygA0rJlSfoPRTpRpV",
+	"T6rWjtkJrdRfVQCbmvZnMgumvNXDh0/ShhJT1dcbxhbOwTrtyPV2cpi+YBn6LfvzeWrSh1rTd1CVPmUs",
+	"GrxLHp+PxXUPqVCfveRjaqpeVKYeA4yeuEw9WDefvky9rIe9S5n6FajzGuOh9kXtvyFa6LTCdikSIUPY",
+	"xYP2MKROTdgtFZIALFBa1ZSwQdjTju+CuhFuf59hjEV03UrQBHG9eBmWWBAFZMhl2mavLoTie6iu+mMB",
+	"5/oeOe+R8750+VPRmWc8t54Mye5QxvxhYDZZyzxWxuAxtcxHPLWYOXlcLfMRTy9mTh5Xy3zEtxUzXzmb",
+	"X6KY+f5wXnM4ry19Xk3GFH4nxziUPt+f47uf46tF1veH+L4Ce4YK7Dsf+aIhZi49O7iHo8AVQ6qKqzcs",
+	"J3GNWlNC393pNsddWsWFQ4Op681zfwiJjEwqeBbF37pGHuVyyUSKZzY4+DihWO+Z5H3GiKFdXizeMmdh",
+	"FIhRLIqLjIOSWKieI3dK6/CwUj0ulUvlUqXVLDfLcDbIqUp2AwuorBZmFbo2OiHRTVyKBGtqvAqcWfGm",
+	"36UUe8UgP990FwzqFRA6m3lsBoRZDtA4iQdr7Lgkz4W+Tj1G5q7FHIdZB1pfplt7gXHym5jTZEQk+sC5",
+	"JfCIFrpOrs/b2gM3BeOnPB1zgahVBEIZWWV2pTOKo8UnedMNuYUkC4zN/IM1HThX9+3y5I7n+n6xIxZr",
+	"jKOMeGzuBkzvDNpQYF37b8gCC1a4U7LwmM+4ydb1awAtbepdRJMWC8UvkIXnfrZ925WwMH2a1jw27UED",
+	"JTZ2oSx24/EQ/tb3n33hpay2wF24jjsTL2khF92aB65dZu8TpjJfy8cm1L/n5q3ncnfpk/kyUKERU0Uy",
+	"H8ZFrGzyS92/snZqd31sKMrTHrwiyr/88eX/DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

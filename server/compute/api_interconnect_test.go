@@ -539,6 +539,7 @@ func TestMethodsNotServedAreNotFound(t *testing.T) {
 		"global/interconnects/ic-a/getDiagnostics/foo",
 		"global/interconnectGroups/g-a/foo/bar",
 		"global/interconnectLocations/iad-zone1-1/foo",
+		"global/interconnectRemoteLocations/aws-iad-1/foo",
 		"regions/us-east4/interconnectAttachments/att-a/foo",
 		"global/forwardingRules/fr-a/foo",
 		"global/operations/op-a/foo",

@@ -177,7 +177,7 @@ func TestLocationListFilter(t *testing.T) {
 // listPaths are the list and aggregatedList methods, by path under the project.
 var listPaths = []string{
 	"global/forwardingRules", "regions/us-east4/forwardingRules", "aggregated/forwardingRules",
-	"global/interconnectLocations", "global/interconnects",
+	"global/interconnectLocations", "global/interconnectRemoteLocations", "global/interconnects",
 	"regions/us-east4/interconnectAttachments", "aggregated/interconnectAttachments",
 	"global/interconnectAttachmentGroups", "global/interconnectGroups",
 	"global/operations", "regions/us-east4/operations", "aggregated/operations",

@@ -17,7 +17,7 @@ import (
 
 // The schemas the discovery document defines and specs/compute.yaml serves in full.
 var discoverySchemas = []string{"ForwardingRule", "Interconnect", "InterconnectAttachment", "InterconnectLocation",
-	"InterconnectAttachmentGroup", "Operation", "InterconnectGroup"}
+	"InterconnectRemoteLocation", "InterconnectAttachmentGroup", "Operation", "InterconnectGroup"}
 
 // enumExtras are values our spec adds to an enum of the discovery document, and why.
 var enumExtras = map[string][]string{

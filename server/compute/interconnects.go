@@ -28,14 +28,11 @@ func interconnectPath(project, name string) string {
 	return globalScope(project) + "/interconnects/" + name
 }
 
-// catalogCreated is when the built-in catalog "was created": fixed, so outputs are stable.
-var catalogCreated = time.Date(2017, 6, 1, 0, 0, 0, 0, time.UTC)
-
 // InterconnectLocationsGet reads a location of the catalog.
 func (s *Server) InterconnectLocationsGet(ctx context.Context, req gen.InterconnectLocationsGetRequestObject) (gen.InterconnectLocationsGetResponseObject, error) {
-	l, ok := s.locations.byName[req.InterconnectLocation]
-	if !ok {
-		return nil, notFound(locationPath(req.Project, req.InterconnectLocation))
+	l, err := s.locations.get(req.InterconnectLocation, locationPath(req.Project, req.InterconnectLocation))
+	if err != nil {
+		return nil, err
 	}
 	return gen.InterconnectLocationsGet200JSONResponse(s.renderLocation(ctx, req.Project, l)), nil
 }
@@ -43,31 +40,20 @@ func (s *Server) InterconnectLocationsGet(ctx context.Context, req gen.Interconn
 // InterconnectLocationsList lists the catalog.
 func (s *Server) InterconnectLocationsList(ctx context.Context, req gen.InterconnectLocationsListRequestObject) (gen.InterconnectLocationsListResponseObject, error) {
 	p := req.Params
-	q, err := parseListQuery[gen.InterconnectLocation](deref(p.Filter), deref(p.PageToken), deref(p.OrderBy), maxResultsOf(p.MaxResults))
-	if err != nil {
-		return nil, err
-	}
-	items := make([]listItem, len(s.locations.names))
-	for i, n := range s.locations.names {
-		items[i] = listItem{name: n, created: catalogCreated, seq: uint64(i)}
-	}
 	path := globalScope(req.Project) + "/interconnectLocations"
 	out := gen.InterconnectLocationList{Kind: gen.InterconnectLocationListKindComputeInterconnectLocationList, Id: path, SelfLink: s.link(ctx, path)}
-	var next string
-	out.Items, next, err = page(items, q, func(i int) gen.InterconnectLocation {
-		return s.renderLocation(ctx, req.Project, s.locations.byName[s.locations.names[i]])
+	var err error
+	out.Items, out.NextPageToken, err = catalogPage(s.locations.catalog, p.Filter, p.PageToken, p.OrderBy, p.MaxResults, func(l Location) gen.InterconnectLocation {
+		return s.renderLocation(ctx, req.Project, l)
 	})
 	if err != nil {
 		return nil, err
-	}
-	if next != "" {
-		out.NextPageToken = &next
 	}
 	return gen.InterconnectLocationsList200JSONResponse(out), nil
 }
 
 func (s *Server) renderLocation(ctx context.Context, project string, l Location) gen.InterconnectLocation {
-	kind, created, self, id := "compute#interconnectLocation", timestamp(catalogCreated), s.link(ctx, locationPath(project, l.Name)), stableID(l.Name)
+	kind, created, self, id := "compute#interconnectLocation", timestamp(s.locations.created), s.link(ctx, locationPath(project, l.Name)), stableID(l.Name)
 	zone, status, continent := l.Zone, gen.InterconnectLocationStatus("AVAILABLE"), gen.InterconnectLocationContinent(l.Continent)
 	desc := l.Description
 	if desc == "" {

@@ -3,7 +3,9 @@ package compute
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"time"
 )
 
 var (
@@ -52,6 +54,9 @@ type Location struct {
 // PeeringDB id (the real API's facility names look like iad-1234).
 func (l Location) Facility() string { return l.Metro + "-" + l.PeeringDBFacilityID }
 
+// locationsCreated is when the built-in catalog "was created": fixed, so outputs are stable.
+var locationsCreated = time.Date(2017, 6, 1, 0, 0, 0, 0, time.UTC)
+
 // builtinLocations are realistic locations in five metros, each metro with facilities in
 // both edge availability domains, so that every SLA level can be built from them.
 var builtinLocations = []Location{
@@ -68,27 +73,62 @@ var builtinLocations = []Location{
 	{Name: "lhr-zone2-34", Metro: "lhr", Zone: "zone2", City: "London", Continent: "EUROPE", Address: "8-9 Harbour Exchange Square, London E14 9GE", FacilityProvider: "Equinix", FacilityProviderFacilityID: "LD8", PeeringDBFacilityID: "34", Regions: []string{"europe-west2"}},
 }
 
-// catalog is the read-only set of locations, by name.
-type catalog struct {
-	byName map[string]Location
-	names  []string
+// catalog is a read-only set of entries by name (locations, remote locations), made when
+// the API starts: the built-in ones and those the seed adds, an added entry of a built-in
+// name replacing it.
+type catalog[T interface{ key() string }] struct {
+	byName  map[string]T
+	names   []string  // sorted
+	created time.Time // when the catalog "was created": every entry's creationTimestamp
 }
 
-func newCatalog(extra []Location) *catalog {
-	c := &catalog{byName: map[string]Location{}}
-	for _, l := range append(append([]Location(nil), builtinLocations...), extra...) {
-		if _, dup := c.byName[l.Name]; !dup {
-			c.names = append(c.names, l.Name)
+func newCatalog[T interface{ key() string }](created time.Time, builtin, extra []T) catalog[T] {
+	c := catalog[T]{byName: map[string]T{}, created: created}
+	for _, e := range append(slices.Clone(builtin), extra...) {
+		if _, dup := c.byName[e.key()]; !dup {
+			c.names = append(c.names, e.key())
 		}
-		c.byName[l.Name] = l
+		c.byName[e.key()] = e
 	}
 	sort.Strings(c.names)
 	return c
 }
 
+// get is the entry called name, or the real service's 404 for path, the entry's own.
+func (c catalog[T]) get(name, path string) (T, error) {
+	e, ok := c.byName[name]
+	if !ok {
+		return e, notFound(path)
+	}
+	return e, nil
+}
+
+// catalogPage is the page a list of c asks for (its filter, pageToken, orderBy and
+// maxResults), each entry rendered; next is nil on the last page.
+func catalogPage[T interface{ key() string }, W any](c catalog[T], filter, pageToken, orderBy *string, maxResults *uint32, render func(T) W) (out []W, next *string, err error) {
+	q, err := parseListQuery[W](deref(filter), deref(pageToken), deref(orderBy), maxResultsOf(maxResults))
+	if err != nil {
+		return nil, nil, err
+	}
+	items := make([]listItem, len(c.names))
+	for i, n := range c.names {
+		items[i] = listItem{name: n, created: c.created, seq: uint64(i)}
+	}
+	out, token, err := page(items, q, func(i int) W { return render(c.byName[c.names[i]]) })
+	if err != nil || token == "" {
+		return out, nil, err
+	}
+	return out, &token, nil
+}
+
+func (l Location) key() string { return l.Name }
+
+// locationCatalog is the catalog of interconnect locations.
+type locationCatalog struct{ catalog[Location] }
+
 // facility lists the locations of a zone-free location (iad-1: iad-zone1-1 and
 // iad-zone2-1), zone1 first; a location's own name stands for itself alone.
-func (c *catalog) facility(name string) []string {
+func (c locationCatalog) facility(name string) []string {
 	if _, ok := c.byName[name]; ok {
 		return []string{name}
 	}

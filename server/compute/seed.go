@@ -79,6 +79,9 @@ const (
 	SeedOperations      = "operations"
 	// SeedLocations are the interconnect locations the seed adds to the catalog.
 	SeedLocations = "interconnectLocations"
+	// SeedRemoteLocations are the Cross-Cloud Interconnect remote locations the seed adds
+	// to their catalog.
+	SeedRemoteLocations = "interconnectRemoteLocations"
 )
 
 // SeedError is a seeded resource that breaks a rule of the API.

@@ -1,7 +1,8 @@
 // Package compute implements the compute API (gen/compute) under /compute/v1, with the
-// Google error envelope: global forwarding rules and their labels, interconnect locations,
-// interconnects, interconnect attachments and attachment groups with their SLA analysis,
-// and the global and regional long-running operations every mutation returns.
+// Google error envelope: global forwarding rules and their labels, interconnect locations
+// and Cross-Cloud Interconnect remote locations, interconnects, interconnect attachments
+// and attachment groups with their SLA analysis, and the global and regional long-running
+// operations every mutation returns.
 //
 // Every mutation is decided atomically when it is accepted (names reserved, fingerprints
 // compared and set) and returns an Operation run by internal/operations: an inserted
@@ -41,6 +42,9 @@ type Config struct {
 	DefaultUser string
 	// Locations are interconnect locations in addition to the built-in catalog.
 	Locations []Location
+	// RemoteLocations are Cross-Cloud Interconnect remote locations in addition to the
+	// built-in catalog.
+	RemoteLocations []RemoteLocation
 	// Projects hold resources that exist at start and again after every reset (see Seed).
 	Projects []SeedProject
 	// AttachmentsPerGroup is the "Attachments per group" quota.
@@ -63,11 +67,12 @@ func DefaultConfig() Config {
 
 // Server implements the generated strict server interface.
 type Server struct {
-	cfg       Config
-	db        *store.DB
-	tables    *tables
-	locations *catalog
-	ops       *operations.Engine
+	cfg             Config
+	db              *store.DB
+	tables          *tables
+	locations       locationCatalog
+	remoteLocations catalog[RemoteLocation]
+	ops             *operations.Engine
 	// parsed is the spec as the API reads it, parsed once, when first needed.
 	parsed func() (parsedSpec, error)
 	// seedValidator checks seeded resources as the inserts that would create them; as
@@ -98,7 +103,9 @@ func New(cfg Config, db *store.DB) *Server {
 	}
 	cfg.Operations.Now, cfg.Operations.Random = cfg.Now, cfg.Random
 	s := &Server{cfg: cfg, db: db, tables: newTables(db),
-		locations: newCatalog(cfg.Locations), ops: operations.New(cfg.Operations, db), seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true}),
+		locations:       locationCatalog{newCatalog(locationsCreated, builtinLocations, cfg.Locations)},
+		remoteLocations: newCatalog(remoteLocationsCreated, builtinRemoteLocations, cfg.RemoteLocations),
+		ops:             operations.New(cfg.Operations, db), seedValidator: validate.Lazy(Spec, validate.Options{AllowReadOnly: true}),
 		parsed: sync.OnceValues(parseSpec)}
 	s.ops.Handle(kindRuleInsert, s.finishRuleInsert)
 	s.ops.Handle(kindRuleDelete, s.finishRuleDelete)
