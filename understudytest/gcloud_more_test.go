@@ -10,7 +10,7 @@ import (
 // one command per distinct request where TestGoogleCloudCLI does not: describe and
 // set-target of a global rule; interconnects' describe, list, update, labels (beta),
 // diagnostics, MACsec keys and application awareness (alpha: the only track with it); the
-// location catalog; dedicated attachments and their aggregated list; attachment groups and
+// location and remote location catalogs; dedicated attachments and their aggregated list; attachment groups and
 // interconnect groups through all their commands; operations described and listed by
 // scope; and the refusals gcloud shows. The CLI's v1 messages are used unless a command is
 // only in beta or alpha; with the endpoint override, every track calls the v1 API.
@@ -147,6 +147,19 @@ func TestGoogleCloudCLIMore(t *testing.T) {
 	regions, _ := loc["regionInfos"].([]any)
 	if loc["availabilityZone"] != "zone1" || len(regions) == 0 || !strings.HasSuffix(str(regions[0].(map[string]any), "region"), "/regions/us-east4") {
 		t.Errorf("locations describe: %v", loc)
+	}
+	// The remote location catalog, of Cross-Cloud Interconnect.
+	if l := list("compute", "interconnects", "remote-locations", "list", `--filter=remoteService="Microsoft Azure"`); len(l) != 2 || l[0]["name"] != "azure-iad-1" || l[1]["status"] != "CLOSED" {
+		t.Errorf("remote-locations list: %v", l)
+	}
+	remote := object("compute", "interconnects", "remote-locations", "describe", "aws-iad-1")
+	permitted, _ := remote["permittedConnections"].([]any)
+	if remote["remoteService"] != "Amazon Web Services" || remote["maxLagSize10Gbps"] != 8.0 || str(remote, "constraints.portPairVlan") != "PORT_PAIR_UNCONSTRAINED_VLAN" ||
+		len(permitted) == 0 || str(permitted[0].(map[string]any), "interconnectLocation") != "iad-zone1-1" { // gcloud shows the URL's last segment
+		t.Errorf("remote-locations describe: %v", remote)
+	}
+	if out := fail("compute", "interconnects", "remote-locations", "describe", "aws-nowhere-1"); !strings.Contains(out, "The resource 'projects/my-project/global/interconnectRemoteLocations/aws-nowhere-1' was not found") {
+		t.Errorf("remote-locations describe of an unknown one: %s", out)
 	}
 
 	// Dedicated attachments in us-east4, one on each interconnect.

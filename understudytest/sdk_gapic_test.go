@@ -117,6 +117,7 @@ type gapicClients struct {
 	attachmentGroups *compute.InterconnectAttachmentGroupsClient
 	groups           *compute.InterconnectGroupsClient
 	locations        *compute.InterconnectLocationsClient
+	remoteLocations  *compute.InterconnectRemoteLocationsClient
 }
 
 func newGAPICClients(t *testing.T, ctx context.Context, baseURL string) *gapicClients {
@@ -150,6 +151,8 @@ func newGAPICClients(t *testing.T, ctx context.Context, baseURL string) *gapicCl
 	check(c.groups.Close, err)
 	c.locations, err = compute.NewInterconnectLocationsRESTClient(ctx, opts...)
 	check(c.locations.Close, err)
+	c.remoteLocations, err = compute.NewInterconnectRemoteLocationsRESTClient(ctx, opts...)
+	check(c.remoteLocations.Close, err)
 	return c
 }
 
@@ -306,6 +309,7 @@ func TestGAPIC(t *testing.T) {
 	run("global forwarding rules", func(t *testing.T, c *gapicClients) { gapicRules(t, ctx, c) })
 	run("regional forwarding rules", func(t *testing.T, c *gapicClients) { gapicRegionalRules(t, ctx, c) })
 	run("interconnect locations", func(t *testing.T, c *gapicClients) { gapicLocations(t, ctx, c) })
+	run("interconnect remote locations", func(t *testing.T, c *gapicClients) { gapicRemoteLocations(t, ctx, c) })
 	run("interconnects", func(t *testing.T, c *gapicClients) { gapicInterconnects(t, ctx, c) })
 	run("attachments and region operations", func(t *testing.T, c *gapicClients) { gapicAttachments(t, ctx, c) })
 	run("attachment groups", func(t *testing.T, c *gapicClients) { gapicAttachmentGroups(t, ctx, c) })
@@ -317,8 +321,8 @@ func TestGAPIC(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := regexp.MustCompile(`(?m)^ {6}operationId: (\S+)$`).FindAllSubmatch(spec, -1)
-	if len(ops) != 61 {
-		t.Errorf("the spec has %d operations, this test knows 61", len(ops))
+	if len(ops) != 63 {
+		t.Errorf("the spec has %d operations, this test knows 63", len(ops))
 	}
 	for _, m := range ops {
 		if !seen[string(m[1])] {
@@ -623,6 +627,31 @@ func gapicLocations(t *testing.T, ctx context.Context, c *gapicClients) {
 		t.Errorf("filtered: %v", iad)
 	}
 	_, err = c.locations.Get(ctx, &computepb.GetInterconnectLocationRequest{Project: project, InterconnectLocation: "nowhere-zone1-1"})
+	gapicError(t, err, 404)
+}
+
+func gapicRemoteLocations(t *testing.T, ctx context.Context, c *gapicClients) {
+	const project = "gapic-remote-locations"
+	r, err := c.remoteLocations.Get(ctx, &computepb.GetInterconnectRemoteLocationRequest{Project: project, InterconnectRemoteLocation: "azure-iad-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.GetKind() != "compute#interconnectRemoteLocation" || r.GetId() == 0 || r.GetRemoteService() != "Microsoft Azure" || r.GetLacp() != "LACP_UNSUPPORTED" ||
+		r.GetMaxLagSize10Gbps() != 1 || r.GetConstraints().GetSubnetLengthRange().GetMin() != 30 || r.GetConstraints().GetPortPairVlan() != "PORT_PAIR_MATCHING_VLAN" ||
+		r.GetAttachmentConfigurationConstraints().GetBgpPeerAsnRanges()[0].GetMax() != 12076 || len(r.GetPermittedConnections()) == 0 ||
+		!strings.HasSuffix(r.GetPermittedConnections()[0].GetInterconnectLocation(), "/projects/"+project+"/global/interconnectLocations/iad-zone1-1") {
+		t.Errorf("get: %v", r)
+	}
+	n := c.sent.count()
+	all := gapicNames(gapicCollect(t, c.remoteLocations.List(ctx, &computepb.ListInterconnectRemoteLocationsRequest{Project: project, MaxResults: proto.Uint32(2)}).All()))
+	if len(all) <= 2 || !slices.IsSorted(all) || gapicPages(t, c.sent, n, "/global/interconnectRemoteLocations") != (len(all)+1)/2 {
+		t.Errorf("list of %d in pages of 2: %v, %d pages", len(all), all, gapicPages(t, c.sent, n, "/global/interconnectRemoteLocations"))
+	}
+	aws := gapicNames(gapicCollect(t, c.remoteLocations.List(ctx, &computepb.ListInterconnectRemoteLocationsRequest{Project: project, Filter: proto.String(`remoteService = "Amazon Web Services"`)}).All()))
+	if len(aws) == 0 || slices.ContainsFunc(aws, func(n string) bool { return !strings.HasPrefix(n, "aws-") }) {
+		t.Errorf("filtered: %v", aws)
+	}
+	_, err = c.remoteLocations.Get(ctx, &computepb.GetInterconnectRemoteLocationRequest{Project: project, InterconnectRemoteLocation: "aws-nowhere-1"})
 	gapicError(t, err, 404)
 }
 

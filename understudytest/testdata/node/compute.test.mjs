@@ -75,6 +75,7 @@ const resources = {
   attachmentGroups: ['interconnectAttachmentGroups', compute.InterconnectAttachmentGroupsClient],
   groups: ['interconnectGroups', compute.InterconnectGroupsClient],
   locations: ['interconnectLocations', compute.InterconnectLocationsClient],
+  remoteLocations: ['interconnectRemoteLocations', compute.InterconnectRemoteLocationsClient],
 };
 
 // called holds every method this file called, as <resource>.<method>.
@@ -402,6 +403,30 @@ test('Google compute (Node SDK): interconnect locations', async () => {
   const newest = await collect(locations.listAsync({ project, orderBy: 'creationTimestamp desc' }));
   assert.equal(newest.length, all.length);
   const none = await googleError(locations.get({ project, interconnectLocation: 'nowhere-zone1-1' }), 404);
+  assert.equal(none.code, Status.NOT_FOUND);
+});
+
+test('Google compute (Node SDK): interconnect remote locations', async () => {
+  const { remoteLocations } = clients();
+  const [r] = await remoteLocations.get({ project, interconnectRemoteLocation: 'aws-lhr-1' });
+  assert.equal(r.kind, 'compute#interconnectRemoteLocation');
+  assert.match(r.id, /^\d+$/, 'a uint64 is a string');
+  assert.equal(r.remoteService, 'Amazon Web Services');
+  assert.equal(r.status, 'AVAILABLE');
+  assert.equal(r.lacp, 'LACP_SUPPORTED');
+  assert.equal(r.maxLagSize400Gbps, 2);
+  assert.deepEqual(plain(r.constraints.subnetLengthRange), { min: 29, max: 30 });
+  assert.equal(r.attachmentConfigurationConstraints.bgpPeerAsnRanges[1].max, 4294967294);
+  assert.deepEqual(r.permittedConnections.map((p) => p.interconnectLocation.replace(/^.*\/global\/interconnectLocations\//, '')), ['lhr-zone1-47', 'lhr-zone2-34']);
+
+  const all = names(await collect(remoteLocations.listAsync({ project })));
+  assert.ok(all.length > 4);
+  assert.deepEqual(all, [...all].sort());
+  const paged = await pages(remoteLocations.list.bind(remoteLocations), { project, maxResults: 2 });
+  assert.deepEqual(paged.flat(), all);
+  assert.ok(paged.length > 1);
+  assert.deepEqual(names(await collect(remoteLocations.listAsync({ project, filter: 'lacp = LACP_UNSUPPORTED' }))), ['azure-iad-1', 'azure-sjc-1']);
+  const none = await googleError(remoteLocations.get({ project, interconnectRemoteLocation: 'aws-nowhere-1' }), 404);
   assert.equal(none.code, Status.NOT_FOUND);
 });
 
@@ -874,7 +899,7 @@ test('Google compute (Node SDK): the system parameters of numericEnums and minif
 test('Google compute (Node SDK): every operation of specs/compute.yaml was called', async () => {
   const spec = await readFile(new URL('../../../specs/compute.yaml', import.meta.url), 'utf8');
   const operations = [...spec.matchAll(/^ {6}operationId: (\S+)$/gm)].map((m) => m[1]);
-  assert.equal(operations.length, 61);
+  assert.equal(operations.length, 63);
   const clientOf = Object.fromEntries(Object.values(resources));
   const notInSDK = [];
   const notCalled = [];
