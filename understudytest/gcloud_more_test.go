@@ -161,6 +161,18 @@ func TestGoogleCloudCLIMore(t *testing.T) {
 	if out := fail("compute", "interconnects", "remote-locations", "describe", "aws-nowhere-1"); !strings.Contains(out, "The resource 'projects/my-project/global/interconnectRemoteLocations/aws-nowhere-1' was not found") {
 		t.Errorf("remote-locations describe of an unknown one: %s", out)
 	}
+	// A Cross-Cloud Interconnect: create sends the remote location's URL, describe shows it;
+	// one at a location the remote location does not permit is refused.
+	run("compute", "interconnects", "create", "ic-cci", "--customer-name=Example", "--interconnect-type=DEDICATED", "--link-type=LINK_TYPE_ETHERNET_10G_LR",
+		"--requested-link-count=2", "--location=iad-zone2-1", "--remote-location=aws-iad-1")
+	if cci := object("compute", "interconnects", "describe", "ic-cci"); !strings.HasSuffix(str(cci, "remoteLocation"), "/compute/v1/projects/my-project/global/interconnectRemoteLocations/aws-iad-1") {
+		t.Errorf("describe of a Cross-Cloud Interconnect: %v", cci)
+	}
+	if out := fail("compute", "interconnects", "create", "ic-far", "--customer-name=Example", "--interconnect-type=DEDICATED", "--link-type=LINK_TYPE_ETHERNET_10G_LR",
+		"--requested-link-count=1", "--location=lax-zone1-8", "--remote-location=aws-iad-1"); !strings.Contains(out, "does not permit connections from interconnect location 'lax-zone1-8'") {
+		t.Errorf("create at a location the remote location does not permit: %s", out)
+	}
+	run("compute", "interconnects", "delete", "ic-cci", "--quiet")
 
 	// Dedicated attachments in us-east4, one on each interconnect.
 	run("compute", "interconnects", "attachments", "dedicated", "create", "att-a", "--interconnect=ic-a", "--router=router-1", "--region=us-east4",

@@ -653,6 +653,23 @@ func gapicRemoteLocations(t *testing.T, ctx context.Context, c *gapicClients) {
 	}
 	_, err = c.remoteLocations.Get(ctx, &computepb.GetInterconnectRemoteLocationRequest{Project: project, InterconnectRemoteLocation: "aws-nowhere-1"})
 	gapicError(t, err, 404)
+
+	// A Cross-Cloud Interconnect names one by its selfLink, and reads back with it; one at a
+	// location it does not permit is refused.
+	insert := func(name, loc string) (*compute.Operation, error) {
+		return c.interconnects.Insert(ctx, &computepb.InsertInterconnectRequest{Project: project, InterconnectResource: &computepb.Interconnect{
+			Name: proto.String(name), Location: gapicLocation(project, loc), RemoteLocation: proto.String(r.GetSelfLink()),
+			LinkType: proto.String("LINK_TYPE_ETHERNET_10G_LR"), RequestedLinkCount: proto.Int32(1), InterconnectType: proto.String("DEDICATED"),
+		}})
+	}
+	op, err := insert("gapic-cci", "iad-zone2-1")
+	gapicWait(t, ctx, op, err, "insert")
+	ic, err := c.interconnects.Get(ctx, &computepb.GetInterconnectRequest{Project: project, Interconnect: "gapic-cci"})
+	if err != nil || ic.GetRemoteLocation() != r.GetSelfLink() {
+		t.Errorf("get: %v %v", err, ic)
+	}
+	_, err = insert("gapic-cci-far", "lax-zone1-8")
+	gapicReason(t, err, 400, "invalid")
 }
 
 // gapicLocation is the URL of a catalog location.

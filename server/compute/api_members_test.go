@@ -62,7 +62,7 @@ func TestAPIMembersAgainstSpec(t *testing.T) {
 
 	if status, body := post(t, "interconnects", `{"name":"ic-all","location":"`+global+`interconnectLocations/iad-zone1-1","linkType":"LINK_TYPE_ETHERNET_10G_LR",
 		"requestedLinkCount":1,"interconnectType":"DEDICATED","requestedFeatures":["IF_MACSEC"],"macsecEnabled":true,"subzone":"SUBZONE_A",
-		"remoteLocation":"global/interconnectRemoteLocations/aws-1","macsec":{"failOpen":false,"preSharedKeys":[{"name":"k1"}]},
+		"remoteLocation":"global/interconnectRemoteLocations/aws-iad-1","macsec":{"failOpen":false,"preSharedKeys":[{"name":"k1"}]},
 		"params":{"resourceManagerTags":{"tagKeys/1":"tagValues/1"}}}`); status != 200 {
 		t.Fatalf("insert interconnect: %d %s", status, body)
 	}
@@ -70,7 +70,8 @@ func TestAPIMembersAgainstSpec(t *testing.T) {
 	if err != nil || ic.JSON200 == nil {
 		t.Fatalf("get interconnect: %v %s", err, ic.Body)
 	}
-	if *ic.JSON200.Subzone != gen.InterconnectSubzoneSUBZONEA || ic.JSON200.RemoteLocation == nil || len(ic.JSON200.CircuitInfos) != 1 {
+	if *ic.JSON200.Subzone != gen.InterconnectSubzoneSUBZONEA || deref(ic.JSON200.RemoteLocation) != srv.URL+"/compute/v1/"+global+"interconnectRemoteLocations/aws-iad-1" ||
+		len(ic.JSON200.CircuitInfos) != 1 {
 		t.Errorf("interconnect read back: %s", ic.Body)
 	}
 

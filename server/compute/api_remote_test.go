@@ -1,6 +1,7 @@
 package compute_test
 
 import (
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -118,5 +119,103 @@ func TestRemoteLocationCatalog(t *testing.T) {
 	missing, _ := w.c.InterconnectRemoteLocationsGetWithResponse(apiCtx, apiProject, "aws-xyz-1", nil)
 	if e := wantGoogleError(t, missing.StatusCode(), missing.Body, 404, "notFound"); e.Message != "The resource 'projects/"+apiProject+"/global/interconnectRemoteLocations/aws-xyz-1' was not found" {
 		t.Errorf("unknown: %q", e.Message)
+	}
+}
+
+// TestCrossCloudInterconnects: an interconnect's remoteLocation names a remote location of
+// the catalog, by name or URL (full, as gcloud sends it, or partial), and reads back as its
+// full URL; the insert is held to the remote location (known, open, permitting the
+// location, taking the links), a patch to its bundle size, and the remote location itself
+// does not change.
+func TestCrossCloudInterconnects(t *testing.T) {
+	w := newWorld(t, operations.Mode{})
+	insert := func(name, location, remote, linkType string, links int32) *gen.InterconnectsInsertResponse {
+		t.Helper()
+		resp, err := w.c.InterconnectsInsertWithResponse(apiCtx, apiProject, nil, gen.Interconnect{Name: name, Location: "global/interconnectLocations/" + location,
+			RemoteLocation: &remote, LinkType: gen.InterconnectLinkType(linkType), RequestedLinkCount: links, InterconnectType: "DEDICATED"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	const tenG, hundredG, fourHundredG = "LINK_TYPE_ETHERNET_10G_LR", "LINK_TYPE_ETHERNET_100G_LR", "LINK_TYPE_ETHERNET_400G_LR4"
+	for _, tt := range []struct{ name, location, remote, linkType string }{
+		{"cci-name", "iad-zone1-1", "aws-iad-1", tenG},
+		{"cci-relative", "iad-zone2-1", "global/interconnectRemoteLocations/aws-iad-1", tenG},
+		{"cci-partial", "iad-zone1-2", "projects/" + apiProject + "/global/interconnectRemoteLocations/aws-iad-1", hundredG},
+		{"cci-url", "iad-zone1-1", w.url("global/interconnectRemoteLocations/azure-iad-1"), tenG},
+		{"cci-googleapis", "lhr-zone2-34", "https://www.googleapis.com/compute/v1/projects/" + apiProject + "/global/interconnectRemoteLocations/aws-lhr-1", fourHundredG},
+	} {
+		if r := insert(tt.name, tt.location, tt.remote, tt.linkType, 1); r.StatusCode() != 200 || *r.JSON200.Status != "DONE" {
+			t.Fatalf("%s: %d %s", tt.name, r.StatusCode(), r.Body)
+		}
+		ic, _ := w.c.InterconnectsGetWithResponse(apiCtx, apiProject, tt.name, nil)
+		want := w.url("global/interconnectRemoteLocations/" + tt.remote[strings.LastIndexByte(tt.remote, '/')+1:])
+		if ic.StatusCode() != 200 || deref(ic.JSON200.RemoteLocation) != want {
+			t.Errorf("%s: remoteLocation %q, want %q", tt.name, deref(ic.JSON200.RemoteLocation), want)
+		}
+	}
+	if ic, _ := w.c.InterconnectsGetWithResponse(apiCtx, apiProject, "cci-name", nil); ic.JSON200.RemoteLocation == nil {
+		t.Fatal("no remoteLocation")
+	}
+	w.interconnect("plain", "iad-zone1-1")
+	if ic, _ := w.c.InterconnectsGetWithResponse(apiCtx, apiProject, "plain", nil); ic.JSON200.RemoteLocation != nil {
+		t.Errorf("an interconnect without one reads with remoteLocation %q", *ic.JSON200.RemoteLocation)
+	}
+
+	for _, tt := range []struct {
+		name, location, remote, linkType string
+		links                            int32
+		field, words                     string
+	}{
+		{"unknown", "iad-zone1-1", "aws-xyz-1", tenG, 1, "resource.remoteLocation", "'aws-xyz-1'. Unknown interconnect remote location."},
+		{"malformed", "iad-zone1-1", "global/interconnectLocations/iad-zone1-1", tenG, 1, "resource.remoteLocation", "The URL is malformed."},
+		{"closed", "sjc-zone1-6", "azure-sjc-1", tenG, 1, "resource.remoteLocation", "closed for provisioning new Cross-Cloud Interconnects"},
+		{"not permitted", "lax-zone1-8", "aws-iad-1", tenG, 1, "resource.location", "Remote location 'aws-iad-1' does not permit connections from interconnect location 'lax-zone1-8'."},
+		{"above maxLagSize10Gbps", "iad-zone1-1", "aws-iad-1", tenG, 9, "resource.requestedLinkCount", "'9'. Remote location 'aws-iad-1' takes at most 8 LINK_TYPE_ETHERNET_10G_LR links in a bundle (maxLagSize10Gbps)."},
+		{"no 400G", "iad-zone1-1", "aws-iad-1", fourHundredG, 1, "resource.requestedLinkCount", "takes at most 0 LINK_TYPE_ETHERNET_400G_LR4 links"},
+		{"no LACP", "iad-zone1-1", "azure-iad-1", hundredG, 2, "resource.requestedLinkCount", "takes at most 1 LINK_TYPE_ETHERNET_100G_LR links in a bundle (maxLagSize100Gbps)"},
+	} {
+		r := insert("cci-bad", tt.location, tt.remote, tt.linkType, tt.links)
+		if e := wantGoogleError(t, r.StatusCode(), r.Body, 400, "invalid"); e.Errors[0].Location != tt.field || !strings.Contains(e.Message, tt.words) ||
+			!strings.HasPrefix(e.Message, "Invalid value for field '"+tt.field+"': ") {
+			t.Errorf("%s: %s %q", tt.name, e.Errors[0].Location, e.Message)
+		}
+	}
+	if got, _ := w.c.InterconnectsGetWithResponse(apiCtx, apiProject, "cci-bad", nil); got.StatusCode() != 404 {
+		t.Errorf("a refused insert made the interconnect: %d", got.StatusCode())
+	}
+
+	patch := func(name, body string) (int, []byte) {
+		t.Helper()
+		return w.raw(http.MethodPatch, "global/interconnects/"+name, body)
+	}
+	// The remote location sent back, in any form, changes nothing; another, or one for an
+	// interconnect without, is refused.
+	for _, same := range []string{`"aws-iad-1"`, `"global/interconnectRemoteLocations/aws-iad-1"`, `"` + w.url("global/interconnectRemoteLocations/aws-iad-1") + `"`} {
+		if status, body := patch("cci-name", `{"remoteLocation":`+same+`,"description":"same"}`); status != 200 {
+			t.Errorf("patch with %s: %d %s", same, status, body)
+		}
+	}
+	for name, body := range map[string]string{"cci-name": `{"remoteLocation":"azure-iad-1"}`, "plain": `{"remoteLocation":"aws-iad-1"}`} {
+		status, got := patch(name, body)
+		if e := wantGoogleError(t, status, got, 400, "invalid"); e.Errors[0].Location != "resource.remoteLocation" || !strings.Contains(e.Message, "cannot be changed by patch") {
+			t.Errorf("patch %s with %s: %+v", name, body, e)
+		}
+	}
+	// The bundle grows up to what the remote location takes.
+	if status, body := patch("cci-name", `{"requestedLinkCount":8}`); status != 200 {
+		t.Errorf("patch to 8 links: %d %s", status, body)
+	}
+	status, body := patch("cci-name", `{"requestedLinkCount":9}`)
+	if e := wantGoogleError(t, status, body, 400, "invalid"); e.Errors[0].Location != "resource.requestedLinkCount" {
+		t.Errorf("patch to 9 links: %+v", e)
+	}
+	status, body = patch("cci-url", `{"requestedLinkCount":2}`)
+	if e := wantGoogleError(t, status, body, 400, "invalid"); !strings.Contains(e.Message, "azure-iad-1") {
+		t.Errorf("patch of an interconnect to Azure to 2 links: %+v", e)
+	}
+	if ic, _ := w.c.InterconnectsGetWithResponse(apiCtx, apiProject, "cci-name", nil); ic.JSON200.RequestedLinkCount != 8 || *ic.JSON200.Description != "same" {
+		t.Errorf("after the patches: %s", ic.Body)
 	}
 }

@@ -164,6 +164,10 @@ func (s *Server) newInterconnect(project string, b gen.Interconnect, id string, 
 		e.Location = "resource.location"
 		return b, e
 	}
+	remote, err := s.remoteLocationOf(project, b, loc.Name)
+	if err != nil {
+		return b, err
+	}
 	labels := labelsOf(b.Labels)
 	if err := validateLabels(labels); err != nil {
 		return b, err
@@ -185,9 +189,9 @@ func (s *Server) newInterconnect(project string, b gen.Interconnect, id string, 
 	// groups); params are input only, not kept.
 	ic.InterconnectAttachments, ic.InterconnectGroups, ic.ExpectedOutages, ic.WireGroups, ic.Params = nil, nil, nil, nil, nil
 	ic.Id, ic.CreationTimestamp = &id, ptr(timestamp(created))
-	ic.Location, ic.RequestedFeatures, ic.Labels = locationPath(project, loc.Name), features, (*gen.Labels)(&labels)
+	ic.Location, ic.RemoteLocation, ic.RequestedFeatures, ic.Labels = locationPath(project, loc.Name), remote, features, (*gen.Labels)(&labels)
 	ic.AdminEnabled = orDefault(ic.AdminEnabled, true)
-	unsetEmpty(&ic.Description, &ic.CustomerName, &ic.NocContactEmail, &ic.RemoteLocation)
+	unsetEmpty(&ic.Description, &ic.CustomerName, &ic.NocContactEmail)
 	for _, m := range []**bool{&ic.MacsecEnabled, &ic.AaiEnabled} {
 		if !deref(*m) {
 			*m = nil
@@ -329,6 +333,7 @@ func (s *Server) renderInterconnect(l links, tx *store.Tx, ic gen.Interconnect) 
 	l.set(&ic.SelfLinkWithId)
 	ic.Location = l.url(ic.Location)
 	ic.EffectiveLocation = &ic.Location
+	l.set(&ic.RemoteLocation)
 	ic.InterconnectGroups = l.urls(ic.InterconnectGroups)
 	ic.Labels = shownLabels(ic.Labels)
 	for _, a := range s.attachmentsOn(tx, path) {

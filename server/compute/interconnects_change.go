@@ -42,6 +42,13 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 			loc, _ := parseRef(b.Location, "interconnectLocations", req.Project)
 			same(&f, "location", &loc.Name, nameOf(ic.Location))
 		}
+		if b.RemoteLocation != nil {
+			sent := *b.RemoteLocation
+			if r, ok := refOrName(sent, "interconnectRemoteLocations", req.Project); ok {
+				sent = r.Name
+			}
+			same(&f, "remoteLocation", &sent, nameOf(deref(ic.RemoteLocation)))
+		}
 		if b.LinkType != "" {
 			same(&f, "linkType", &b.LinkType, ic.LinkType)
 		}
@@ -75,6 +82,12 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 		if b.RequestedLinkCount > 0 {
 			next.RequestedLinkCount = b.RequestedLinkCount
 		}
+		// A Cross-Cloud Interconnect's bundle stays within what its remote location takes.
+		if r, cross := s.remoteLocations.byName[nameOf(deref(ic.RemoteLocation))]; cross && next.RequestedLinkCount != ic.RequestedLinkCount {
+			if err := r.checkLinks(next.LinkType, next.RequestedLinkCount); err != nil {
+				return operations.Start{}, err
+			}
+		}
 		if labelsSent && !maps.Equal(labels, labelsOf(ic.Labels)) {
 			// Changing labels takes the current labelFingerprint, missing or stale alike, as
 			// the discovery document says (412 conditionNotMet); gcloud sends the one it read.
@@ -100,8 +113,9 @@ func (s *Server) InterconnectsPatch(ctx context.Context, req gen.InterconnectsPa
 
 // interconnectPatchable are the members an interconnect's patch changes (labels aside):
 // the configuration of the connection, as the real service lets it be updated in place.
-// name, location, linkType and interconnectType are checked above; params is input only.
-var interconnectPatchable = []string{"name", "location", "linkType", "interconnectType", "labels", "labelFingerprint", "params", "description", "adminEnabled", "nocContactEmail", "customerName", "requestedLinkCount",
+// name, location, remoteLocation, linkType and interconnectType are checked above; params
+// is input only.
+var interconnectPatchable = []string{"name", "location", "remoteLocation", "linkType", "interconnectType", "labels", "labelFingerprint", "params", "description", "adminEnabled", "nocContactEmail", "customerName", "requestedLinkCount",
 	"macsecEnabled", "macsec", "aaiEnabled", "applicationAwareInterconnect"}
 
 // patchText sets a text member a patch sends ("" clears it, as an insert without it has it).

@@ -37,6 +37,16 @@ func parseRef(s, collection, project string) (ref, bool) {
 	return ref{}, false
 }
 
+// refOrName is parseRef of a reference that may also be a plain name, of the request's
+// project (a remote location's, whose member the discovery document calls a location, not
+// a URL).
+func refOrName(s, collection, project string) (ref, bool) {
+	if validName(s) {
+		return ref{Project: project, Name: s}, true
+	}
+	return parseRef(s, collection, project)
+}
+
 // refPath is the reference without what may stand before its projects/ segment: the
 // scheme, host and API path of a URL (any host, .../compute/v1/ or the beta and alpha
 // versions') or a leading slash. Anything else is left as it is, and so refused unless it is

@@ -58,6 +58,23 @@ func TestParseRefRules(t *testing.T) {
 	}
 }
 
+// TestRefOrName: a plain name is the request's project's; anything else is read as parseRef
+// reads it.
+func TestRefOrName(t *testing.T) {
+	for in, want := range map[string]ref{
+		"aws-iad-1": {Project: "req", Name: "aws-iad-1"},
+		"global/interconnectRemoteLocations/aws-iad-1":                                          {Project: "req", Name: "aws-iad-1"},
+		"https://www.googleapis.com/compute/v1/projects/p/global/interconnectRemoteLocations/x": {Project: "p", Name: "x"},
+		"Aws-iad-1":  {},
+		"aws-iad-1-": {},
+		"global/interconnectLocations/iad-zone1-1": {},
+	} {
+		if got, ok := refOrName(in, "interconnectRemoteLocations", "req"); got != want || ok != (want != ref{}) {
+			t.Errorf("refOrName(%q) = %+v, %v; want %+v", in, got, ok, want)
+		}
+	}
+}
+
 func TestParseRefMatchesSplit(t *testing.T) {
 	inputs := []string{
 		"", "projects/", "projects/p", "projects/p/global/interconnects/ic", "projects/p/global/interconnects/ic/",

@@ -230,3 +230,54 @@ func (s *Server) renderRemoteLocation(ctx context.Context, project string, r Rem
 	}
 	return out
 }
+
+// remoteLocationOf checks the remoteLocation of an interconnect to insert at location (a
+// Cross-Cloud Interconnect's, given by URL or by name): a remote location of the catalog,
+// open to new interconnects, that permits connections from location and takes the links
+// asked for. It returns the remote location's path, nil for an interconnect without one.
+// The real service's words for these refusals are not published: the messages are ours.
+func (s *Server) remoteLocationOf(project string, b gen.Interconnect, location string) (*string, error) {
+	sent := deref(b.RemoteLocation)
+	if sent == "" {
+		return nil, nil
+	}
+	invalid := func(reason string) error {
+		return invalidField("resource.remoteLocation", fmt.Sprintf("Invalid value for field 'resource.remoteLocation': '%s'. %s", sent, reason))
+	}
+	ref, ok := refOrName(sent, "interconnectRemoteLocations", project)
+	if !ok {
+		return nil, invalid("The URL is malformed.")
+	}
+	r, known := s.remoteLocations.byName[ref.Name]
+	switch {
+	case !known:
+		return nil, invalid("Unknown interconnect remote location.")
+	case r.Status == "CLOSED":
+		return nil, invalid("The remote location is closed for provisioning new Cross-Cloud Interconnects.")
+	case !slices.Contains(r.PermittedConnections, location):
+		return nil, invalidField("resource.location", fmt.Sprintf("Invalid value for field 'resource.location': '%s'. Remote location '%s' does not permit connections from interconnect location '%s'.", b.Location, r.Name, location))
+	}
+	if err := r.checkLinks(b.LinkType, b.RequestedLinkCount); err != nil {
+		return nil, err
+	}
+	return ptr(remoteLocationPath(project, r.Name)), nil
+}
+
+// checkLinks refuses a bundle of more links of linkType than the remote location takes:
+// its maxLagSize of that speed (none, where it gives none), and one without LACP.
+func (r RemoteLocation) checkLinks(linkType gen.InterconnectLinkType, links int32) error {
+	limit, why := r.MaxLagSize10Gbps, "maxLagSize10Gbps"
+	switch linkType {
+	case gen.InterconnectLinkTypeLINKTYPEETHERNET100GLR:
+		limit, why = r.MaxLagSize100Gbps, "maxLagSize100Gbps"
+	case gen.InterconnectLinkTypeLINKTYPEETHERNET400GLR4:
+		limit, why = r.MaxLagSize400Gbps, "maxLagSize400Gbps"
+	}
+	if r.Lacp == "LACP_UNSUPPORTED" && limit > 1 {
+		limit, why = 1, "without LACP"
+	}
+	if links <= limit {
+		return nil
+	}
+	return invalidField("resource.requestedLinkCount", fmt.Sprintf("Invalid value for field 'resource.requestedLinkCount': '%d'. Remote location '%s' takes at most %d %s links in a bundle (%s).", links, r.Name, limit, linkType, why))
+}

@@ -34,7 +34,8 @@ import (
 // group's "etag" (its own version) and an attachment's router addresses; the others (links,
 // statuses, what derives from other resources) are made again, and what an entry says of
 // them is ignored, as an insert ignores them. Conveniences:
-//   - an interconnect's location and an attachment's interconnect may be plain names;
+//   - an interconnect's location and remoteLocation and an attachment's interconnect may be
+//     plain names;
 //   - an attachment names its region in "region" (required), by name or as its path;
 //   - a group's "attachments" may be a list of the project's attachments, each a name (when
 //     no other region has one of that name) or region/name, each keyed by itself; or a

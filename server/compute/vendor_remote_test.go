@@ -63,3 +63,35 @@ func TestVendorRemoteLocations(t *testing.T) {
 		t.Errorf("unknown: %q", e.Message)
 	}
 }
+
+// TestVendorCrossCloudInterconnect: an interconnect inserted through Google's Go client with
+// a remoteLocation names a remote location of the catalog and reads back with its URL; one
+// the catalog lacks, a location it does not permit and a bundle above its maxLagSize are
+// 400 invalid, naming the member.
+func TestVendorCrossCloudInterconnect(t *testing.T) {
+	w := newVMWorld(t)
+	insert := func(name, location, remote string, links int64) (*compute.Operation, error) {
+		return w.svc.Interconnects.Insert(vendorProject, &compute.Interconnect{Name: name, Location: w.url("global/interconnectLocations/" + location),
+			RemoteLocation: remote, LinkType: "LINK_TYPE_ETHERNET_100G_LR", RequestedLinkCount: links, InterconnectType: "DEDICATED"}).Context(w.ctx).Do()
+	}
+	op, err := insert("ic-oci", "fra-zone2-4", w.url("global/interconnectRemoteLocations/oci-fra-1"), 8)
+	w.done("insert ic-oci", op, err)
+	ic, err := w.svc.Interconnects.Get(vendorProject, "ic-oci").Context(w.ctx).Do()
+	if err != nil || ic.RemoteLocation != w.url("global/interconnectRemoteLocations/oci-fra-1") || ic.Location != w.url("global/interconnectLocations/fra-zone2-4") {
+		t.Fatalf("get: %v %+v", err, ic)
+	}
+	for _, tt := range []struct {
+		location, remote string
+		links            int64
+		field            string
+	}{
+		{"fra-zone2-4", "oci-nowhere-1", 1, "resource.remoteLocation"},
+		{"fra-zone1-4", "alibaba-fra-1", 1, "resource.location"},
+		{"fra-zone2-4", "alibaba-fra-1", 3, "resource.requestedLinkCount"},
+	} {
+		_, err := insert("ic-bad", tt.location, tt.remote, tt.links)
+		if e := vendorAPIError(t, err, http.StatusBadRequest, "invalid"); !strings.HasPrefix(e.Message, "Invalid value for field '"+tt.field+"'") {
+			t.Errorf("%s at %s, %d links: %q, want it to name %s", tt.remote, tt.location, tt.links, e.Message, tt.field)
+		}
+	}
+}

@@ -428,6 +428,23 @@ test('Google compute (Node SDK): interconnect remote locations', async () => {
   assert.deepEqual(names(await collect(remoteLocations.listAsync({ project, filter: 'lacp = LACP_UNSUPPORTED' }))), ['azure-iad-1', 'azure-sjc-1']);
   const none = await googleError(remoteLocations.get({ project, interconnectRemoteLocation: 'aws-nowhere-1' }), 404);
   assert.equal(none.code, Status.NOT_FOUND);
+
+  // A Cross-Cloud Interconnect names one (here by a partial URL) and reads back with its
+  // selfLink; a bundle above its maxLagSize is refused.
+  const { interconnects } = clients();
+  const insert = (name, requestedLinkCount) => interconnects.insert({
+    project,
+    interconnectResource: {
+      name, location: location('lhr-zone1-47'), remoteLocation: `projects/${project}/global/interconnectRemoteLocations/aws-lhr-1`,
+      linkType: 'LINK_TYPE_ETHERNET_400G_LR4', requestedLinkCount, interconnectType: 'DEDICATED',
+    },
+  });
+  done(await insert('ngce-cci', 2), 'insert');
+  const [ic] = await interconnects.get({ project, interconnect: 'ngce-cci' });
+  assert.equal(ic.remoteLocation, r.selfLink);
+  const tooMany = await googleError(insert('ngce-cci-big', 3), 400);
+  assert.equal(tooMany.code, Status.INVALID_ARGUMENT);
+  done(await interconnects.delete({ project, interconnect: 'ngce-cci' }), 'delete');
 });
 
 test('Google compute (Node SDK): interconnects', async () => {
