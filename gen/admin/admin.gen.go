@@ -1031,8 +1031,8 @@ type ClientInterface interface {
 	// The file's settings (authorization's `enforce`, `defaultPrincipal`,
 	// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
 	// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
-	// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
-	// start: they are not changed here. A setting the file gives must be the running one,
+	// `operationMode`, `interconnectLocations` and `interconnectRemoteLocations`) configure
+	// the APIs, which take them at start: they are not changed here. A setting the file gives must be the running one,
 	// as in a state this server exported; one it leaves out is the running one. A setting
 	// that differs is refused with 409 `SettingDiffers`, naming it.
 	//
@@ -1628,8 +1628,8 @@ func (c *Client) GetState(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // The file's settings (authorization's `enforce`, `defaultPrincipal`,
 // `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
 // `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
-// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
-// start: they are not changed here. A setting the file gives must be the running one,
+// `operationMode`, `interconnectLocations` and `interconnectRemoteLocations`) configure
+// the APIs, which take them at start: they are not changed here. A setting the file gives must be the running one,
 // as in a state this server exported; one it leaves out is the running one. A setting
 // that differs is refused with 409 `SettingDiffers`, naming it.
 //
@@ -2833,8 +2833,8 @@ type ClientWithResponsesInterface interface {
 	// The file's settings (authorization's `enforce`, `defaultPrincipal`,
 	// `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
 	// `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
-	// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
-	// start: they are not changed here. A setting the file gives must be the running one,
+	// `operationMode`, `interconnectLocations` and `interconnectRemoteLocations`) configure
+	// the APIs, which take them at start: they are not changed here. A setting the file gives must be the running one,
 	// as in a state this server exported; one it leaves out is the running one. A setting
 	// that differs is refused with 409 `SettingDiffers`, naming it.
 	//
@@ -4334,8 +4334,8 @@ func (c *ClientWithResponses) GetStateWithResponse(ctx context.Context, reqEdito
 // The file's settings (authorization's `enforce`, `defaultPrincipal`,
 // `bootstrapOwners`, `maxPerSubscription`, `tokens`, `strictPrincipals` and
 // `managementGroups`; accounts' `account_concurrency` and `platforms`; compute's
-// `operationMode` and `interconnectLocations`) configure the APIs, which take them at
-// start: they are not changed here. A setting the file gives must be the running one,
+// `operationMode`, `interconnectLocations` and `interconnectRemoteLocations`) configure
+// the APIs, which take them at start: they are not changed here. A setting the file gives must be the running one,
 // as in a state this server exported; one it leaves out is the running one. A setting
 // that differs is refused with 409 `SettingDiffers`, naming it.
 //
@@ -7215,16 +7215,17 @@ var swaggerSpec = []string{
 	"nIAizmD3L6OGeesMoxD2Vhd/wPqbvKbH/h1BD32etYUdnUX4Ij9xhEGkxqczJcIAuo11naL28pQa2km5",
 	"Qk+u04EUVdwuNblW4EBLhggcfCR8pN/HGsIymXhYDjbPsRP9CXsDuFVRLEeaxExAjR++iROeXbz1IYxE",
 	"PJbSaKPo4sNKMAXu6Jzef2TquiQN7beoj+1viClTgLzEaGPGBWwzAjxZJ9ZpvaPc4f2SSIEMnKwd2Flu",
-	"AcQXvjkEwNkqYs1dW67DfusBmeN23i/I8nSI79A19JYhqCg1zlQfFTWO8Kok7KbNAX3KiK+ll6KWEd1y",
-	"o1KwEOwyLvK3z2AkGnnAk+wF1JNw45t5oWVYbw5VerhvneOTiWWF7WbhcxI7nOqXeE0Ox4agK5G4xMnn",
-	"VIyNyDjMzu7ja7jc06ZHKhUVdtA5O4xIDBK05aXXWKbr9giRVjMuGAKtjhz2KrxPv/rVQslxxuYekLWF",
-	"+64sP7g/uVe5kFco+VZ0nb9Qm2t/fnb3ACAvo2rqnYC407HfdSDWHpPWIBLv+J+Jw9TLqSZtb+/I4Lg2",
-	"eePfSLR3RVyNMVjS3T4GDhGNPAwOpbHV8DeYhOgYwmjiDtsz4IUdziacqM7AWgfwswPWHvc4hnXEhNao",
-	"vDYI2RwYS0hEt6V4kRSRWCzVQmo2yqsfaY5MXYZAsc4ECgw7mgSgLi1ROTCH+QVnHEYCAmkUXXO9Fobe",
-	"u9JPeMUXWYpbYYcDEiIp1OII0CUI05iHnErI/JHIXzwUbXcsPXy3aK17VdTeJtfmi632CNmWYEy+MWqL",
-	"9skm2LRrBy4dXl34plqIUoWn/wSogyj66kKEFDD0s/KrwvBiaxSrzAGkj3q9wfBZt9/tdwej5/3nfcAd",
-	"dBPZAh1yoN5QKzLGAq8K/HThMOES6vvMCrB1hPNt/Xzz7m2pJlmWEfbbO6GJXSRjw0smGYSioJAMY2Xe",
-	"InRi1jvcIMWUXGnElAfNApVZ2OK+hWcMmXdrF1AfYLgglSqzHLTdH3DpRejAEm57HPCyFR//PwAA//8=",
+	"AcQXvjkEwNkqYs0+uFyE/dajMbtByn+7YnNpWHFFO28nRJqHdInv4DX0liHoqD/gUVECCW9SwmbbHO+n",
+	"DAhbemdqGfAttzkFC8Fs4yJ/OQ0GqpFFPEVfQLkJN77XFzqK9eZQpYf7zjo+mVhO2e4lPiexg7F+idfk",
+	"aG2IyRKJS5x8TuTYp4zD7GxOvobLPel6IFNR4RZd2swYBGzLC7exTNftEQKxZlwwxGEdOWhWeN1+9auF",
+	"kuOMzT1eawv3XVl2cX9yb3ohr1Awrug6f9821/787O4Bfl5G1dT7CHGnY7/rQCg+Jq1BJN7xPxMHuZdT",
+	"Tdre3pHBcW1ux7+waO+CuRpbsaTafYgcAh55lBwqZ6vRcbAY0W+E0cQddm/A+zycyThRnYE1HuBnB+o9",
+	"7nEM64gJrdGIbZDBOW6WkAh+S/EiKSKxWKqF1GyUF0fSHLi6jJBifQ2UJ3Y0CTheWqLuYA4SDM44jATE",
+	"2Sh67notDL13laHwBjCyFLfCDgckRFIo1RGgahDFMY9IlYD7I5G/lyjabmh6+G7BXPcmqb0tss33Xu0R",
+	"0S2hnHxjUBfNl00satctXDq8uuhOtU6lil7/CUAJUfTVRRApQOxn5TeJ4cXWZlaZw08f9XqD4bNuv9vv",
+	"DkbP+8/7AEvoJrKFSeQwv6GUZIz1XxV06sKfwiXUt6EVWOyI9tv6+ebd21LJsiwD8Ld3Ihe7QMeGE00y",
+	"iFRBnRmG0rzB6MSs98dBiim50gg5D5oFCrewA34L7hgS89ZsoD7+cEEqRWg5prs/4NJ70oEl3PY4XGYr",
+	"Pv5/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
