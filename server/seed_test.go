@@ -606,7 +606,7 @@ compute:
 // the same seed adds, is served with the defaults of what it leaves out, and an interconnect
 // at that location can name it.
 func TestSeedAddsInterconnectRemoteLocations(t *testing.T) {
-	seed, err := server.ParseSeed("remote.yaml", []byte(`
+	srv := startSeeded(t, writeSeedFile(t, `
 compute:
   interconnectLocations:
     - {name: ams-zone1-2, metro: ams, availabilityZone: zone1, city: Amsterdam, continent: EUROPE, facilityProvider: Equinix, peeringdbFacilityId: 2, regions: [europe-west4]}
@@ -620,14 +620,6 @@ compute:
         bgpPeerAsnRanges: [{min: 64512, max: 65534}]
       permittedConnections: [ams-zone1-2]
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := understudytest.Start(t, understudytest.WithConfig(func(c *server.Config) {
-		if err := seed.Apply(c, nil); err != nil {
-			t.Fatal(err)
-		}
-	}))
 	a := seedClient{t: t, base: srv.URL}
 	code, r := a.do("GET", seedProjectPath+"/global/interconnectRemoteLocations/aws-ams-1", seedComputeHeaders, "")
 	if code != 200 || r["status"] != "AVAILABLE" || r["lacp"] != "LACP_SUPPORTED" || r["maxLagSize10Gbps"] != 4.0 || r["maxLagSize100Gbps"] != nil ||

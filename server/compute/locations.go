@@ -37,17 +37,22 @@ func (l Location) Check() error {
 // Location is an interconnect location: a colocation facility in a metro, in one edge
 // availability domain (zone1 or zone2). The catalog is read-only; the seed file can add to it.
 type Location struct {
-	Name                       string   `json:"name" yaml:"name"` // e.g. iad-zone1-1
-	Description                string   `json:"description,omitempty" yaml:"description,omitempty"`
-	Metro                      string   `json:"metro,omitempty" yaml:"metro,omitempty"` // three lowercase letters, e.g. iad
-	Zone                       string   `json:"availabilityZone,omitempty" yaml:"availabilityZone,omitempty"`
-	City                       string   `json:"city,omitempty" yaml:"city,omitempty"`
-	Continent                  string   `json:"continent,omitempty" yaml:"continent,omitempty"`
-	Address                    string   `json:"address,omitempty" yaml:"address,omitempty"`
-	FacilityProvider           string   `json:"facilityProvider,omitempty" yaml:"facilityProvider,omitempty"`
-	FacilityProviderFacilityID string   `json:"facilityProviderFacilityId,omitempty" yaml:"facilityProviderFacilityId,omitempty"`
-	PeeringDBFacilityID        string   `json:"peeringdbFacilityId,omitempty" yaml:"peeringdbFacilityId,omitempty"`
-	Regions                    []string `json:"regions,omitempty" yaml:"regions,omitempty"` // regions reachable from it
+	Name        string `json:"name" yaml:"name"` // e.g. iad-zone1-1
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	Metro       string `json:"metro,omitempty" yaml:"metro,omitempty"` // three lowercase letters, e.g. iad
+	Zone        string `json:"availabilityZone,omitempty" yaml:"availabilityZone,omitempty"`
+	Site        `yaml:",inline"`
+	Regions     []string `json:"regions,omitempty" yaml:"regions,omitempty"` // regions reachable from it
+}
+
+// Site is where a location or a remote location is, in the members both schemas give it.
+type Site struct {
+	City                       string `json:"city,omitempty" yaml:"city,omitempty"`
+	Continent                  string `json:"continent,omitempty" yaml:"continent,omitempty"`
+	Address                    string `json:"address,omitempty" yaml:"address,omitempty"`
+	FacilityProvider           string `json:"facilityProvider,omitempty" yaml:"facilityProvider,omitempty"`
+	FacilityProviderFacilityID string `json:"facilityProviderFacilityId,omitempty" yaml:"facilityProviderFacilityId,omitempty"`
+	PeeringDBFacilityID        string `json:"peeringdbFacilityId,omitempty" yaml:"peeringdbFacilityId,omitempty"`
 }
 
 // Facility names the building, as logicalStructure shows it: the metro and the facility's
@@ -60,17 +65,17 @@ var locationsCreated = time.Date(2017, 6, 1, 0, 0, 0, 0, time.UTC)
 // builtinLocations are realistic locations in five metros, each metro with facilities in
 // both edge availability domains, so that every SLA level can be built from them.
 var builtinLocations = []Location{
-	{Name: "iad-zone1-1", Metro: "iad", Zone: "zone1", City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21715 Filigree Court, Ashburn, VA 20147", FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC2", PeeringDBFacilityID: "1", Regions: []string{"us-east4", "us-east1"}},
-	{Name: "iad-zone2-1", Metro: "iad", Zone: "zone2", City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21830 UUNet Way, Ashburn, VA 20147", FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC6", PeeringDBFacilityID: "2", Regions: []string{"us-east4", "us-east1"}},
-	{Name: "iad-zone1-2", Metro: "iad", Zone: "zone1", City: "Ashburn", Continent: "NORTH_AMERICA", Address: "44470 Chilum Place, Ashburn, VA 20147", FacilityProvider: "CoreSite", FacilityProviderFacilityID: "VA1", PeeringDBFacilityID: "3", Regions: []string{"us-east4", "us-east1"}},
-	{Name: "lax-zone1-8", Metro: "lax", Zone: "zone1", City: "Los Angeles", Continent: "NORTH_AMERICA", Address: "600 West 7th Street, Los Angeles, CA 90017", FacilityProvider: "Equinix", FacilityProviderFacilityID: "LA1", PeeringDBFacilityID: "8", Regions: []string{"us-west2"}},
-	{Name: "lax-zone2-19", Metro: "lax", Zone: "zone2", City: "Los Angeles", Continent: "NORTH_AMERICA", Address: "624 South Grand Avenue, Los Angeles, CA 90017", FacilityProvider: "CoreSite", FacilityProviderFacilityID: "LA1", PeeringDBFacilityID: "19", Regions: []string{"us-west2"}},
-	{Name: "sjc-zone1-6", Metro: "sjc", Zone: "zone1", City: "San Jose", Continent: "NORTH_AMERICA", Address: "11 Great Oaks Boulevard, San Jose, CA 95119", FacilityProvider: "Equinix", FacilityProviderFacilityID: "SV1", PeeringDBFacilityID: "6", Regions: []string{"us-west1", "us-west2"}},
-	{Name: "sjc-zone2-6", Metro: "sjc", Zone: "zone2", City: "San Jose", Continent: "NORTH_AMERICA", Address: "9 Great Oaks Boulevard, San Jose, CA 95119", FacilityProvider: "Equinix", FacilityProviderFacilityID: "SV5", PeeringDBFacilityID: "16", Regions: []string{"us-west1", "us-west2"}},
-	{Name: "fra-zone1-4", Metro: "fra", Zone: "zone1", City: "Frankfurt", Continent: "EUROPE", Address: "Kruppstrasse 121-127, 60388 Frankfurt am Main", FacilityProvider: "Equinix", FacilityProviderFacilityID: "FR5", PeeringDBFacilityID: "4", Regions: []string{"europe-west3"}},
-	{Name: "fra-zone2-4", Metro: "fra", Zone: "zone2", City: "Frankfurt", Continent: "EUROPE", Address: "Weismuellerstrasse 19, 60314 Frankfurt am Main", FacilityProvider: "Interxion", FacilityProviderFacilityID: "FRA3", PeeringDBFacilityID: "57", Regions: []string{"europe-west3"}},
-	{Name: "lhr-zone1-47", Metro: "lhr", Zone: "zone1", City: "London", Continent: "EUROPE", Address: "Sovereign House, 227 Marsh Wall, London E14 9SD", FacilityProvider: "Telehouse", FacilityProviderFacilityID: "North", PeeringDBFacilityID: "47", Regions: []string{"europe-west2"}},
-	{Name: "lhr-zone2-34", Metro: "lhr", Zone: "zone2", City: "London", Continent: "EUROPE", Address: "8-9 Harbour Exchange Square, London E14 9GE", FacilityProvider: "Equinix", FacilityProviderFacilityID: "LD8", PeeringDBFacilityID: "34", Regions: []string{"europe-west2"}},
+	{Name: "iad-zone1-1", Metro: "iad", Zone: "zone1", Site: Site{City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21715 Filigree Court, Ashburn, VA 20147", FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC2", PeeringDBFacilityID: "1"}, Regions: []string{"us-east4", "us-east1"}},
+	{Name: "iad-zone2-1", Metro: "iad", Zone: "zone2", Site: Site{City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21830 UUNet Way, Ashburn, VA 20147", FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC6", PeeringDBFacilityID: "2"}, Regions: []string{"us-east4", "us-east1"}},
+	{Name: "iad-zone1-2", Metro: "iad", Zone: "zone1", Site: Site{City: "Ashburn", Continent: "NORTH_AMERICA", Address: "44470 Chilum Place, Ashburn, VA 20147", FacilityProvider: "CoreSite", FacilityProviderFacilityID: "VA1", PeeringDBFacilityID: "3"}, Regions: []string{"us-east4", "us-east1"}},
+	{Name: "lax-zone1-8", Metro: "lax", Zone: "zone1", Site: Site{City: "Los Angeles", Continent: "NORTH_AMERICA", Address: "600 West 7th Street, Los Angeles, CA 90017", FacilityProvider: "Equinix", FacilityProviderFacilityID: "LA1", PeeringDBFacilityID: "8"}, Regions: []string{"us-west2"}},
+	{Name: "lax-zone2-19", Metro: "lax", Zone: "zone2", Site: Site{City: "Los Angeles", Continent: "NORTH_AMERICA", Address: "624 South Grand Avenue, Los Angeles, CA 90017", FacilityProvider: "CoreSite", FacilityProviderFacilityID: "LA1", PeeringDBFacilityID: "19"}, Regions: []string{"us-west2"}},
+	{Name: "sjc-zone1-6", Metro: "sjc", Zone: "zone1", Site: Site{City: "San Jose", Continent: "NORTH_AMERICA", Address: "11 Great Oaks Boulevard, San Jose, CA 95119", FacilityProvider: "Equinix", FacilityProviderFacilityID: "SV1", PeeringDBFacilityID: "6"}, Regions: []string{"us-west1", "us-west2"}},
+	{Name: "sjc-zone2-6", Metro: "sjc", Zone: "zone2", Site: Site{City: "San Jose", Continent: "NORTH_AMERICA", Address: "9 Great Oaks Boulevard, San Jose, CA 95119", FacilityProvider: "Equinix", FacilityProviderFacilityID: "SV5", PeeringDBFacilityID: "16"}, Regions: []string{"us-west1", "us-west2"}},
+	{Name: "fra-zone1-4", Metro: "fra", Zone: "zone1", Site: Site{City: "Frankfurt", Continent: "EUROPE", Address: "Kruppstrasse 121-127, 60388 Frankfurt am Main", FacilityProvider: "Equinix", FacilityProviderFacilityID: "FR5", PeeringDBFacilityID: "4"}, Regions: []string{"europe-west3"}},
+	{Name: "fra-zone2-4", Metro: "fra", Zone: "zone2", Site: Site{City: "Frankfurt", Continent: "EUROPE", Address: "Weismuellerstrasse 19, 60314 Frankfurt am Main", FacilityProvider: "Interxion", FacilityProviderFacilityID: "FRA3", PeeringDBFacilityID: "57"}, Regions: []string{"europe-west3"}},
+	{Name: "lhr-zone1-47", Metro: "lhr", Zone: "zone1", Site: Site{City: "London", Continent: "EUROPE", Address: "Sovereign House, 227 Marsh Wall, London E14 9SD", FacilityProvider: "Telehouse", FacilityProviderFacilityID: "North", PeeringDBFacilityID: "47"}, Regions: []string{"europe-west2"}},
+	{Name: "lhr-zone2-34", Metro: "lhr", Zone: "zone2", Site: Site{City: "London", Continent: "EUROPE", Address: "8-9 Harbour Exchange Square, London E14 9GE", FacilityProvider: "Equinix", FacilityProviderFacilityID: "LD8", PeeringDBFacilityID: "34"}, Regions: []string{"europe-west2"}},
 }
 
 // catalog is a read-only set of entries by name (locations, remote locations), made when

@@ -17,17 +17,12 @@ import (
 // it. Members left out read as the real service's defaults: status AVAILABLE, lacp
 // LACP_SUPPORTED, unconstrained port pairs, subnet lengths 29 to 30, bgpMd5 MD5_OPTIONAL.
 type RemoteLocation struct {
-	Name                       string `json:"name" yaml:"name"` // e.g. aws-iad-1
-	Description                string `json:"description,omitempty" yaml:"description,omitempty"`
-	RemoteService              string `json:"remoteService,omitempty" yaml:"remoteService,omitempty"` // e.g. Amazon Web Services
-	City                       string `json:"city,omitempty" yaml:"city,omitempty"`
-	Continent                  string `json:"continent,omitempty" yaml:"continent,omitempty"`
-	Address                    string `json:"address,omitempty" yaml:"address,omitempty"`
-	FacilityProvider           string `json:"facilityProvider,omitempty" yaml:"facilityProvider,omitempty"`
-	FacilityProviderFacilityID string `json:"facilityProviderFacilityId,omitempty" yaml:"facilityProviderFacilityId,omitempty"`
-	PeeringDBFacilityID        string `json:"peeringdbFacilityId,omitempty" yaml:"peeringdbFacilityId,omitempty"`
-	Status                     string `json:"status,omitempty" yaml:"status,omitempty"` // AVAILABLE or CLOSED
-	Lacp                       string `json:"lacp,omitempty" yaml:"lacp,omitempty"`     // LACP_SUPPORTED or LACP_UNSUPPORTED
+	Name          string `json:"name" yaml:"name"` // e.g. aws-iad-1
+	Description   string `json:"description,omitempty" yaml:"description,omitempty"`
+	RemoteService string `json:"remoteService,omitempty" yaml:"remoteService,omitempty"` // e.g. Amazon Web Services
+	Site          `yaml:",inline"`
+	Status        string `json:"status,omitempty" yaml:"status,omitempty"` // AVAILABLE or CLOSED
+	Lacp          string `json:"lacp,omitempty" yaml:"lacp,omitempty"`     // LACP_SUPPORTED or LACP_UNSUPPORTED
 	// The most links of each speed a bundle may have; 0: the remote location takes none.
 	MaxLagSize10Gbps                   int32                       `json:"maxLagSize10Gbps,omitempty" yaml:"maxLagSize10Gbps,omitempty"`
 	MaxLagSize100Gbps                  int32                       `json:"maxLagSize100Gbps,omitempty" yaml:"maxLagSize100Gbps,omitempty"`
@@ -121,33 +116,39 @@ var remoteLocationsCreated = time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC)
 // subnets, paired ports and VLANs, Microsoft's ASN 12076; AWS: Amazon's private ASN
 // ranges). azure-sjc-1 is CLOSED.
 var builtinRemoteLocations = []RemoteLocation{
-	{Name: "aws-iad-1", RemoteService: "Amazon Web Services", City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21715 Filigree Court, Ashburn, VA 20147",
-		FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC2", PeeringDBFacilityID: "1", Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 8, MaxLagSize100Gbps: 4,
+	{Name: "aws-iad-1", RemoteService: "Amazon Web Services", Site: Site{City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21715 Filigree Court, Ashburn, VA 20147",
+		FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC2", PeeringDBFacilityID: "1"},
+		Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 8, MaxLagSize100Gbps: 4,
 		Constraints:                        unconstrained,
 		AttachmentConfigurationConstraints: RemoteAttachmentConstraints{BgpMd5: "MD5_OPTIONAL", BgpPeerAsnRanges: []Range{{64512, 65534}, {4200000000, 4294967294}}},
 		PermittedConnections:               []string{"iad-zone1-1", "iad-zone1-2", "iad-zone2-1"}},
-	{Name: "azure-iad-1", RemoteService: "Microsoft Azure", City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21830 UUNet Way, Ashburn, VA 20147",
-		FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC6", PeeringDBFacilityID: "2", Lacp: "LACP_UNSUPPORTED", MaxLagSize10Gbps: 1, MaxLagSize100Gbps: 1,
+	{Name: "azure-iad-1", RemoteService: "Microsoft Azure", Site: Site{City: "Ashburn", Continent: "NORTH_AMERICA", Address: "21830 UUNet Way, Ashburn, VA 20147",
+		FacilityProvider: "Equinix", FacilityProviderFacilityID: "DC6", PeeringDBFacilityID: "2"},
+		Lacp: "LACP_UNSUPPORTED", MaxLagSize10Gbps: 1, MaxLagSize100Gbps: 1,
 		Constraints:                        azurePairs,
 		AttachmentConfigurationConstraints: RemoteAttachmentConstraints{BgpMd5: "MD5_OPTIONAL", BgpPeerAsnRanges: []Range{{12076, 12076}}},
 		PermittedConnections:               []string{"iad-zone1-1", "iad-zone2-1"}},
-	{Name: "aws-lhr-1", RemoteService: "Amazon Web Services", City: "London", Continent: "EUROPE", Address: "Sovereign House, 227 Marsh Wall, London E14 9SD",
-		FacilityProvider: "Telehouse", FacilityProviderFacilityID: "North", PeeringDBFacilityID: "47", Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 8, MaxLagSize100Gbps: 4, MaxLagSize400Gbps: 2,
+	{Name: "aws-lhr-1", RemoteService: "Amazon Web Services", Site: Site{City: "London", Continent: "EUROPE", Address: "Sovereign House, 227 Marsh Wall, London E14 9SD",
+		FacilityProvider: "Telehouse", FacilityProviderFacilityID: "North", PeeringDBFacilityID: "47"},
+		Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 8, MaxLagSize100Gbps: 4, MaxLagSize400Gbps: 2,
 		Constraints:                        unconstrained,
 		AttachmentConfigurationConstraints: RemoteAttachmentConstraints{BgpMd5: "MD5_OPTIONAL", BgpPeerAsnRanges: []Range{{64512, 65534}, {4200000000, 4294967294}}},
 		PermittedConnections:               []string{"lhr-zone1-47", "lhr-zone2-34"}},
-	{Name: "oci-fra-1", RemoteService: "Oracle Cloud Infrastructure", City: "Frankfurt", Continent: "EUROPE", Address: "Kruppstrasse 121-127, 60388 Frankfurt am Main",
-		FacilityProvider: "Equinix", FacilityProviderFacilityID: "FR5", PeeringDBFacilityID: "4", Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 8, MaxLagSize100Gbps: 8,
+	{Name: "oci-fra-1", RemoteService: "Oracle Cloud Infrastructure", Site: Site{City: "Frankfurt", Continent: "EUROPE", Address: "Kruppstrasse 121-127, 60388 Frankfurt am Main",
+		FacilityProvider: "Equinix", FacilityProviderFacilityID: "FR5", PeeringDBFacilityID: "4"},
+		Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 8, MaxLagSize100Gbps: 8,
 		Constraints:                        unconstrained,
 		AttachmentConfigurationConstraints: RemoteAttachmentConstraints{BgpMd5: "MD5_UNSUPPORTED", BgpPeerAsnRanges: []Range{{31898, 31898}}},
 		PermittedConnections:               []string{"fra-zone1-4", "fra-zone2-4"}},
-	{Name: "alibaba-fra-1", RemoteService: "Alibaba Cloud", City: "Frankfurt", Continent: "EUROPE", Address: "Weismuellerstrasse 19, 60314 Frankfurt am Main",
-		FacilityProvider: "Interxion", FacilityProviderFacilityID: "FRA3", PeeringDBFacilityID: "57", Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 4, MaxLagSize100Gbps: 2,
+	{Name: "alibaba-fra-1", RemoteService: "Alibaba Cloud", Site: Site{City: "Frankfurt", Continent: "EUROPE", Address: "Weismuellerstrasse 19, 60314 Frankfurt am Main",
+		FacilityProvider: "Interxion", FacilityProviderFacilityID: "FRA3", PeeringDBFacilityID: "57"},
+		Lacp: "LACP_SUPPORTED", MaxLagSize10Gbps: 4, MaxLagSize100Gbps: 2,
 		Constraints:                        unconstrained,
 		AttachmentConfigurationConstraints: RemoteAttachmentConstraints{BgpMd5: "MD5_OPTIONAL", BgpPeerAsnRanges: []Range{{45104, 45104}}},
 		PermittedConnections:               []string{"fra-zone2-4"}},
-	{Name: "azure-sjc-1", RemoteService: "Microsoft Azure", City: "San Jose", Continent: "NORTH_AMERICA", Address: "11 Great Oaks Boulevard, San Jose, CA 95119",
-		FacilityProvider: "Equinix", FacilityProviderFacilityID: "SV1", PeeringDBFacilityID: "6", Status: "CLOSED", Lacp: "LACP_UNSUPPORTED", MaxLagSize10Gbps: 1, MaxLagSize100Gbps: 1,
+	{Name: "azure-sjc-1", RemoteService: "Microsoft Azure", Site: Site{City: "San Jose", Continent: "NORTH_AMERICA", Address: "11 Great Oaks Boulevard, San Jose, CA 95119",
+		FacilityProvider: "Equinix", FacilityProviderFacilityID: "SV1", PeeringDBFacilityID: "6"},
+		Status: "CLOSED", Lacp: "LACP_UNSUPPORTED", MaxLagSize10Gbps: 1, MaxLagSize100Gbps: 1,
 		Constraints:                        azurePairs,
 		AttachmentConfigurationConstraints: RemoteAttachmentConstraints{BgpMd5: "MD5_OPTIONAL", BgpPeerAsnRanges: []Range{{12076, 12076}}},
 		PermittedConnections:               []string{"sjc-zone1-6", "sjc-zone2-6"}},
