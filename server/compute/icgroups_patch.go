@@ -244,7 +244,9 @@ func (s *Server) memberFromInput(project, field string, template *gen.Interconne
 		return gen.Interconnect{}, mustMatch(field+".name", name, nameRegex)
 	}
 	if pick(in.RemoteLocation, t.RemoteLocation) != "" {
-		return gen.Interconnect{}, invalidField(field+".remoteLocation", fmt.Sprintf("Invalid value for field '%s.remoteLocation'. understudy does not model Cross-Cloud Interconnect.", field))
+		// Its facility's turn would choose the location, which the remote location may not
+		// permit: a Cross-Cloud Interconnect is inserted on its own, then patched in.
+		return gen.Interconnect{}, invalidField(field+".remoteLocation", fmt.Sprintf("Invalid value for field '%s.remoteLocation'. createMembers makes Dedicated Interconnects only: insert a Cross-Cloud Interconnect with interconnects.insert, then add it to the group with a patch.", field))
 	}
 	facility := pick(in.Facility, t.Facility)
 	if facility == "" {

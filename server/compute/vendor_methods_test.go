@@ -449,6 +449,14 @@ func TestVendorInterconnectGroups(t *testing.T) {
 	if _, err := w.svc.Interconnects.Get(vendorProject, "ic-rej").Do(); err == nil {
 		t.Errorf("a rejected createMembers created its interconnect")
 	}
+	// A Cross-Cloud Interconnect is not made by createMembers, which chooses the location.
+	_, err = w.svc.InterconnectGroups.CreateMembers(vendorProject, "icg", &compute.InterconnectGroupsCreateMembersRequest{Request: &compute.InterconnectGroupsCreateMembers{
+		Interconnects: []*compute.InterconnectGroupsCreateMembersInterconnectInput{{Name: "ic-cc", Facility: "iad-1", LinkType: "LINK_TYPE_ETHERNET_10G_LR", RequestedLinkCount: 1,
+			InterconnectType: "DEDICATED", RemoteLocation: "aws-iad-1"}},
+	}}).Do()
+	if e := vendorAPIError(t, err, 400, "invalid"); !strings.Contains(e.Message, "insert a Cross-Cloud Interconnect with interconnects.insert") {
+		t.Errorf("createMembers with a remote location: %q", e.Message)
+	}
 
 	// A missing interconnect fails the insert's operation; list; delete.
 	op, err = w.svc.InterconnectGroups.Insert(vendorProject, group("icg-bad", "NO_SLA", "nope")).Do()
