@@ -17,11 +17,11 @@ const exportHeader = `# understudy state, as GET /_understudy/state exported it:
 `
 
 // Export is the whole current state as a seed file (the YAML --seed reads): the settings a
-// seed can give (custom roles, tokens, platforms, locations, remote locations, the operation mode, ...) and
-// every resource of every API, with what a seed would otherwise derive or make anew (ids,
-// creation times, fingerprints' and etags' change counts, account links with their tokens,
-// finished operations, remembered Idempotency-Keys). It is deterministic: the same state
-// gives the same bytes. Each API's Export says what it leaves out: what is in flight
+// seed can give (custom roles, tokens, platforms, locations, remote locations, the
+// operation mode, ...) and every resource of every API, with what a seed would otherwise
+// derive or make anew (ids, creation times, fingerprints' and etags' change counts,
+// account links with their tokens, finished operations, remembered Idempotency-Keys). It is
+// deterministic: the same state gives the same bytes. Each API's Export says what it leaves out: what is in flight
 // (running operations and the resources they insert, hosted form sessions, keys of
 // requests not yet answered), none of which a read shows as state.
 //
