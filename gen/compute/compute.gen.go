@@ -2648,14 +2648,17 @@ type InterconnectApplicationAwareInterconnectStrictPriorityPolicy = map[string]i
 
 // InterconnectAttachment An interconnect attachment (VLAN attachment): a VLAN on an interconnect that connects
 // it to a Cloud Router in a region. Every member of the discovery document is accepted;
-// those of other types of attachment (`pairingKey`, `partnerAsn`, `partnerMetadata`,
-// `l2Forwarding`) are refused on the only type understudy accepts, `DEDICATED`, with 400
-// `invalid` saying why, and members the document does not define are refused. `name` is
-// required on insert, and so is `interconnect` (checked by the server). Members marked
-// `readOnly` are set by the server and ignored when sent.
+// those of other types of attachment (a partner's `pairingKey`, `partnerAsn`,
+// `partnerMetadata` on a `DEDICATED` one, `l2Forwarding` on every type) are refused
+// with 400 `invalid` saying why, and members the document does not define are refused.
+// `name` is required on insert, and so is `interconnect` on a `DEDICATED` or
+// `PARTNER_PROVIDER` one (checked by the server). Members marked `readOnly` are set by
+// the server and ignored when sent.
 type InterconnectAttachment struct {
-	// AdminEnabled Whether the attachment carries traffic; `true` when omitted. An attachment with
-	// `adminEnabled: false` is `CONNECTION_DISABLED` and inactive in
+	// AdminEnabled Whether the attachment carries traffic; `true` when omitted on a `DEDICATED`
+	// attachment, `false` on a `PARTNER` one (`true` activates it, in advance or once
+	// provisioned); refused on, and absent from, `PARTNER_PROVIDER` ones. An attachment
+	// with `adminEnabled: false` is `CONNECTION_DISABLED` and inactive in
 	// `interconnectAttachmentGroups.getOperationalStatus`.
 	AdminEnabled *bool `json:"adminEnabled,omitempty"`
 
@@ -2664,7 +2667,9 @@ type InterconnectAttachment struct {
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnectAttachmentGroups/prod-east-group
 	AttachmentGroup *string `json:"attachmentGroup,omitempty"`
 
-	// Bandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
+	// Bandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted on a `DEDICATED`
+	// one; required on `PARTNER_PROVIDER` ones; a `PARTNER` attachment's is its
+	// partner's (refused on its insert and patch).
 	Bandwidth *InterconnectAttachmentBandwidth `json:"bandwidth,omitempty"`
 
 	// CandidateCloudRouterIpAddress The Cloud Router's address with its prefix length (at most /31), given with `candidateCustomerRouterIpAddress` (both or neither, in one subnet, free on the interconnect).
@@ -2719,9 +2724,11 @@ type InterconnectAttachment struct {
 	// Description Optional description.
 	Description *string `json:"description,omitempty"`
 
-	// EdgeAvailabilityDomain Edge availability domain of the attachment. For `DEDICATED` attachments the server
-	// sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
-	// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
+	// EdgeAvailabilityDomain Edge availability domain of the attachment. For attachments on an interconnect the
+	// server sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
+	// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent; a `PARTNER` attachment
+	// keeps the one it asks for (`AVAILABILITY_DOMAIN_ANY` when omitted), which its
+	// partner's interconnect must be in.
 	EdgeAvailabilityDomain *InterconnectAttachmentEdgeAvailabilityDomain `json:"edgeAvailabilityDomain,omitempty"`
 
 	// Encryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
@@ -2736,7 +2743,9 @@ type InterconnectAttachment struct {
 	Id *string `json:"id,omitempty"`
 
 	// Interconnect URL of the interconnect the attachment's traffic goes through (full, or partial
-	// from `projects/` or `global/`); returned as a full URL. Required for `DEDICATED`.
+	// from `projects/` or `global/`); returned as a full URL. Required for `DEDICATED`
+	// and `PARTNER_PROVIDER`; refused on `PARTNER`, whose partner's interconnect it is
+	// (not shown on it).
 	//
 	//
 	// Example: https://www.googleapis.com/compute/v1/projects/my-project-123/global/interconnects/iad-ic-zone1
@@ -2779,22 +2788,22 @@ type InterconnectAttachment struct {
 	// Example: iad-zone1-vlan
 	Name string `json:"name,omitempty"`
 
-	// OperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
+	// OperationalStatus `OS_ACTIVE` when `state` is `ACTIVE`, else `OS_UNPROVISIONED`.
 	OperationalStatus *InterconnectAttachmentOperationalStatus `json:"operationalStatus,omitempty"`
 
-	// PairingKey Pairing key of PARTNER and PARTNER_PROVIDER attachments; refused on DEDICATED ones (400 `invalid`).
+	// PairingKey A `PARTNER` attachment's pairing key, `<uuid>/<region>/<1|2|any>` (made on its insert, refused when sent); required on `PARTNER_PROVIDER` ones (input only: not shown); refused on `DEDICATED` ones (400 `invalid`).
 	PairingKey *string `json:"pairingKey,omitempty"`
 
 	// Params Input only: resource manager tags for the insert of an attachment; accepted, not stored or returned.
 	Params *InterconnectAttachmentParams `json:"params,omitempty"`
 
-	// PartnerAsn Partner BGP ASN (int64 as a decimal string); not available for DEDICATED attachments (400 `invalid`).
+	// PartnerAsn Partner BGP ASN (int64 as a decimal string, 1 to 4294967295): input of `PARTNER_PROVIDER` attachments, shown on their `PARTNER` attachments; refused on the others (400 `invalid`).
 	PartnerAsn *string `json:"partnerAsn,omitempty"`
 
-	// PartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+	// PartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments. Required, with its three members, on a `PARTNER_PROVIDER` insert (patchable there); refused on the inserts of the other types (400 `invalid`).
 	PartnerMetadata *InterconnectAttachmentPartnerMetadata `json:"partnerMetadata,omitempty"`
 
-	// PrivateInterconnectInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+	// PrivateInterconnectInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED: set on `DEDICATED` attachments, absent from partner ones.
 	PrivateInterconnectInfo *InterconnectAttachmentPrivateInfo `json:"privateInterconnectInfo,omitempty"`
 
 	// Region URL of the region of the attachment, taken from the request path.
@@ -2819,46 +2828,57 @@ type InterconnectAttachment struct {
 	// StackType Whether IPv6 is enabled; `IPV4_ONLY` when omitted.
 	StackType *InterconnectAttachmentStackType `json:"stackType,omitempty"`
 
-	// State `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
+	// State `ACTIVE` for a `DEDICATED` attachment. A `PARTNER` one is `PENDING_PARTNER`, then
+	// `PARTNER_REQUEST_RECEIVED` while its provider's insert runs, then
+	// `PENDING_CUSTOMER` with its provider's until it is enabled, then `ACTIVE`;
+	// either side is `DEFUNCT` once the other is deleted.
 	State *InterconnectAttachmentState `json:"state,omitempty"`
 
 	// SubnetLength Input only: length of the BGP subnet, 29 (the default) or 30; other values are refused with 400 `invalid`.
 	SubnetLength *int32 `json:"subnetLength,omitempty"`
 
-	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
-	// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
+	// Type Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`
+	// with 400 `invalid`.
 	Type *InterconnectAttachmentType `json:"type,omitempty"`
 
 	// VlanTag8021q IEEE 802.1Q VLAN tag, set at creation. Unique per interconnect; when omitted the
-	// server assigns the lowest free tag from 2.
+	// server assigns the lowest free tag from 2. A `PARTNER` attachment's is its
+	// partner's (refused on its insert).
 	//
 	//
 	// Example: 1001
 	VlanTag8021q *int32 `json:"vlanTag8021q,omitempty"`
 }
 
-// InterconnectAttachmentBandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted.
+// InterconnectAttachmentBandwidth Provisioned bandwidth of the attachment; `BPS_10G` when omitted on a `DEDICATED`
+// one; required on `PARTNER_PROVIDER` ones; a `PARTNER` attachment's is its
+// partner's (refused on its insert and patch).
 type InterconnectAttachmentBandwidth string
 
-// InterconnectAttachmentEdgeAvailabilityDomain Edge availability domain of the attachment. For `DEDICATED` attachments the server
-// sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
-// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent.
+// InterconnectAttachmentEdgeAvailabilityDomain Edge availability domain of the attachment. For attachments on an interconnect the
+// server sets it from the interconnect's location (`zone1`: `AVAILABILITY_DOMAIN_1`,
+// `zone2`: `AVAILABILITY_DOMAIN_2`) and ignores a value sent; a `PARTNER` attachment
+// keeps the one it asks for (`AVAILABILITY_DOMAIN_ANY` when omitted), which its
+// partner's interconnect must be in.
 type InterconnectAttachmentEdgeAvailabilityDomain string
 
 // InterconnectAttachmentEncryption `NONE` (the default; what Terraform always sends) or `IPSEC` (HA VPN over the attachment).
 type InterconnectAttachmentEncryption string
 
-// InterconnectAttachmentOperationalStatus `OS_ACTIVE` once the insert Operation is `DONE`.
+// InterconnectAttachmentOperationalStatus `OS_ACTIVE` when `state` is `ACTIVE`, else `OS_UNPROVISIONED`.
 type InterconnectAttachmentOperationalStatus string
 
 // InterconnectAttachmentStackType Whether IPv6 is enabled; `IPV4_ONLY` when omitted.
 type InterconnectAttachmentStackType string
 
-// InterconnectAttachmentState `ACTIVE` once the insert Operation is `DONE`; the other values are those of the real API (partner attachments).
+// InterconnectAttachmentState `ACTIVE` for a `DEDICATED` attachment. A `PARTNER` one is `PENDING_PARTNER`, then
+// `PARTNER_REQUEST_RECEIVED` while its provider's insert runs, then
+// `PENDING_CUSTOMER` with its provider's until it is enabled, then `ACTIVE`;
+// either side is `DEFUNCT` once the other is deleted.
 type InterconnectAttachmentState string
 
-// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`,
-// `PARTNER` and `PARTNER_PROVIDER` with 400 `invalid`.
+// InterconnectAttachmentType Type of the attachment; `DEDICATED` when omitted. understudy rejects `L2_DEDICATED`
+// with 400 `invalid`.
 type InterconnectAttachmentType string
 
 // InterconnectAttachmentAggregatedList One page of interconnect attachments of every region, by scope.
@@ -3355,7 +3375,7 @@ type InterconnectAttachmentParams struct {
 	ResourceManagerTags map[string]string `json:"resourceManagerTags,omitempty"`
 }
 
-// InterconnectAttachmentPartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments.
+// InterconnectAttachmentPartnerMetadata Informational metadata about Partner attachments from Partners to display to customers. These fields are propagated from PARTNER_PROVIDER attachments to their corresponding PARTNER attachments. Required, with its three members, on a `PARTNER_PROVIDER` insert (patchable there); refused on the inserts of the other types (400 `invalid`).
 type InterconnectAttachmentPartnerMetadata struct {
 	// InterconnectName Plain text name of the Interconnect this attachment is connected to, as displayed in the Partner's portal. For instance "Chicago 1".
 	InterconnectName *string `json:"interconnectName,omitempty"`
@@ -3367,7 +3387,7 @@ type InterconnectAttachmentPartnerMetadata struct {
 	PortalUrl *string `json:"portalUrl,omitempty"`
 }
 
-// InterconnectAttachmentPrivateInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED.
+// InterconnectAttachmentPrivateInfo Information for an interconnect attachment when this belongs to an interconnect of type DEDICATED: set on `DEDICATED` attachments, absent from partner ones.
 type InterconnectAttachmentPrivateInfo struct {
 	// Tag8021q 802.1q encapsulation tag to be used for traffic between Google and the customer, going to and from this network and region.
 	Tag8021q *uint32 `json:"tag8021q,omitempty"`
@@ -7459,29 +7479,49 @@ type ClientInterface interface {
 	// InterconnectAttachmentsInsertWithBody Insert an interconnect attachment
 	//
 	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-	// checked. Members marked `readOnly` are ignored when sent.
+	// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+	// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+	// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+	// attachments require `interconnect` (400 `required` when missing): the URL of an
+	// interconnect of the project (full, or partial from `projects/`, or
+	// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+	// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+	// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+	// when sent.
 	//
-	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-	// from 2 not used by another attachment on the same interconnect; a tag already used on
-	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+	// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+	// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+	// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+	// attachment on the same interconnect; a tag already used on that interconnect is
+	// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+	// interconnect is derived from the interconnect's location (`zone1` gives
+	// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+	// `region` is the URL of the region of the path. `labels` given here are applied;
+	// `labelFingerprint` is set by the server.
+	//
+	// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+	// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+	// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+	// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+	// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+	// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+	// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+	// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+	// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+	// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+	// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+	// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+	// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+	// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 	//
 	// The name is reserved in the region when the request is accepted: a second insert of
 	// the same name there gets 409 `alreadyExists`, also while the first is still running.
 	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-	// groups, come from its interconnect's location.
+	// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+	// partner's, once provisioned).
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing, whatever its body (once the body passes this document's validation).
@@ -7494,29 +7534,49 @@ type ClientInterface interface {
 	// InterconnectAttachmentsInsert Insert an interconnect attachment
 	//
 	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-	// checked. Members marked `readOnly` are ignored when sent.
+	// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+	// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+	// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+	// attachments require `interconnect` (400 `required` when missing): the URL of an
+	// interconnect of the project (full, or partial from `projects/`, or
+	// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+	// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+	// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+	// when sent.
 	//
-	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-	// from 2 not used by another attachment on the same interconnect; a tag already used on
-	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+	// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+	// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+	// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+	// attachment on the same interconnect; a tag already used on that interconnect is
+	// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+	// interconnect is derived from the interconnect's location (`zone1` gives
+	// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+	// `region` is the URL of the region of the path. `labels` given here are applied;
+	// `labelFingerprint` is set by the server.
+	//
+	// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+	// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+	// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+	// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+	// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+	// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+	// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+	// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+	// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+	// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+	// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+	// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+	// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+	// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 	//
 	// The name is reserved in the region when the request is accepted: a second insert of
 	// the same name there gets 409 `alreadyExists`, also while the first is still running.
 	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-	// groups, come from its interconnect's location.
+	// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+	// partner's, once provisioned).
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing, whatever its body (once the body passes this document's validation).
@@ -7534,8 +7594,8 @@ type ClientInterface interface {
 	// was accepted) is not deleted: the request is refused with 400
 	// `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
 	// readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
-	// free again, and its interconnect no longer lists it. Once the delete is accepted,
-	// groups can no longer claim it.
+	// free again, and its interconnect no longer lists it; the other side of a partner
+	// pair is then `DEFUNCT`. Once the delete is accepted, groups can no longer claim it.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing.
@@ -7555,11 +7615,16 @@ type ClientInterface interface {
 	// InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
 	//
 	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-	// value other than the current one is 400 `invalid` (sending back what `get` returned
-	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-	// Applied at accept: the regional Operation is already `DONE`.
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+	// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+	// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+	// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+	// `PARTNER` attachment shows too. Any other writable member sent with a value other
+	// than the current one is 400 `invalid` (sending back what `get` returned is
+	// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+	// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+	// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+	// `DONE`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7569,11 +7634,16 @@ type ClientInterface interface {
 	// InterconnectAttachmentsPatch Patch an interconnect attachment
 	//
 	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-	// value other than the current one is 400 `invalid` (sending back what `get` returned
-	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-	// Applied at accept: the regional Operation is already `DONE`.
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+	// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+	// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+	// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+	// `PARTNER` attachment shows too. Any other writable member sent with a value other
+	// than the current one is 400 `invalid` (sending back what `get` returned is
+	// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+	// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+	// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+	// `DONE`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9508,29 +9578,49 @@ func (c *Client) InterconnectAttachmentsList(ctx context.Context, project Projec
 // InterconnectAttachmentsInsertWithBody Insert an interconnect attachment
 //
 // Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-// checked. Members marked `readOnly` are ignored when sent.
+// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+// attachments require `interconnect` (400 `required` when missing): the URL of an
+// interconnect of the project (full, or partial from `projects/`, or
+// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+// when sent.
 //
-// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-// from 2 not used by another attachment on the same interconnect; a tag already used on
-// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+// attachment on the same interconnect; a tag already used on that interconnect is
+// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+// interconnect is derived from the interconnect's location (`zone1` gives
+// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+// `region` is the URL of the region of the path. `labels` given here are applied;
+// `labelFingerprint` is set by the server.
+//
+// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 //
 // The name is reserved in the region when the request is accepted: a second insert of
 // the same name there gets 409 `alreadyExists`, also while the first is still running.
 // The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 // `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-// groups, come from its interconnect's location.
+// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+// partner's, once provisioned).
 //
 // With `requestId`, a retry within the retention period returns the original Operation
 // and changes nothing, whatever its body (once the body passes this document's validation).
@@ -9553,29 +9643,49 @@ func (c *Client) InterconnectAttachmentsInsertWithBody(ctx context.Context, proj
 // InterconnectAttachmentsInsert Insert an interconnect attachment
 //
 // Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-// checked. Members marked `readOnly` are ignored when sent.
+// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+// attachments require `interconnect` (400 `required` when missing): the URL of an
+// interconnect of the project (full, or partial from `projects/`, or
+// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+// when sent.
 //
-// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-// from 2 not used by another attachment on the same interconnect; a tag already used on
-// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+// attachment on the same interconnect; a tag already used on that interconnect is
+// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+// interconnect is derived from the interconnect's location (`zone1` gives
+// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+// `region` is the URL of the region of the path. `labels` given here are applied;
+// `labelFingerprint` is set by the server.
+//
+// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 //
 // The name is reserved in the region when the request is accepted: a second insert of
 // the same name there gets 409 `alreadyExists`, also while the first is still running.
 // The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 // `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-// groups, come from its interconnect's location.
+// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+// partner's, once provisioned).
 //
 // With `requestId`, a retry within the retention period returns the original Operation
 // and changes nothing, whatever its body (once the body passes this document's validation).
@@ -9603,8 +9713,8 @@ func (c *Client) InterconnectAttachmentsInsert(ctx context.Context, project Proj
 // was accepted) is not deleted: the request is refused with 400
 // `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
 // readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
-// free again, and its interconnect no longer lists it. Once the delete is accepted,
-// groups can no longer claim it.
+// free again, and its interconnect no longer lists it; the other side of a partner
+// pair is then `DEFUNCT`. Once the delete is accepted, groups can no longer claim it.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
 // and changes nothing.
@@ -9644,11 +9754,16 @@ func (c *Client) InterconnectAttachmentsGet(ctx context.Context, project Project
 // InterconnectAttachmentsPatchWithBody Patch an interconnect attachment
 //
 // Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-// value other than the current one is 400 `invalid` (sending back what `get` returned
-// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-// Applied at accept: the regional Operation is already `DONE`.
+// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+// `PARTNER` attachment shows too. Any other writable member sent with a value other
+// than the current one is 400 `invalid` (sending back what `get` returned is
+// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+// `DONE`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9668,11 +9783,16 @@ func (c *Client) InterconnectAttachmentsPatchWithBody(ctx context.Context, proje
 // InterconnectAttachmentsPatch Patch an interconnect attachment
 //
 // Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-// value other than the current one is 400 `invalid` (sending back what `get` returned
-// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-// Applied at accept: the regional Operation is already `DONE`.
+// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+// `PARTNER` attachment shows too. Any other writable member sent with a value other
+// than the current one is 400 `invalid` (sending back what `get` returned is
+// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+// `DONE`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17586,29 +17706,49 @@ type ClientWithResponsesInterface interface {
 	// InterconnectAttachmentsInsertWithBodyWithResponse Insert an interconnect attachment
 	//
 	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-	// checked. Members marked `readOnly` are ignored when sent.
+	// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+	// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+	// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+	// attachments require `interconnect` (400 `required` when missing): the URL of an
+	// interconnect of the project (full, or partial from `projects/`, or
+	// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+	// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+	// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+	// when sent.
 	//
-	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-	// from 2 not used by another attachment on the same interconnect; a tag already used on
-	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+	// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+	// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+	// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+	// attachment on the same interconnect; a tag already used on that interconnect is
+	// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+	// interconnect is derived from the interconnect's location (`zone1` gives
+	// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+	// `region` is the URL of the region of the path. `labels` given here are applied;
+	// `labelFingerprint` is set by the server.
+	//
+	// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+	// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+	// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+	// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+	// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+	// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+	// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+	// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+	// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+	// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+	// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+	// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+	// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+	// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 	//
 	// The name is reserved in the region when the request is accepted: a second insert of
 	// the same name there gets 409 `alreadyExists`, also while the first is still running.
 	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-	// groups, come from its interconnect's location.
+	// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+	// partner's, once provisioned).
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing, whatever its body (once the body passes this document's validation).
@@ -17621,29 +17761,49 @@ type ClientWithResponsesInterface interface {
 	// InterconnectAttachmentsInsertWithResponse Insert an interconnect attachment
 	//
 	// Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-	// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-	// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-	// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-	// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-	// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-	// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-	// checked. Members marked `readOnly` are ignored when sent.
+	// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+	// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+	// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+	// attachments require `interconnect` (400 `required` when missing): the URL of an
+	// interconnect of the project (full, or partial from `projects/`, or
+	// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+	// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+	// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+	// when sent.
 	//
-	// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-	// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-	// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-	// from 2 not used by another attachment on the same interconnect; a tag already used on
-	// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-	// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-	// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-	// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+	// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+	// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+	// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+	// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+	// attachment on the same interconnect; a tag already used on that interconnect is
+	// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+	// interconnect is derived from the interconnect's location (`zone1` gives
+	// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+	// `region` is the URL of the region of the path. `labels` given here are applied;
+	// `labelFingerprint` is set by the server.
+	//
+	// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+	// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+	// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+	// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+	// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+	// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+	// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+	// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+	// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+	// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+	// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+	// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+	// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+	// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 	//
 	// The name is reserved in the region when the request is accepted: a second insert of
 	// the same name there gets 409 `alreadyExists`, also while the first is still running.
 	// The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-	// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+	// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 	// `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-	// groups, come from its interconnect's location.
+	// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+	// partner's, once provisioned).
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing, whatever its body (once the body passes this document's validation).
@@ -17661,8 +17821,8 @@ type ClientWithResponsesInterface interface {
 	// was accepted) is not deleted: the request is refused with 400
 	// `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
 	// readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
-	// free again, and its interconnect no longer lists it. Once the delete is accepted,
-	// groups can no longer claim it.
+	// free again, and its interconnect no longer lists it; the other side of a partner
+	// pair is then `DEFUNCT`. Once the delete is accepted, groups can no longer claim it.
 	//
 	// With `requestId`, a retry within the retention period returns the original Operation
 	// and changes nothing.
@@ -17686,11 +17846,16 @@ type ClientWithResponsesInterface interface {
 	// InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
 	//
 	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-	// value other than the current one is 400 `invalid` (sending back what `get` returned
-	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-	// Applied at accept: the regional Operation is already `DONE`.
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+	// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+	// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+	// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+	// `PARTNER` attachment shows too. Any other writable member sent with a value other
+	// than the current one is 400 `invalid` (sending back what `get` returned is
+	// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+	// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+	// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+	// `DONE`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17700,11 +17865,16 @@ type ClientWithResponsesInterface interface {
 	// InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
 	//
 	// Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-	// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-	// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-	// value other than the current one is 400 `invalid` (sending back what `get` returned
-	// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-	// Applied at accept: the regional Operation is already `DONE`.
+	// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+	// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+	// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+	// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+	// `PARTNER` attachment shows too. Any other writable member sent with a value other
+	// than the current one is 400 `invalid` (sending back what `get` returned is
+	// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+	// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+	// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+	// `DONE`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23753,29 +23923,49 @@ func (c *ClientWithResponses) InterconnectAttachmentsListWithResponse(ctx contex
 // InterconnectAttachmentsInsertWithBodyWithResponse Insert an interconnect attachment
 //
 // Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-// checked. Members marked `readOnly` are ignored when sent.
+// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+// attachments require `interconnect` (400 `required` when missing): the URL of an
+// interconnect of the project (full, or partial from `projects/`, or
+// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+// when sent.
 //
-// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-// from 2 not used by another attachment on the same interconnect; a tag already used on
-// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+// attachment on the same interconnect; a tag already used on that interconnect is
+// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+// interconnect is derived from the interconnect's location (`zone1` gives
+// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+// `region` is the URL of the region of the path. `labels` given here are applied;
+// `labelFingerprint` is set by the server.
+//
+// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 //
 // The name is reserved in the region when the request is accepted: a second insert of
 // the same name there gets 409 `alreadyExists`, also while the first is still running.
 // The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 // `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-// groups, come from its interconnect's location.
+// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+// partner's, once provisioned).
 //
 // With `requestId`, a retry within the retention period returns the original Operation
 // and changes nothing, whatever its body (once the body passes this document's validation).
@@ -23794,29 +23984,49 @@ func (c *ClientWithResponses) InterconnectAttachmentsInsertWithBodyWithResponse(
 // InterconnectAttachmentsInsertWithResponse Insert an interconnect attachment
 //
 // Creates an interconnect attachment (VLAN attachment) in `region` from the body;
-// `name` is required. understudy emulates Dedicated Interconnect: `type` `PARTNER` and
-// `PARTNER_PROVIDER` are rejected with 400 `invalid`, and `interconnect` is required
-// (400 `required` when missing). `interconnect` is the URL of an interconnect of the
-// project (full, or partial from `projects/`, or `global/interconnects/<name>`); one
-// that is not readable (its insert is not `DONE`, or it does not exist) or whose delete
-// was accepted is rejected with 404 `notFound`. `router` is stored as given and not
-// checked. Members marked `readOnly` are ignored when sent.
+// `name` is required. `type` is `DEDICATED` (the default), `PARTNER` (a customer's
+// Partner Interconnect attachment) or `PARTNER_PROVIDER` (the partner's side of one);
+// `L2_DEDICATED` is rejected with 400 `invalid`. `DEDICATED` and `PARTNER_PROVIDER`
+// attachments require `interconnect` (400 `required` when missing): the URL of an
+// interconnect of the project (full, or partial from `projects/`, or
+// `global/interconnects/<name>`); one that is not readable (its insert is not `DONE`,
+// or it does not exist) or whose delete was accepted is rejected with 404 `notFound`.
+// `router` is stored as given and not checked. Members marked `readOnly` are ignored
+// when sent.
 //
-// Defaults for omitted members: `type` `DEDICATED`, `adminEnabled` `true`, `bandwidth`
-// `BPS_10G`, `stackType` `IPV4_ONLY`, `mtu` 1440. `mtu` must be one of 1440, 1460, 1500
-// and 8896 (400 `invalid` otherwise). Omitted `vlanTag8021q` is assigned: the lowest tag
-// from 2 not used by another attachment on the same interconnect; a tag already used on
-// that interconnect is rejected with 400 `invalid`. `edgeAvailabilityDomain` is derived
-// from the interconnect's location (`zone1` gives `AVAILABILITY_DOMAIN_1`, `zone2`
-// `AVAILABILITY_DOMAIN_2`); a value sent is ignored. `region` is the URL of the region
-// of the path. `labels` given here are applied; `labelFingerprint` is set by the server.
+// Defaults for omitted members of a `DEDICATED` attachment: `adminEnabled` `true`,
+// `bandwidth` `BPS_10G`, `encryption` `NONE`; of every type, `stackType` `IPV4_ONLY`,
+// `mtu` 1440. `mtu` must be one of 1440, 1460, 1500 and 8896 (400 `invalid` otherwise).
+// Omitted `vlanTag8021q` is assigned: the lowest tag from 2 not used by another
+// attachment on the same interconnect; a tag already used on that interconnect is
+// rejected with 400 `invalid`. `edgeAvailabilityDomain` of an attachment on an
+// interconnect is derived from the interconnect's location (`zone1` gives
+// `AVAILABILITY_DOMAIN_1`, `zone2` `AVAILABILITY_DOMAIN_2`); a value sent is ignored.
+// `region` is the URL of the region of the path. `labels` given here are applied;
+// `labelFingerprint` is set by the server.
+//
+// A `PARTNER` attachment requires `router`, takes `edgeAvailabilityDomain`
+// (`AVAILABILITY_DOMAIN_ANY` when omitted) and `adminEnabled` (`false` when omitted;
+// `true` activates it in advance), and refuses what its partner sets (`interconnect`,
+// `vlanTag8021q`, `bandwidth`, `partnerAsn`, `partnerMetadata`) and `pairingKey` with
+// 400 `invalid`. It gets a `pairingKey` `<uuid>/<region>/<1|2|any>` and is
+// `PENDING_PARTNER`, `OS_UNPROVISIONED`. A `PARTNER_PROVIDER` attachment requires
+// `pairingKey` (of a `PARTNER` attachment of any project, `PENDING_PARTNER`, in the
+// same region: else 400 `invalid`), `bandwidth` and `partnerMetadata` with its three
+// members, takes `partnerAsn`, and refuses `adminEnabled` and `encryption`; its
+// `interconnect` is a `PARTNER` interconnect in the edge availability domain the key
+// asks for. Accepting it provisions the `PARTNER` attachment in the same transaction:
+// it shows the provider's `bandwidth`, `partnerMetadata`, `partnerAsn`, VLAN and BGP
+// addresses, and is `PARTNER_REQUEST_RECEIVED` until the Operation is `DONE`, then
+// `PENDING_CUSTOMER` (or `ACTIVE` if it was activated in advance), as is the provider's.
 //
 // The name is reserved in the region when the request is accepted: a second insert of
 // the same name there gets 409 `alreadyExists`, also while the first is still running.
 // The attachment is readable (`get`, `list`, and usable in attachment groups) only once
-// the returned regional Operation is `DONE`; it is then `state: ACTIVE`,
+// the returned regional Operation is `DONE`; a `DEDICATED` one is then `state: ACTIVE`,
 // `operationalStatus: OS_ACTIVE`. Its metro, facility and zone, used by attachment
-// groups, come from its interconnect's location.
+// groups, come from its interconnect's location (a `PARTNER` attachment's: its
+// partner's, once provisioned).
 //
 // With `requestId`, a retry within the retention period returns the original Operation
 // and changes nothing, whatever its body (once the body passes this document's validation).
@@ -23840,8 +24050,8 @@ func (c *ClientWithResponses) InterconnectAttachmentsInsertWithResponse(ctx cont
 // was accepted) is not deleted: the request is refused with 400
 // `resourceInUseByAnotherResource`, naming the group. Otherwise the attachment stays
 // readable until the Operation is `DONE`; then it is gone, its name and VLAN tag are
-// free again, and its interconnect no longer lists it. Once the delete is accepted,
-// groups can no longer claim it.
+// free again, and its interconnect no longer lists it; the other side of a partner
+// pair is then `DEFUNCT`. Once the delete is accepted, groups can no longer claim it.
 //
 // With `requestId`, a retry within the retention period returns the original Operation
 // and changes nothing.
@@ -23877,11 +24087,16 @@ func (c *ClientWithResponses) InterconnectAttachmentsGetWithResponse(ctx context
 // InterconnectAttachmentsPatchWithBodyWithResponse Patch an interconnect attachment
 //
 // Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-// value other than the current one is 400 `invalid` (sending back what `get` returned
-// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-// Applied at accept: the regional Operation is already `DONE`.
+// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+// `PARTNER` attachment shows too. Any other writable member sent with a value other
+// than the current one is 400 `invalid` (sending back what `get` returned is
+// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+// `DONE`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23897,11 +24112,16 @@ func (c *ClientWithResponses) InterconnectAttachmentsPatchWithBodyWithResponse(c
 // InterconnectAttachmentsPatchWithResponse Patch an interconnect attachment
 //
 // Changes the attachment named (or numbered) `interconnectAttachment` with a JSON merge
-// patch of an `InterconnectAttachment`. Patchable: `description`, `adminEnabled`,
-// `bandwidth`, `mtu`, `router` and `labels`; any other writable member sent with a
-// value other than the current one is 400 `invalid` (sending back what `get` returned
-// is accepted). Setting `adminEnabled: false` disables it in every group that holds it.
-// Applied at accept: the regional Operation is already `DONE`.
+// patch of an `InterconnectAttachment`. Patchable: `description`, `mtu`, `router` and
+// `labels`; a `DEDICATED` attachment's `adminEnabled`, `bandwidth`, `stackType` and
+// `vlanTag8021q`; a `PARTNER` attachment's `adminEnabled` and `stackType`; a
+// `PARTNER_PROVIDER` attachment's `bandwidth` and `partnerMetadata`, which its
+// `PARTNER` attachment shows too. Any other writable member sent with a value other
+// than the current one is 400 `invalid` (sending back what `get` returned is
+// accepted). Setting `adminEnabled: false` disables it in every group that holds it;
+// `adminEnabled: true` on a `PENDING_CUSTOMER` `PARTNER` attachment activates it and
+// its provider's (`ACTIVE`). Applied at accept: the regional Operation is already
+// `DONE`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -38680,785 +38900,805 @@ func (sh *strictHandler) RegionOperationsWait(ctx echo.Context, project ProjectP
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Ld+I4tj/6VXQ5/7sqOQMUJKlXsmbNpQhVxTQBDpDqMzP0BcUWoBMj05ZJip5b3/0ubT0s2zKvJNV9",
-	"Zs2sWdXED1mPra39/O1/lrxwuQoZYTEvXf6ztMIRXpKYRPBXI4j/a02ijfjtE+5FdBXTkJUuSwPCVyHj",
-	"BM3CaInjKxSyYIOm/8NDNkWUI06iB+JX0ZCwGN1tULwg6IEwP4xecTQnjEQ4Jj7yAiq+jEKGyAOJNsjD",
-	"QVAtlUvkG16uAlK6LIkmS+USFV/9FTpTLjG8FLdwEJfKJe4tyBKLLv6fiMxKl6X/eJ2M6bW8y183grj0",
-	"/Xu59IkGMYkKRiVvIvJtFRHOachQ+EAi6HxAuehwRHi4jjzCywhzuBERHMBwqUdQjO8JRzSuosaYiV7g",
-	"iPKQIdFhjjCaURL4KJypN2VboiUai1mLSLyOGPHRyZTHOF7zaXnMppTFhMVV/IBpgO9oQOPNMMDTMpoG",
-	"+I4EvErYw/QKYeij+sQSx96CcPS4IAxhtkEkIEvC4jHzQ8JPywgzFK7EKoQRwsxHGD3gYE0u0fTPouX/",
-	"C/4dr2u1cy/5lVwkya8/T9FJo92v1N/WrhBbL+9IxPXgYWzqWhmF8YJE8jtc3OBxRNlc9GZ6OUUnC8wv",
-	"7TFd/ieQklgLwmIxE/LepRgvwmiJV+iebMpoaq3i5SO5Ezf5+k42f1pGYYSm5NcpjHPKyBSdYIYGrbMx",
-	"i8h8HeDUiscLHKPlmsdyDmGlHhdhQGTHT6totFC/Re/uxCDDCFGG/HB9F5AxCyPEKZsHBP26DmPCq6hp",
-	"KIEjL1zeUUbQI40XaNroXk/RCbzhE7FRxH9PZU97g2kZUTZmYiJZvCBcThsjxCf+VWZMoh8sjNGSfiO+",
-	"bF10Xc65XmpeBhJFLBwz0b54vSyJhIsNiIMyIthbIE5jLsYk/hM+MmR1oYoaishSRCzoasxEDxb4gZQ1",
-	"QUEL8nEPy9th4EuSYxu0xIHgIMS3l0AMJSL/Q7yY+GMGQ7mo1dCUsgccUH9aHbMUi0hIBv0ZraLQL+AX",
-	"M9jeKZaxxN86hM3jRenyrHbxvlyKNyvxqKQdyTHC6BFHPmXzwTogfSyezTKOLl4CFbD1kkTUQ9Rs8pl5",
-	"G0XrgKR52yyqPJI73duVaDrpbOqzpXIpIr+uaUT80mUcrcm+fE/0rBe1fRhKGy8Har0OHYdZ58dFyAlq",
-	"N27QKgyot5F8C/tlxEks3o2J4JTpgYpFqVCvMo/C9co9Xv2BZxop84K1TxpBMPTCFeEFDP/nBYH9IQ+f",
-	"B8rpXUAQF6+IcUmmX0Y44CGKYeDhDGEkiETsmoik54aKHSDaQrNwzfxLsfpIsO/ICxkjXoxwHGNvITix",
-	"2IoLgqbzILzDwVR99AQHj3jDEVmu4s1phtDlbLgom2aGm6JxRdJ3YRgQzNT0JH1qmC59FqtzKGEUDA/B",
-	"UjuogGAeb6MDWty15yIN1weeadjpAVPsV34LGalXHgLMDhnv8w/16YtbtKLb9zXN9uGFhna78nFMbjC/",
-	"L9jr4tiGg4ijOERreBykOC9cLnGFEyH7ChlPnlZiFEIesRoRMo8Uxmy5LA5XYRDON028UtKZPNGz9yde",
-	"8oA64e254dOrMRNHojyxxecFC0offKhxJ2QhsVjAIS5hle5CH9gwRn8d9rpoSaI5EQ14i+xJmfpgwSm5",
-	"NhNZdFLWa2cXZbHMMYlEA//vyT8alb/jym+/qP/WKh8mv/znyXhcdd44/c+T8qFvnP7n6V/+T8l1PtuU",
-	"0Ak9LFbqSXQeqEaK9nJ9N6Hrfjw/rT9lZPkBUU+OafeInn8kA7IMY7LPijnWKIKXzVKJHS2Vp/QY8SOv",
-	"iHHuMcB0d55nuDf424DwdRAXyR83+BtdrpdKRRIjjeTzQiMOmdjFc1JGNTG+N7UagnOe0weCTnwyw+sg",
-	"FpdPq+hnIcIvw4gInUa2EJElpqysJRSprns4iiioolNGvsV9PCej8J6wrEz9puZmDkszohRzUJ0R79XK",
-	"JWkTEKyEsvj8rFQWr4lxqvtLyuRfNbOfxUrMSQSz1gNl5YhdHOoX00RgLlfq787P6u/e1uB/lbdn+Pyu",
-	"7l34b8jbWaWOz+7OvQu/Iv56h98XiOWmseehkB6Mig/Ir2sQm/sgU38lkVCEthxkSvZ+kA/C6D0cBCQS",
-	"WhbI45eoVkZ1MVHn6ATOFA6KVepAOa2ijyQIH9F5WajszKfiGzhAd5QJ1QMOR4LusHcPKmW4jsW3aITM",
-	"w2V1IRIqMl/PZkb/HLPpRPxXPDqZKivDAvMFnLpCg5BbFuwoywwBnrvpL9w2XymSNESoadBFaZFPoo+b",
-	"gnkehpE4aX0SXaKp+P4UnWDuEZgZoauLa3J/Kfo/BVODFxGgkBFdEh7j5QqJdqdjdsLIIwETTcTj0ypq",
-	"mNPemBO02ovyWm8ZZpCHcNKzzZhB1xDIA/A0RlOp4U7Rybg0XBGPzjbQ1RDuKvMQmLhkU3p8okkWxmPm",
-	"rSOh5wcbxNerVRgJRW5cctu6MOOPJOJZJaXkHn6BsBHKFSjUyd+8dR35hm1t2SEZ/qZ5xCoiDzRcc8VZ",
-	"4xDNCdA0Es8LnisNPLF4S8xLuMK/rsnVmAl2DMahNfNJxOO1v0E+9cHoQjlfEzA0wRNqrimzTTAw0SEw",
-	"eczg2pjdU+Yrrq81SL4WGud2UshOeXP+ZunR+vnff27H3vLrPf7vvwZ/O/+vPxdM+krPyqGmkH5E4njT",
-	"jyiLdyjUcYgo8wVp2sdPFTU8j6zEoAQBao5CZjPixZf2xEo1WBxmkkOAOdGLQcBVFrhiazInQrheJZ39",
-	"8wwHnExRyMbMsjOnZxGeKZiwpKldmnU/Cv+nUExTN1H7Wm5+fXRRjvgCrwgi3yiPOaLLVUA9Ggeb9Em2",
-	"3FRWsolK/ezcfUCpB7YeT5bo/g+QtStS0v7lnxfls/ff/6H+csvbAzLfS16L4Dk5UGaum6EKLqaIIT3I",
-	"Na94hMURDupFlqL5rvM3O8A/VeR//iGG9aeiccGZ0vYLZbV7otkgPIk4nhEleUabS4Tlj8T2ysWoI92s",
-	"ZgdwVa1SWZo31Z2ICIVRnOcrEtEQiMPIG7xsH5cojOicipPaSEuwpbwFZnNliF1QNq+imzWP0R2R9ljq",
-	"o9vb9rViSfECyw8zGsjrJ9BBEj2QSPEfnnogscaeVlHLW4QEhjU1najKPWj+bueZVW1W887vPpDKu1md",
-	"VC7we6/ywT9/Uzm7e4vr5MJ753+oFTAuM5fuk369puKOvfi1ygdcmTUqn3755/vvFfvPi0P+rJ99zxNN",
-	"ufStMg8rLkp6oo31BGftxuCwSWlA4LcpMkOd7m9nfl676wBItI+jmOJguPY8wvnuo0ISthYxvAW+C4jR",
-	"hKR3QoihYCKVUuyamQeTQ2XMdpwqCyzkHPtl1eb+R0HkGOCuM2EoJSbF/bug622RXIYLHBEffe03jayl",
-	"2AXYkx8XVLmlpJDB0RL7BUfrmBXPQvKZ7A6tn51fvHn77v2HWv2sYCdyx5AKxe+3F+ldWfkL8OF/1sv1",
-	"D9/dzPhFrHnWHDmte8amlxj6XF5Xy4Y/zdvxwBg5BU46ZpzhezLxMCeIr0gQgErlanrCA+xobDKXrcVh",
-	"eHqlpP6UeXCbkLjDWLhaBVRQC0d4zLKGQ3TCCUkr1TlB3/ZluGfrX8TC+FXMJ45JjwWbYmbGEHDNlIRA",
-	"OfIWxLuX80xj9BiuA18cxycgEs0iQsppJi6Wl5TH7Gun0UUxnqtnlIcK9ERY31N0t46ROubhQ+FySeOY",
-	"+HKdpXombgAlmmVMerHADwTxGEfg45pe97otpWTKaASh2NyTVYxOaKydt3fAoX0URmP2iKmgvJCdqpc4",
-	"mpoTeqpbiMiSCO5A/CpqmIkBNUl2Y4ZpIJQw1VEQj0gUifONG2ZO4719YQ/Wau3izF8peSxY0S/hI1qu",
-	"vYU5nNcBSc6qSzT92Bi2m3Kjp/X/T7edzrSs+DT2fT5mimcQv/UtJowLcW5aTek78j4wZmKeKQt1H7T3",
-	"B0oe5cmnRcjsbhRfLdhv4uXUTBC2XpYu/1GCIZTK8t1f8qT/XcgEUnWDeKCP2FdSsvjLC2HTi5/ATKTl",
-	"9DUE7IiP6K79swTLKV/xSenyolYry2u8dPmPf5b8cImh39IXWiqXloRzPBd9aUtupihfnH+Sob/ScktV",
-	"DPLVJXrVj0J/Atz3lS31yigO0LHn5Bt6dfKXS9AFxH+N2lMrv60btef0L6evQBrCMJKSYqil77/8ETom",
-	"FmU/wexzGM4D0hLzrMO15JqmCb2BTNCXIF84H+SWFVtYDR7ETaQFRDBNC8GDci6UjNL3skUbvajNbjnZ",
-	"n0SAtpLTxLzN18slFnuz1GC2a1naWFjO24zWHFzfsCRPpLuRLY+/UvIXf53WwF9LVZS/XnPwa1+8dntz",
-	"+eu0J/gVHMCB4KQbdEcEA19z4qO7TfGnZB9fb3GP89cZB3uKivVgYHY/bhpSkNCqSoa4/zVGD8Ruv+Km",
-	"rMzxm6OtH05VjsHKOdTuumNm8NjFemEa+mONVVGM5Pd5OpGs0LDLJxGFdl1mzBr68kgexfa39jp7VEvi",
-	"3Kmp/1Uc/+j/vZLG1MRItdzDXPQbiUK4UX3SMfmDu/r9+4senclZqfwAqbgwQ7PK9G8F/zI/Ea7HzCcB",
-	"EVL1iZxXIVFv23NT0Mq+l0vNkM0C6sUHnrqZKMM0yWeNUFIUxrE05ypbdQhDlxsTXD/E37ovPrwMs0wP",
-	"hL+WJq9XhnPI3tr0qu605I0n8K49P507jbYfRH/gud7GrH/AfB/w+dycWxF2WwTMPedeWvRxjIxH4sct",
-	"xdGy10su0HN1asuyyRDCLWsnNYH/Jbtnpwz7o/fTwR16kVPVdD21jOkvQ4xldj1PQRVtxXh+Qzko2E8z",
-	"VNTP9qYB8VFEKBzultJshrLAXHnnfHsVTRxNN4xvSJxZx0MaffZ1gCgKEuP5VAaZ+CGRJr0kMUZ35BVH",
-	"KnQEIijEInTD+FO4Zv6LCiRAHKZfQBhbt/TFjxU+HrHsGGQD2KvO9OS8gNiR/iisq3zDOGWzsypvJ5Z+",
-	"17TCdhNNawFVSPJhNA/jmLDT32PSE8/46yMj/F54gZ6/gweKkM5lhFwW8KkKpqp0EvsApYyTKP5dlnSb",
-	"ZPeiS7X/hw+RKItSY1zrcoAoefFHESVfZkmeqTtPlyELuSAkgsltor1c171u63ffMruFtx+2iQ7tSm61",
-	"TCD+1k2VxP+LtVJrQXU8dIyDcP57L4oeCH/9bfObziD5gSux1/dz05/Jhti6CLlcjD/sWqRHxV/jR14R",
-	"s/Ij12PvPij3q2CGhZKbvL1TdvtjHC46qnOrYFQ/SwSjs/N35AOuX1SkfPQOV97fffBqfp38gLPnBXv7",
-	"AjrzKJuKn119E0MGyplMmzjcZvx0O0lE0KP4xwt1soHOZVGhq1XUDwjmRAXTJvALQvmvLEOfzjaVx4jG",
-	"CkKBfJNTRnEAeSrhbJZyS+A7SGPIk8OP6cmLrLTs5yuu1XPFbIHTZtTwfkSMieETpgHxX9giYvm12rPK",
-	"Ddhgcm6tBcF+xqfVARAHNKNsTqJVRFm8zfAhIR9kCNPBVpWnf+pFVhU+lOoV5YjHOCBlHWlhYvlgbW8Z",
-	"XseLMKK/PXVVa/X9V7Whvqmz4PZY2nBOGRqo4JFq2qOsQo4zK5R544X4pYxFU/GwdwRHEI58T5iaXvJt",
-	"BdGVrWS6jpzhNweFPMUkEoc6PG+4kOBBeI4pE0QgOoK9WKdppeZU8B7CVKez3tgjmn5+A6/Je4NulFOZ",
-	"EYQ9kCBcEfu7GoxqJw6VDtab4iCeIgiDS1y0V3bAHSQ5cJkwHzKVaKPC4mA5f3GAUGXi48qlxtqnsThG",
-	"6RxowtcJlP1IyAoxJdxEk2fmQLyJgnA+h209g5AqFVUt+rKyGvhnCYunO+Fcfoq7w6FFY8RHKxIBtxCy",
-	"4GZFuGiNxmTJd0JkpT4ihqfGi6MIb8Tfqn/uz6ubEm4JB4GKeufTqjOoVl0J7yBbSc9l8vnDprPHisaf",
-	"n0zyTbBQ4t9AkBt3pWlR5tEVDuSxKttNTWOOELIzFYRzyQ8LFsp0TdNc4/qm3Z0MWo3rUrl03Rg1Ur9/",
-	"HrRHrVK51Ol9noz+1m9NbrvDfqvZ/tRuXbsCNx3T+1Fm9B44r9ZU3AnZFcUhwpDrW0YyFxcHwUZuLIST",
-	"rOD8rJtbu8iw9W0ViQ4vdy9PGfG1t0CYo+mak+gSM/z/qE1b9cLl9LA1E6NyL5gcr/mW+JND19cxqTIS",
-	"P4bRfcNfUrYvrX9cB/dtMCAZ1W4IgG+OLGS4LnGH7tbBvTE8SYAAG6wiM+HSJfZ12QzXzME6uwZz4OsN",
-	"1w400czOzGlBJOAE2LNt7TJ4XNAAJjOArGTs3e/5uRkIrqOwCZ3c86ug8co3BdXekQPHyAsWxOQtLUh6",
-	"QdQkirGd6EEqJ81pOTVs4JE+iOgJB2gOWo1Ru/tZ7PleV+z2Qa/TaXc/Tz42mj+VyqXhqDG6He7Y+uVS",
-	"jKM5ifedpFDNyl6T4iJlOO3bbBa6SDdae/E6Ij7y8FqBZzEle+ToVYtE2VaELOjhQBpl1WGpMsU4wA9s",
-	"VuJ+sDFZpzwm4ps6eYrhZQZ3TW/dOcgreEW5YBeuA35JYuzjWEogbr7p4CyZo968hngyIz6JMQ14Ff1E",
-	"Nly5VKcyGxdXfmtU/l6rfKhMfvnTtIxwjJYhj9HbizHzFjjCXgx4itQnMO4gfCRREy9J0MScCDGHxhzd",
-	"kSBkcy1bAVCiVhLB/CMTCHLrqcXIvKQF8Whq8pXgBhyfxxjcRui2328NJsNu46fWpNkYttKTPmgNe7eD",
-	"ZmvS7Y0mn3q33WsJDKJzft6ep1M3G5W/Q4oO5Of8Sf0qyEnOU6U4RA6UyFCz1dl2gqUez3MFrBRw3YBg",
-	"CDNJ6DkCScAO3QeO6EnyjLOJwLLN5hiUyhOxMBW9cEk4mkXhsgxRmDLDRmkG3PmFmMauA7GB+CKMYgS3",
-	"9zzvPuW8+gctjHJQZ7z/l4KZtPsI+74YZRmtojAOvTCAmEqhu6BIqOvKJEoj8IlGeDaj3piBICN5ZRW1",
-	"ILtKZT0oEvcp90K47ofeWrpGk5z1qwQPUBthx2wVhf7aA/SeYINOpqIPHFIGg6Bv/Q4fP8OIGpA+Ki6q",
-	"GM/VACxPcEVyL7BVyNREfkPFolE2b4ZBQLw4jBSQGKD5gBQyoiSa2kGw0/6gddO+vZkqVM0ZBKLqbEHI",
-	"eJTpgohjAAt5XGwgp4kqSwN8ANbFILdGxEzDqUwYU7KazOAy02XskD6ZUUZSPcAcrdk9Cx9ZVYOrQDqj",
-	"STBRx2pVI8JOx2yJN+IYn9MHwpInrhCexQQoAzqg7XdyEeJFFK7nCzGfsbT7TKtISf5oiaN74o/ZNCLY",
-	"77FgY0B1PyVWGJWWOUtdiQjAXSpkY5UxD1lwcxZGIOsQNmYy/9KMBThumqm0+w1JvvmNlpC2pGCThSZ1",
-	"1yuEOadzJn34VjfAuR/KXEDr4ylmfH5RrdffVd98qNbPXHu/3e+rzeTsl9lpcWjlI0PnZF4pv0LTUbM/",
-	"3dYZrfl8KZVLrWG/VC61mzfiP53zyXXrU+O2MxJST3Mkro2a4t/b675T5tH7ywHpLHmGyp8UG/Iq8ZqI",
-	"DsvNeommcbTWRChJNGQIa9YDQzvJYCclE2dyCqEr6e3t4KBwHZix6pfskVKudO+oNtYEIfbRHQ4w8wCL",
-	"6Dl72ufe9s6OFpSbAHbKUH/YhEN/vSQRSvN1kCZDFkdhINbdSMniFcL8VUgZJJJC0D58jvhyFpKo+Hn6",
-	"vLO7m0uhdJ+dSfqkSuYR7Eq9K3oIGCTpju9tIkm/1sj2SMlPwEp0impWy1TWuWGRKeV20NEnkHo0QReX",
-	"PjyP0AeFRKJOM3SywpxrVpciF356hXgMLAlzyTohD1cslwZkxg9EY0RN5Ymo0bqm6d5OtxBWshnvMCf5",
-	"Az+/UGKkM5Uq4YWRzDSV2FqY55GT0ceN80YZPRK0JCrhwxkhuFD4VWBgdEkM5URk4CSOIU3fwLhol0ru",
-	"u3fr2CQoqwO8Lw9wxAF9ixprt4skkhnLQWblJ6ypHkExXZIyGnxqovPz8w8oJt8U/NeSBgHl4O3hMJxw",
-	"NuMkw/fPamdvK7U3lbN3o9rZZf3isnZefVM/q9TeXdZq+3R1qxDcUxYhZF2upqV8J7SU6KHkdTeY4Tnx",
-	"P0qy+7j27kl8Q+eJicRBS0M111yFGjAsZDn9EhJ6PDGEpvfUHTTN85whR3b9kEtYaEv86Q9a/cagVUaj",
-	"1nA0+fi3Sb81aLa6o8bnliQluN7odCajQePTp3bTPvDUy+JQyzylL6UadB54e83XiHBByn0SeYTF4AHI",
-	"zd1CDOekVqnXaqeC76TnR/tIdEEHLWmos0b3AjUSZwjqCPbzUbEfVRhCgt3vv8iXjomdohMipNA8BzJ2",
-	"i1kQ4jhhSRJVEwxIifDmqvqQeNwU59V+Xo3H8x7dbWLCy+gxEpKMEGMEXTFfiBYr7PtiajAnby/KEh+B",
-	"Mu1SxMFqge9ILCRlQD8U3xD6ufIl8UtEY+1yBnEJAMRxRhuRx7ryRSq4b/9UvyeJTgm8JIN/uf70V0b+",
-	"9nU9H93+2Z4tMaQ0MMvJXy4TUIw/vZ5UfvnnxffT/3RcPvt+8pfLP//59C//X/bO+fc//8UFpJFGS3qk",
-	"EYEprX4U/9p3K3QpGLGC8VqULktzGi/Wd1UvXL5OPDgVnzxYf77W0tJr07RY+KRVfk9XFW2yroAsQiLJ",
-	"5r6XSzLdM7M3QJyuJPhya0Z/XRNEfcJiwXAidLIGeBsAnsHIJx5dSisPZfMMBtOb+sXb8/rb+tn783dv",
-	"axdv6rU3eawqiU22kwnTldIAqdtSo8g2IjMSEeYp1Pr++i6g3jUJyFwMpx+RGf0mkyr7130rnZKv7yri",
-	"CmWo9d+j1qDb6Eza/a9vJ596g58bg+t29/NkcNtpTaTJstdFy9AnTlmArjQ2p0uN0PClisbVsXyFpu3+",
-	"14t9dAfxnNAb+l/fCu0gsYxOvrYGw3av62SeLk3aceLqW3B2rDDww6V+8Qq1u3Jq0ImW2E9fRKG4p8xB",
-	"nKPNimRxw64UbCKaKgPnf6RzBKZOK+h/OCpN7KC/rIq8F0/VYpQMcxDa87Ow1SvDO8EMIBWqMUvp+0re",
-	"1bKa4qIAfSMkADS9OPt5OVx9fB8Nb/6cA6yzb/6bf7r5p5zSXeqTXBBpvcS+lBEomw/FbbLFpgqrp3XQ",
-	"WRhdoalmTPtwCf1sqWx+Tm4a3cbn1rVgHl1zV/903J0MW51PqetfG5222wOjnQaynJRDTf12PUT6IYXI",
-	"y5WkJHjN1DE7l8jZkwKhCA2Vysf8pKiU0f/21XZvUuNwuUwlwNB2FFDJm8rm9ExFI14BI8Ax0ioQOhGq",
-	"Tb12/qYIwzDjMlhSZlDDyjngzxMDpfOfCYrO1s21g9CVnXWr3q6eKSflX8D3A+vIr5RZFQwej5S7z03L",
-	"nOuYX3kTxTQtH15Z1l57V0hMMikdqlcy51BSd8I6rvKQcqf2rvrU/u/W9WQ4anSvGwOxJdS3padSX9Q/",
-	"J72vrcGgfd0aTjIvunYQCxvrOFzimFwz/veQkWe3S9EY8QXgj0FsZ4jwOg6NrIcwuu4O0W8hk1CdYVxF",
-	"3ZBVxEcyCiJHfghG7jUnSoOkJPDdZ7lgzGAhcEQ1JP4K9QWtlBLlprhEWJooTqbva1OJNSbrsgXho6zF",
-	"VpF/L+h8ocq0icUGNwSqV96+eXP+xggJNl/A6sui5Ypo3A35rQFoacaqcHFxXrm4OHcR8sptlr1dibHN",
-	"6ANRvRMilpkB7rTRAhoaRixkFbmFNP7lIfLV/uEgK+41Zcg+4Ni6bViK6tRTFparg1KqR8v7qa7sEyiS",
-	"7tYVwhIJ8sQKgBMiOwQ4wcPSc0UiflpOuTAg8zdlrW82W/0RHIHNTm8IP7qt1vVw0hiNWl2hDQhW0Ope",
-	"y1CGQeuvraZ83h2/sHPwKmlhG8NV5nMYeopwzMizpFEwyp2d4SSYdSi7L9QWpavLR6neKUC4Qz7wM40X",
-	"bf+gz2gRF6wLFJjiKsBS+xOXdBzEHn2A7X4NHtMw2gwgpkIlQbi7JLiDeV4FYagX0icUfw7BJM3eh1u6",
-	"uyWKEYRRV3SZUIt1p+0YEtvXW+Cc4ZfHKHu5me86xap/9Nbxah0jsXa/gNpuOjFbB8EG/brGARid092W",
-	"pk+HaXMvWkg5pl1FMqSpQapg9gxpUTulFP849s3Xd/vIasljNp2+4sb1epIV4PIOFRlYo4Be3aEUcIBv",
-	"7Yh8JLE5bnH2QPyGPHxNDIPg4N82p0fFYzTm80jahDqUO3rZU4WIRFdz0k84Uz5MQNIuQw1TL3TF3bps",
-	"bO3ElqbmQVBFGU1NhpaUaNSfUqh5jU2HsygIU7cVSlNNUQTX/syGQ4FFOVHurAJF7XLLwbTpKUEnutpj",
-	"GU11qpkcn/xLyWz2KiZr9nx2oPR6T+3jfZ8X3BK7XW3FdUbE8qRdhlEC7S5LVF2hFeaAjow5mq6Ski3Z",
-	"4iziVgHbPPxUFnTmbMxCh3fxO4lBD7vTA/0hgUX2FsS/yiOtM7Kdc+3yGD/iiKnI7W10aiKJf1bPy/xR",
-	"Den/D0lAYOq2ZuyX3dwh5+U+LHxrYKzQQstiiX8+w+so38dNn2YpxsJdELetP7Cn6LObVR7OIMsGXiWy",
-	"BdSXZI9ugBhVlbJarb4u5j25l05zBT8PwKTZyosdeP65s8XiokaUBzYCJiQx45TrhLijZEeX5PB8jHZP",
-	"9vqvw1Q945ZyNvk7c7KtisJhTO0a/rpTkhnYjmylp6D6t5j8nLakYU3nuoaPLvah2nCpV4qtJa5JiKKC",
-	"vZLqxiMNAnE4meAXsOq4VYE0NxIck6+wi7PmO2QelgD5MgLfOQFwOG5Tffb5nImHeurHUpTgsjH8Q0e0",
-	"/ILcWq4uPWp6QXlBtLLqDbpWdTvjEI3tWlfj0lGyuy2Pus9ALaVDgiGIoaBoyfp3AOuutqXhrJEM1dWS",
-	"S5owsizenQsovvOKO9j4M/Lpp3CT3Kx+JvEXgoN4YR7X3o8DOcON8euEETKtWnW88lO6gEd0Ds3WBNvC",
-	"Xn5J2vheLFPuM94vqd4cMHI1Usqkh9Qp5KQLxIRFtkxBQ/ajaNjpIZmQlTJGfm20O42P7U579LfJsNOb",
-	"KBNjuyv+KpULH+jdjia9TzseEj9vuz91ez93tzx1qDlTLva2gcsnHMP90mp0Rl/0h+VffyuVM9dvu8V3",
-	"DrW8rjCNmjgm87CoBpN8BnnqIbu7g1a/0R5Mmo1R63Nv8LdJc9AetZuNzuRTo925hQC47COtm9bgc6s7",
-	"mtw02t1Rq9voNl2P9TuNbrd1veMpe7iOu8PWYDJo9XuDUet6IqPN95mUNZPrsxkUJEqNTG4asADzvGNB",
-	"zVJNBq3GsNedKLu57Fyj3x/0voJjOvegHI00sedu3naHzS+t69tO42OnVfDAQYQgCzaN6LJAz4rpksjT",
-	"Y5HwAAC9kW/6++le+zAtFU7k5NIFjFi6O0lcMeFGdp3ojBLGAsrI8C5c7smOi/pjmnjqwOy+ZAOUVId0",
-	"HBVHd2QmVAEI3p5psWjLcFVMjmlJdeIp2Y5NFebj5XpXRvdkI2NIk5taM89NiTRrPmfPRtJQ+rSOOWUH",
-	"EPiGOuDIKpF0wOn5MfQ3glSViTAj5VWtcKbcKu4OxxpZ8VeOBKdUjKkOuDKBWGEkVLwKxzMi/cLGcXO3",
-	"GbOC/s5JPK2iGwlbU9YxD5HEs7lEF/UzoTSnUHr+HXj14oFXW6lXgoI9kXo5idt4KZtykKquK58n0Wuy",
-	"iognldkAQ7bFElqUYFdV/ea0LEM+4LhRN6duS+u2GdFwGA69gsR4fnj/AIlrZ9+yNPy/idTkeHZNrFz6",
-	"AlJL8IEcWXGFyAASQsnF076MRn0lVyFPxSAb/gFghnsAPWhYJtcHBJU8UH+tIZP4FVrzNWTdk2/Yi4MN",
-	"OoTqrAlox2Tpoj4D1vRPp8lpZZuXoEtXGesOQTMa8RgRFkebV1zneMt0pRko/Be1ennMJI4tPIY4WDEz",
-	"sFvTsRP0iG/RXTzMQgZwDWI5yiZXN9iITRERJGfgFWQ/MtFJX1Wq5CjCqdo9Y6aspajRb1+i6W23cTv6",
-	"0uoKHWLUup5KM8ZFrZ49NjIPltyiZmJNBPJKJt4QxC/bKRgW0OkKkLn1IHZOrRem+2NeDKWdxga6uNKS",
-	"wTRx6Df67bR53qCJHQAXoFROn0TldCVAWahJerow8DUL+YHOEGaZ8vQW3l/h992oSBDpO9XPTKVB0daU",
-	"DKpcUhDLHXl74OZxWgeLIDBusLegjFSEOK9KVIsHL5MYhbKsgCooS/zWWKQy7d8q1wEJ/Vnxp7yz2FMZ",
-	"VatZajd4p7vIPKFvRXVmoDsI3UC5udNtgdg1alsSDsBCVjn79g3pAqIOHC59DuzJMXMjkg24ev+FBI4c",
-	"yg5l9wB5oxEKVN38u3AdbwGmCcRrBUhe4tbe3F/0ClwVObb/vWAMbv9LA76bG8ixiCXQWDibkYjvl6y5",
-	"joKtoSyiwT2N2W1Aj/EIdyBi7ava2yBM4Uz8kk3m52NFIg28nBjgjokJKcbvymmdSVhmFjBqRSID32Wp",
-	"oAZHu1gD3WlPaGdqRByCtpJG976ECWa+rP62Wmw4nO5A+OiOxI+EmID+B+qT6BXX8e9ghpAH+ZrH4VLc",
-	"AzAjXIDifgAOy5glQCwafIRuRRzRMCNl65wRvym7F2cScGSV7Up8se8AP8tRkx2eVi1n0UqSzuShRfYE",
-	"DZGxqCjJfbEDsAOCI8bHTLn7SLIgj2EU+OjEo5G3pjEvy12tgtgIL1vJgNTnp1C9F/sErVegxSdKAij+",
-	"4nDTGdP22F0IJhjTFhNvOJzm8gagnVEOP8FdamUL40ccEQZwGATH64gYb1EzCNc+sim5ABfCX1KW6gE4",
-	"2PTeKAZvS9Ggh6MIUshlkN2VTt8ryC5CI0HXVgV8hW2WalNmPdv9u5RIOpIWps1et9tqjtq97uS693N3",
-	"iigDQJ7iMgrVOUk4Dg4kb5mmkLzsmUnmuSGmOcsVtnE4+9nGtnbEd6SnJiCf5BK6YFjUnYRVcBoy4qvo",
-	"/wV+IJcKUclswtS5ajI+P02ag95wOBm2R61JtzX6uTf4qVQW1ztnVoKqvHTTaA5bTaeouCvqSu2kNpuF",
-	"3C3mqyeAj9tDEjuvrDAZsE8q6xWaSqS5pmrTV2xFXr0mSxx54uIJC9FUM0tz+XRvAcNemGbS/72G+yMh",
-	"KC4q9XrlrDaqfbis1S5rtep5/V2l9n5PCAo9Qe4o6aa6a8c+E9QhcSyPlBR8tVP8fymIi9mMeDF9SFXV",
-	"KJahtBTwaNDcUryFcpvmLiHAPznY9grt1ujWvXWMnbHd6gbSDyZ5JCxUhytgFQjy89cB8ZHo63HkKr/V",
-	"DWM6U6xmH6qVG6i9KsTQEgd5RUxLYAK61QRb8gqnPrFlV5m4B1iTMeExv9JH5fazcZ85lx02IZGuDI+B",
-	"dVDDhxQQN4opQJY8Y29eHvWgXn/3/rz2oX52flF7+6Z+dvbm3fGoB+46UM5tZJbZPqLBlGHS9OzmyohD",
-	"lYh0kCFQuRApnxa/a39IHuPbu5za54B6qrquYD9yD714r91Gm+l161rb4k4EHfhU2seNUJqkoJ2W0bTf",
-	"GIy6rcEUnWikKoxWOIoZiU4lanh7NOkP2l8bo9YUnfiJwR0HFMP0WJ9M5aKay+LYN42UyiX1zbwEsL/Z",
-	"+ynhoPYkFqAvpMr5/S/DXqiiBhuznMxrYSwsMP+Doitsn+h/MbQFpeQ6sbNUNp74mCfTebC30EYhZbQA",
-	"/f9EKNYpgCR5I7UTO+3uTxKivjX60hp0W6NJvVb7POkMSmX3zeJ7F/LFi6fs3mAfYctdU24vyQudzNZB",
-	"INjXmAlmRnEgg3GTEP0p8DYVIT89vcpkXov30e2gk90Yizhe8cvXrx8fHzNA1Rp6/vVD/fVRleCSyon1",
-	"UhZB4diJXmKPE+8Qke9GvmHeLbQiaKX9ptHkxIOQf/looqUrroPRVLY1FWfPjM7XKhB6K6yB266wG9si",
-	"LUE8Ed/CLjr6+6NchF5TloFpLTF1WHvhclakTsx8qNuD9He0xKJhhoU4yyzh3o04HWZNGw6hozecNJqj",
-	"9tfWFIWQVLQwtTiNZUQs9/S61xVihJWOpcAL7FqvaL0SqyNaSrEx85VSWfy+7fYHva/tYbvX3TNkDvxU",
-	"B2lAffmGeJeQ6CidxlqArE4DmM4y40O/JCPEphkdSgpWu8eXsEBjLN1WbEAajK23rhD5dY0DjpxW1z2W",
-	"1lmxoKDflrc/ylW2zKRcMSnGGtBlCTOCUTMKOa84rJJoZFA/DO6ngsI2Z0m4jvWKGA+4NpMbcOfsMaN+",
-	"Qj7cJcJZUStbd1MTgay1CZm44owzBxSyz6cxKzygxF93Mqmj8KxC7VjDx96ZsmhjdrdBKxx7ixc/y1xV",
-	"NAUHrbv9uYrA9rVPgk0S8PAAG/dkakyJ0zKaOk2Q4lwXilfKdmPcEeBdk+2krJTT090n08uZQHMFcHIb",
-	"cduOzviCzMv6BJTCYeqQO3Ps2CVldCkGVs/t1v3PK45jysW26//GnYCIgF5q9DMwwm9hc5YU8EcE/DDx",
-	"HyYRzGAVmyt0P+Rh7obUnR5wxKbRYdSZefiBydd3v7mBnqB2T2INsL83vP349163NWmUyub3RyetCz1r",
-	"l/HFAw7PZUHPiGjbyxoqLxYaXUAtAjSdgPinTzG6fN/hyW3s8Occ4OVtpqXjJGVHRog5HXTbHXOZOE/M",
-	"/Efqx4sEfLi/V/jgvuP9WPgBKZzMaECutxny7YggbUB1j1u1tp9j0iLoBV6RxgOJRNdMJ/kWl4IKuAqV",
-	"FLFBWGKkhDMEjSEsW0OrpDlV2kpWXQDe64Xsf9bMU/mf8QIN44h6cT+iYUTjjZwlccYXTuFRBvwDF8sJ",
-	"2eLo6HN1wTUJT9txrkEdtgmHapnNZkkt7D/qlXqt9gsQ5wOOaLg23mnkBZhzInSZLasIecV8DVHKOAhS",
-	"jYNwAwI4qtdqzkiZQszwj47uqsBSJf566Y6mJPV1cSCueqkp3nGcA9ZdJGNXXRMnDqY7Ijh2CoNfnxij",
-	"Zh2qiZzBv+fw7wX8+wb+fbtnOcWn86nDaOXp39uDRfMicP0iGt1Gm+Ler2uyhsNzsyIJpSL1xd+Hzzxl",
-	"NYcFHMo9Z2kTlJgP1/vO7Ke209f1tFAuyxeGTr52Gl3rwuklwgiuAQhB+j0FdiMtJmNGY1moRp6Dg3Ad",
-	"Q+XsBNrkmHJaY2bqaanqVZuVzFu3ez1dYSr25E8ESjUp71GDM+svHRwIEV3BWZKYND1NVaAKmQWLKujT",
-	"shTJbvGy7XAq76ialauEhfYphGVVvxqzfECZbJSHIG6nvEnoRAGOpePJTrdVtzooBM0V6nVsqJW1hvsE",
-	"WlVRg9nviIkfM3cklZgYO5CqPWx87LSuZYQNZRhCLp49sir99lbngjUOUCjMdooxZTzzyBZX7gtaU7KT",
-	"Id71KwTzuAJd3keTNAdEijBKH/vDSb32uZQvLJy4UJKzJTdlV2iqWshQiHWkywfgG+rnjflpLuofZ8nd",
-	"M3P3TP84T+5eJC1eJFff2D8/m1/m2men8ulh5lMfxwRYpuSYWwy8UAHSYq4WGqHB91xJmMoAnALoRJcI",
-	"fX1eP9VZNzL8MPm2Mg5nPj9FJ1D7KYwQk/7dsq4tLLERy2gWEaLZpU02bgxL92Af3hYOd0jZPCCo3X94",
-	"a8b5p8wAVQFfdaAm3NuDaYr0GRSTaIY9C/Ky4Pyrogr6KEZtOjuBliaypQldPbydGDs58+3n1DQ6HwUN",
-	"jptSGoLVhpGsraWvrZmKiNsyce6V2jZzF4fPnI6TO3zyDur8Sy38C3VfdHgIdF9UC09q6VQe6Cb09TBw",
-	"UvO5wk9JgOz6W7CuKm+PnBnC0YnY2pSh+tsP1bM3F9Vatfa6/raMXp99gBzrRRjFJDoVLayodw8T9vFz",
-	"H+7PonB5aaUJqs3t3OBlbcsNI59Ekq1cyVMJXqM8Y65GPytHrBkgeA3Es+LbmG2kUz3Xd/CqU42fesBE",
-	"HstQxXRsZ6r2JC1CHqcRY1Vv02CsUz2oeq1af332Yarimrby//2CNb09mekniKPqf72Aij1TO/5NlgHI",
-	"zIO9+Vwj1qtXP3sDAViujTItIyhCEc7Q2dta7fLMr9Uua5dnl5ev315smwEzjqPmoK23vBucfetWzbdt",
-	"62rNkPE4wlRFF+6tmpq5bha19ntFWtdrOtL6fe3wSOu9NliGIx+wx+Q4jtlkZ85NViDoVI8Z8lO2Wn5G",
-	"8rvNMXbYa3LkO0Z26P7Jvf6sW0go3asAM1JY8utaP6GhV4xH7uxIb/5Lxer7c9Kw8MeuC/K0W/48A1Qm",
-	"c2vzikwVAblYIbPpyGStjI+FeAi5bCbHyz6RX/HEu3wyhWCh6SWapsDJrns3jXZ3UgcDiHjkrOiRM1U/",
-	"XCr/4qiGGpeW/u9EWtMfyKKi6VYLrje6f3PXsmRetClYwmlXRvGAOUUqlVfoUSjQIxJFGEA4FAlxwnwu",
-	"q6K0+8NWc4pOvjTQ134XhQ85M8RpuorcsNUslUviW84evmjUfloy/QPE7L9/f3FWe1d/c352Vn///rx2",
-	"/u7Ns8Ts7x+CmZ6WV4lteR5CiIaMHs8Ftqi8yMMjLw3khSy/lWzSF49jkbGYVtyfo4IiJ15bhQs3dD5n",
-	"sRM7X6FCH8GqRoMYotoYcxwTsXfSVVrNdrxEeiNtrTHmqt6xU3B/rqj6RObaI77esqTvE2lv2Y6PEwM7",
-	"dgt/yNj9jJH135H7f7DI/WW8TtlT6xcXtRzi7OhWLDD0RQahhTMkHkwdm6dlVL94Wyuj+ptaDU799+8/",
-	"vEUn0tti1baOyP/IoMOi+m+aAGRf8gFd+JsM6BLt2/Fd8HhehNsdZ50QqR1lTWNuFX46OuZaxsE/BJj9",
-	"7lHXzx/+/Mwhzdr35qiaJO+hewIwcCrtCshM/Z7A567FxUTwvbK9cebYFTTM96qXdHiUdcKcrXhr40Z0",
-	"DQzugS7bGHahHNDbC6cUdZXWkeCgTcZki/uOoVnEVflLImC5Rmw7OY8eeqoRCJmiDzhOObv3QUAtaF83",
-	"pnPPD6jglt3wMb4nLFGGVJgpEiz7Ob1iuiTGmoPf66K0Fz7yMox1VQGXSgDx2dJFAaa0ohBylwMwH1a4",
-	"uz+g12+d56zPPidpy3nYXeLqpeb9tRyEckGqEbmi6/4XR/zG2LPS8bSnFCxJvW7nb6UiTzpYj1LZT+ad",
-	"Yu+oMVDJOunqE7+8TCywxCLMiRQmtMMA2jT6bXSieJnNGk+d0cTXrU+33eYoyeedDFr/ddsajiaDVrPV",
-	"/gp5vxo7u3k7HPVuWgPrks4CljUoWxlk8KNilRmJtWiQzyBZrWNV7055sdTQxSGinapnH9LimVBVz2tX",
-	"yCGPbcsO2APfMs6Rmp0uXayApbzwluEqHalhRc1IyZGjaedsYsXNjFmS+g2wJ1mJYOoaW8r8ZHfYbtzK",
-	"8E5oQzfrJHIh6I3w/H3trP6rY+larRZ6Xzur1v9LRkPFeF7OipNVdCuF0JX2O5qQ8BRaEGQA6RAbzulc",
-	"RXsE4SPRjrcYz+XZdpbRruq1Wn2bcH1R+3BuCddn+YX/vndY2SH1/wqcqlYdQMnRf3ghwAJ0iBcoCOie",
-	"xJ2FAVOTVVAe8IcWBaR7EIOzetU+L/67SOC/eJHAAx2fB6en6DdVQGpKSE05ay9zt6dFzlxxFkFthGzu",
-	"pHgJ7xzEtKx9kxDYAySyhFUeM5mAAekYOAhSm10a+nEuYdMVYXk3X934b4pT4HPyOogUhKt6irCO/DUO",
-	"gvCRv/Ypl7/gqZvrN2OG1/FCMFpPTd305vrNpNcftXvdRmeKTpTXgvhlHfaEtLki2KQjcU7FwS5eF7JY",
-	"ewAoMDrIyX5KfuO2O7zty2Ir+jmdPJo8Wx2zRrGSZNVZh/jjyNavNJyTnmk5E2LgY3Zz/QalBw6bThqQ",
-	"snSg8ngJBDmnx5eWSeyZK5VL9pPqT2vMe4mVd/NVn4AdoqjackelAzWGXW3OjxOgyHQ6MOXonoWPMFlq",
-	"WcEJucQgnWAOGcXAQOTB7gVrTh9MLed/Lim7REvKKiCMltESf7sU/8i/v1+if8hH6mfn6mb97Px7eczk",
-	"5bcXb+pn6sbbN2/OL77/ghQ5grGOkAjGISO86mfnUIyMbeIFZXOtm0JfxgzaqkArqXRrKutKI+w/UB5G",
-	"m0slPqshCPFZR5jD3uVE6SNkzMDIFBEvXC4J84kvV/fwfISdbOOjWtZhF5Z1rzzAgxBeD+/CEXkEKeqA",
-	"/F+1gA6c3SX+VoAzTucLIfuKddfyiWivnHxg32ShJS3AMlfi9ZM/cfwqmJjwQ+ZYBYdvE7FBS1LJGYJi",
-	"syXSGlepQIKIyER2KCLZaeTg0LAXy0oG2lVNWXJ0EoVRGS8IjVAcrsIgnG9kHH0QzqmHg2Ecrb14HZFp",
-	"WYa4wmYSEqJMIyDa7a5GFmnfhGC8VkfGTOIHcJMLYTB3AYB3L6RdZGc5MH/MplCQA97WuQ0WfOstk7xR",
-	"N2I7PpyZD2m8uedTG4BWLL/kTtVBMUaYUws1Gkd3NI5wtEFrTqKKtwg5YcoyzauohT0ZgjxmgIsJdZgp",
-	"jwWrtXyAaUeKPFvuSBCyOUg2LFT8Fb5+Jfkok4gAlKOALmmcJKSMS5Z2BMoyvDYuoV/XYYzRiTJIoPrb",
-	"0yr6SsNAgjmM2QzTwLY0gYs/9haWyemEE2NXMqUVT1P5Gsk2TYj6CYvUTBr5faL46qOajuK7qJ/tH8X3",
-	"UjFSzjI5vRX+dU1QLJQzHX+y0fnzsP5Z+b2cz0i6EnqeYgrioFaWBXlFE6nkKicSFBHo2DAgg4eSYmdh",
-	"5OJdp1X0M+Q8rVUKNciWktxoLMP2l/CX7YyXcVKiRVmJGp7mie/0xFng6rSK2jlelPGq/3f9r2f4vHOx",
-	"fPNffy79LvE/5x9qb8/evzmrv734UH9//v7dxdmT4n9Y/IRd15YNuGA0Cx0dmKUUh89J1pVB0yQZGChJ",
-	"UzzFaqtoSGJBfrJ4DUM+lP6VDM7oG1q0dtfKeX77DIzmoFiXz/umcGX3xhOWrZNtai9HvzrUnoiklk9e",
-	"ewm3/st7ijKWGZg+s6N+OUwafUoOsSUfQJYvzGp1i4i01QPp7uQlcqJUZWL5IJdVWkinVTT4ATCKOfdk",
-	"gZn5dS6U5FAMgUJhwwXLrR1MVp0IfbamJPwolTqVGALKlqw+ZocI6/pYdgrJqeLO+FlkLTsKe9hpPFkt",
-	"K27ZqUy69CYzh0Jie1xszHECOpl4Q4XLL4kDGcfAwKsZKlaSnd8Gt/emjDy8WgnSj9NfF4t2gq1E4zGT",
-	"Bmit4037g971rcyV1gWZp1AaTrbBU090U0/xRfjIx6zwgdO0gaz16VMLPLiTYaeR8bl2e+JiqVxydCd9",
-	"1f7CXlY0PRfDAH8MQu+eRM4AAcxDxrct3ZUqWqrr/Onq+MisILygUAyzq1B9mi1pO622HUN8QavS4Z1x",
-	"uhBVUeyDdgs+BufdC5lHIsCYBEO9EOAgJD9cEnQn+yjxJZ7mc1FNFaCjd3uTxmjUaH65aXVHw+mlxV2l",
-	"yycta2aen7S7k5vWaNCbNLrXk7/3uq3p5ZhhMUtRiALs3fOsWUAxbJUV8lqlfqCTKbzDp2V5i8M+nba7",
-	"zd5NvzFqf+y05JdEH7OnByPEl7BS4JOTLSVNgoOMSz18zNac+KdVlG560Prc7nX3aFsdtYkXdDpmVvNI",
-	"t37THg7b3c+Tz53ex0ZnMujdjtrdz2J0+g7MVhlNe6MvrYH4MAcwSz/Nnj52es2fWgOJOZ3mTo65yV5V",
-	"wyqVS+7+SB5nLWjuQn6FS+USdNlq9O8qJWW3km9XgnMLpUoIW63vAuo5a+ABbKMkarl1IO8OdG972+xb",
-	"XSTArABk9ct6iVlSR9F69snflZTpOlkjQiqBrAMjdxFUmcwkF1LsT09fmG8o+nadSnNd+I2/cB+AE+R7",
-	"8HcZeqt4iJBwXocRUqzkZefliedT21gaDtBuhLi15pCaKfUqk5VVpOTkRVyHuTZjlocGxWeMjJUcBbZz",
-	"bpRA8qhQqjFL5+1lBKlpzozkStd7Tulru4qanZ0DldSjo4+UXaeKGsY+rqMMy2h6T5kv8ZX2Mq3IsDyt",
-	"p7/iSLwv418VHqO4cOpSgPYwiVqBJTJeXBk/k4CQ6r5Wv+NCpvaA/5nm7CnHAgltjb3KbxxlnrOjo9KA",
-	"SNLYKkH+QDp/DjH7x6SnWXa7vcKpZNf+JaKovDAIZODGEbFUt8ldGSbHr5C0Vjh3zv4ZiH+QiCm3uXSX",
-	"0UdXJimw+lwq6clikXi1IjjiVtl6j5RV4U8rl6osZaMymmFPHmCY+Uic/1XUAWkcMOQgRsjFAi3Z5qn7",
-	"MjspUjp6cUGi4LPukz4dAJsc60odU4CI+QAJI6S+zCTdiPb3F0W3SqKyGp4RkLUldLqvBfu5V0KO7ajl",
-	"kGI/pOIUrYwiex2p/HKr80ntr31WaVk0ZEulCcJHEnmYE0u5KVuAPqbjjkq1KVSJvDr0u660maejVtxw",
-	"MVh0mJnCNXd8Qn9czeZUClTQjBSnKkrEIkTMg3+nX2j7Kmx7e4kpeTNVSPhV2jOZ2X1Q40IFIu5UhY2O",
-	"9wPIWCiOvxNrzvfjKFIhW7BcsCGkJ5goXWc1VaKuWKqyOYJTZ68h2qcp+w7wGokIoHX9RM+XbGNqz4WY",
-	"1u20/PJMoo9jb3Gggv8x9GHvb8d+hfgNZaHVEWHAJcdsuqVD07LEwtPSYBnxUMYZCFYTzXVgCECja31h",
-	"zACRQWJtzEk8hSDrOwW6AzaAx4hKiBg7Om1qDWxaNuFx5TGzIte5o1697OoVkgFxZYMsWwEFqmxDwVtU",
-	"OmY61AVcSs5wFhkM9kg5Ob0y1fUNgHC25THTG0A8mYUpRhmUYhWztzNST2r8qfkuI5ydQoWIKpQetg4C",
-	"QA32AoIj4qMTU5DJC6iMR+SESVeaRLVXscYMTbvrIPgEGJ/T08v0khRNPLojXrgkY6amO71aQcgJV8I6",
-	"YXG0uUoCHylPU1bS9YtarTpmdrCkDHbMjhLinzmiM6VEPyGyEQdBb1a6/MezxDj+Ui6JDooFKmQEmTAE",
-	"G1tt36BHDUY5Xa98HJMbzO+nkhLFVFMVIA6U4wNywd0G/kNZHNp7QQVN/XXY66b2NQSgvDt///Z0zOA6",
-	"GPaWkJACi+kiu4gswwedXyFoLHnmn9+nKCD4gXAZVqb3i2wLMhZECycYMfIIPWWEQOSgTVUQ0Qbcxaa0",
-	"MRP0m54IKjbfCkVkFWCP8NQhJQt8LvFK0szO5fp3iOXTQywLJnlXyOXIjqxUTFsze8wTzKu7jTxwpEgZ",
-	"rmK6pDymnjjC7ymbXwLvHjNzNsB8+XQGyGYWIJ11MpSRO/5RJvTWz8Dmmj41qqghLXpCrhWfuUy3sWbm",
-	"DRzsiI7cOWP/W6Mln8xuddzkPqz2x0dW7rN0/w6dPDh08ipfkxEkByOTmYjmRN7TmxmEsqfEUWYX9I8c",
-	"V3mI2sE/OypDDAhfhYw7UV/knd1ah7vixJ5OpWKmXz0onFz6B55Arjw3hpyFHEZgPpUzjSuALEnjR6+E",
-	"0PR2rWRvN8CWmFcLhwtxeE7aAGC+L63MJCF5pxKmuEZRl5HMYza12poikx4V0HuSSU4wGKUytCyNFhCo",
-	"6jISUsJ0KWvk3y7fyyGTgkEXt5qJzpa2fxC/k0duB528p84OdnqeiLj8CjYyw3OCxD+/bApDKwRp+3Tb",
-	"6fxtctvPBX2l3DTMl6nikV70KlJvXvd+7k4vpXGB8rEuYnOCA83Mt8WSnVbR9Lr1edC4bl1PL2WURvKR",
-	"8pjBFRbGVTRNBROoQDxAm0k71jJgLLLtUrmUdNf8cdsHSJ0k3OCXl00LsTbYM61uhnvZS216niKqdCcO",
-	"dP3tQdI79qugkvRuLY7RzxVwKraSAiaC9fz0SqJoSQKUqqgfYXEQV3cUSdqzPlL1jxi4Xy5R3oCdswUa",
-	"KxUjPJVLkytNddvXhRKm7a56s4raanennACwXwMyi1G4hhVNnSNH7lsDp6W/vsdG5QUUuF9xrxQ6lDh6",
-	"3KW6xuwk0w6Az7rKfZ2W000IRolOaJyu9jJmxQ3IUzu9LAoFVVkyXRBmVnk6O7ooM8EmuHMyHDVGt8PJ",
-	"bfenrmSOjnFnruaeA06aQJ8BFvOk2et+an++HTRkeFardd26Vl8zzwxajeu/TUa9yaA1vL1pTT51ej/b",
-	"z3y9gK8BKpz8Cly77csrqidPhVqzQdXKpUHvdtQaZLr/cdD7qdV1QbDtiDOzcZxTPM3arYZ492fInQzi",
-	"8wGOhs5ZGqwkaRRFJAAzQyrr1cGbV6uAYuaRG7xaUTZ/5kRze2yNzKfy9lZts6qiBtgIw5nBQ5MYN7oF",
-	"ZVTTJi7KGInEG6JZFK0DGRPqsO5C6rfpyJbaInZXuFXwKozSlaOA/WFVeVFllvuEx1QGFqN234hOEZE8",
-	"U47J9Bb0EzQL18x3BirNIU3qC8G+RNl82iJ8tluDsK74MYzuXRqlpPwqGujq7tbxqV4Ti/K4oJCmTG1B",
-	"U+fvO0cUrxkjQYv5AEW8ZRGSPmxdhOpTEt+2UuiBcb2PYSUgDySAFa7EYcU0mCLOLbvw2SkyRYmmYFwY",
-	"Icrm8HuFoVKEtKfJlPOQ6bKsAER4t46RH8psGbiPZZCfKbsst59+wR1JKh75GmA2ChsujlM01FsuMwjV",
-	"h+eYMq6Tz8xHrSBNMRaryuVjmDCQJ2qC2+ikXTw6l2botqslgxYSMTNWNrGvCsnoRch+23AOj3RPFsq5",
-	"IxxAjeKFfXi0qZ+h4xnkoH/IBgHomRRtbaF5PD+k92maz9B6jOfa2iM7dkj46XHk8TlzAB2w/varbonE",
-	"geP0wOi23fG124YazujsonJHY+1HeaBRvMaBOZkSv0pZ+pBqsrRh+d27d+Wz+pu94Zj2nbEngZgWhwY+",
-	"Xwx+McznVhjT3SH5+2q9B8blF0GXvmxw/o+Jyz8Q5fRfB9t0R1T+HyQ8vm8qPBzA7GwEbk0PaIkZnpNI",
-	"qjA6zUsDTM3SIKJXFmwgJOlINPwwMt50d+y7/NSN/JI+bIp0uO1RBKURhnIa/LWyQkj0mWCD7oSCgiBE",
-	"BVzuyvGF9AugkamXFvhBJgpwIcUAFVCZ8MndM+PQ1r4fsljZ4hQHrZo8BaQmuVSNqNTUfh4rXh4m6gZo",
-	"pT7lqwBvxE9d65CDEMeJLs2MI0CUWWFAKlZNbKlQIueZ0Ah5YRSBrwnApkyFk7RXOys/JbPUdYqa/QAL",
-	"oUNsbmZ5c9vpamhphY5yDYUK0gkEKaiRaxmG6Gl5xdEqjGJxWn8CSYrHIPKNS80F9fA8RPVxqbql0MhB",
-	"3daLJMGRJOpXqu8KvFOiZy0xIMoC3juOU9rFSrRAfNOgpGZ3P2F4t1Gw1cicnY6kSnTD6pyhJdE1SUGU",
-	"E/mchCnFyCdkBUWZFWUkypfZTyFLz4ZcgKfoCHZBlaM3lYxmZIVJlOoQp9yG/Ms+L+ZTnLYGgj9P9XEh",
-	"vD4g6/+KCPPwiq8DFbqF52pyQR2AhVHl/u5I/EgIQzJCU3tAzd4uo3kIRBbCLRWfRLmRPMXVRJrLy5i7",
-	"6oseH7Bso8HvE40O5fYBBB5UfnHQl2XcsDqHbdsVgCcoj2oxw2lsi0sHD5L4XiYe3ZbuXkB8e4pQsXXm",
-	"mzTy1jQ+YoNcw193UP1U6aqrxYZTDwfIk60aOoQKOrqoryAuSZhVZH1eKY8KfCkiWDnL5aMQjoODwD6O",
-	"Qiu1L7eimtavyRJHnqvyqO5QhVNfHPHiOdS+TjicGoXbpAm90t13tC67XZH1K5JYOVf7qKEfwrGZOiEt",
-	"VaQrsuDjxSNT3941rm3fhVVSWH3WMmjebSo0q1Oz02scwaevKZ6zkMfUc+w062ZB5hVl9w7ZAUerJvYW",
-	"rnCNxqCPdARzQDAEd6oz527N/OC4nWt1tDHot1gcbVxbWH5BF3ugIXPD33wJH5U6zO4lmcsXU7WJPt52",
-	"rzutSePz50Hrs3QJARpLp9Hsl8qFt4ejxqjddGph8iN7xPnYDkz5Us55me9or9+SnqtGR3v4lLOs+IHb",
-	"vrOjMC9uK4UM916RCCbvqWsp9K3i0Jgl9gqNejeNpjHDKTFKzpRCy4DC4cYEpvAwX3Ek9uvTdpGhP+f8",
-	"aPJ3cEu6vUR9Yld08qNtkyFetybkaeMTayJovIg4xT0I8CDSIqXpID1YyT6HGx6TZbsgnMNeFngQUd+g",
-	"PIeR+1BghM4Xd2G0vel8dXvzBbeNwl1ezN6IIFZTg+GRMDNHRbBRo/mlyFd8yDr0VrE46/vho6t0XkPW",
-	"vxDCwEo8AeV0nbbyguGNZLSABCi2nCY4wJGQViPCF2Hgc3uUX9qfv0wancbgplSWf/zcGHQlqFSn97O5",
-	"JX4nd3o/uQteCdXJocHBaChD/sdlSjieBSGOk/WT6N4Hz2oRZQ9TUUtuut7z5NOi6nMwyW0HnlcsHGV2",
-	"mJY9CjaALe6425JCjlSLwCOrd4KdfZo/SrBnhSIeeURY7EhyQk68I5u7gZeTxsLDTmPNBKTQqPdEp939",
-	"acv5W3S74PSNiEfoA2Xz7O4/cvZSzQgaijDjSxrHL/WJA7ZjajlchzwnXirM2b0rvfsCDIzmT11Bpmvu",
-	"Nk1n4jPd6656Qbkde+2KKtw17mcsveGot2HKYHh4pRKj7ZIbyKq4MWbJM46smKNrb2jdNAGwN1UzrHzR",
-	"BBcMnaiirWmEfStVecxk6tVd6G90LjIGFOasS+V0V9JuAuSfFD5kvqm/YdJQDq+/cVwI9zMkFcIziLLB",
-	"p2aSWSgPy+qTMwMbSXUtOznQRBsktv2+PGWUcUZOjQo33YRrZWfIJcIcVrNBim9WXpxELAMqkWp/sEmc",
-	"uVw5keyYNtSeJco2dA5ISxZnSD0KHAOSUaHGcdnWIfSHC0ovKBw1eVioNqzUw73h0wD7L5f5px1DxpgL",
-	"wJM2NJ+eHy4XI3m3+gOrJGypjfAscYOmfX0h759qpxiaElRybVTRT+CSArNlKltb2c2JbxK2n1bgsooa",
-	"0uGrHbj5c2GPpfhRRQroHDz0L1ScQKVUiYsVfk9XFc1mKiBWCkFEjP97uZQ7Tw6mkn6uhUMd0tk99ww5",
-	"fA4Q/QODpRKJKMm1wdyC01e+rIWKXwIHK9dzoKOa7FQyCSMhZYTkPM7ZqtCSxIvQ19F+RAb3x/ieSGAC",
-	"7HnhmsW55q0ELuwtUpOZ8c8ogaJpBJQnnKmjfGMHu012N3nY8n0JH1FEAgoAIMp5p2UonimIcEdsHH/K",
-	"1UrDvIdRMv9LQnSZRRCx7NKeFp55IvS5nTPioWRcNl76werrzllrF39vD8wgUwlUwdxqRexI7Nhcqskz",
-	"YwU9ZTYOoy5dOkBQTFr8yW+sKg+wQlBQ4QryqHc9KtkJAMzqACpAbgGYkAB+yxwUVcESOE6eyjKg9HrZ",
-	"3JDm3d5oorCCOy0JDNzujloDlYUydFzaClt+2BrvhVoOYloUCL6mfDeyNKwTxhyAxCkzkQfWZlXzS3kG",
-	"YDxWooT96JPxzRtoUYhwbkn35ouGBdH4VVIN4Zl7nIY2dALdCbF+rYJe1VyqiACF8q3B+n0SYxpUUYfe",
-	"J/5SIwFUJb5lNfmi/rkpK6mZI4zYekki6in5TyZFj0tvLt6+kzEpxwOe5eThbaLrIQN+Uq+KoOlvZFWF",
-	"gyZ+ZBWzdaJAKqFazyrF/lMndStk/EGdF68o9H0xgjE0XR+XNN68vHD2tA4fdYI8K4q8liaSjQwym2Dm",
-	"xlAjhcI7wqmvVGoIqJIh7qqadqIphUzJJ1q/2Fe6e+7T+xhxPKVOHlyFLBUSpwksr25uDYlxny5ubBvz",
-	"DbWEjSBATpVXqQaRtiYc4Rp8XnjDDKghZmjazsPSUabyxeShonDyKB8zY5KSpfLZOgj07RMISYIrqU/y",
-	"qfTInkpUPY5o/Htb8VShzacb6brkMYvcdSRQ188SeTFGNvLiXRrIO4/lchTGlTX6Hw9FlQWgys+nkoJz",
-	"ozvElPWEfiVGrV8cPcigpCp3YxxK7L8rB7ofbIgE26+6D2Ce27B1CNW6TVVAZNAzN4FpnKedZPXDLUP7",
-	"j30/furq/4GVLxkONpwaK5AJDAzwRgEzOI6E5MxoAWvNnyoGeZhDTT0GYPzmZWNEelbcePecSNHzhYSp",
-	"oq8dLl2pumNbJluCxj4/oPu2gSRK05NA3Ekqhl6VXwDgwa2ifVqyT4mYDsR38KxbsOMZFYj5JGIExzJ9",
-	"/AWwnPecx8NJI1nfAvKQcPgy74NIEDx2CAY8BI5dG609UWTxTh02tSjxgkb+IYuiB2AHf7wg5vt+KwTa",
-	"3o/lF9mPH04jMClSp9o+xTvJZIdhQcO9u78SEX/NfMy8TYI8D4cByBGZuivlpPDKC2C/Z7mOxJ8nEhE+",
-	"0cdTuniKmiWk7guT81FUxMF/T1SkwlFp8na341B51wsM+vEN5eCk/kgW+IGGkUskwzGkp+XA2x6hNq/x",
-	"L2gcIxYjPIsJpH2nIgObg1Zj1CqVS4PWX1uACrQP0toWgk3HG9sPl2FtA2Ky5ICHkeUqUHNxHINJr459",
-	"G5I2XQF4+qNZ+8Hzfvf74bSVb+UwYoPcVhKbagPpTKsthLcdxk0HVdEcHtcVEptIEmG4pHFcBN2mY3vd",
-	"2X8mBQY4iPaBdaSYEs5QYx0vwoj+hguTi4/Cyy4yaG9c9nfBtCqziCQcqYz42ltAirWqolLasV/cmQ06",
-	"9sB+spqCR1SZcaVyqT2a9Aftr3LPamisonSA7Z8Dp64OzUtFRUJORGv0pTXotkaTeq32edIZ6JjI7M3i",
-	"exfyxQt3dvvOsIgU7Z7UK2/PkbfAEfYEfUtodhMGkW8+9Johi7EXt5aYOgIF4bLJXFf094qjbq9ZdcPa",
-	"LsOYdNTSO/wdYYSaUch5RXqT7K18hSIyA3s2ZNudXNRqaEoZ5KlOTy/VrtSRcN4ihBoOWNnI7FpKdxtg",
-	"6cmRLi1uGMnuJQ8u8QZOgRWJljSuoraM3cOFfYSAKYaw74ttLgMVZbBVwXT8uiY8Jv4ngoVgVQCCAo+g",
-	"mXomxeSNH/HTpDnoDYeTYXvUmnRbo597g58EpX+adM4mn3qDnxuDaxmQ3v40uWk0hy13pk6+Epn6foey",
-	"+2a4dqFGdiEYXZCBSZoycevH4oY4+Lqaime0xaZIxoHxHCVffMKptu9gnwnQ+uVhrJ8BrXobRvW+MNTH",
-	"gU/LtzqUx8VzWwhKYxW0BXAkyr0QjEna3w1xRzR2l7d1mPv3K2pbTqqMzMLIhiRVPXolK77vX/y2bceL",
-	"WonFT6hwW316Vdnj5df9QWkaGfiZ/KLsZ+U9HlfmQKiYl6zYqrB4ZFSLOFafptT+WHCaXZzB3uPFnGBP",
-	"8HnNDWU4XznBjIdVxvxeeXVexrG2FddcA3yXkYYAR2GEEgzw6mEg4Z8Hvdv+MIHKPSx06Fljpouh8YsV",
-	"5EJY/NtB5wn6cY5M2rl+7rNDjoRFd4Gh7yFR7NPpPVDMC6f3GCTzTJq9/QI6kUjmUAeJqWgLFqIgZHMS",
-	"IfJNnHHbyp5aqrKfTv4/IrsrS4xbOXNW69y9TwrRy4vtBNUdqOHt4UT+nhwc1LmVmA5D7uMvCdHnKG7/",
-	"hLr4hwLuZUoovTDk3ksC7e0Fr/dvUL0fAapXbA1pMHdN10tI2zJWCuMleZQQ2ikilZmDYwZJXJyGjPhV",
-	"ZFWtl6VQPBzjIJwLer1b0wD84Sc4RgHBHKC3I+XrLUuD1yONF2OmewBOBF2vFnD8ZcHaUwMNxQnE1AGa",
-	"hzSPmHcTNN9XfMyyLlLl1pDOwpNpUhWiPlWIBPKWrIh9hXKa0ZhBFcU0jmA2f/uoCtJ2Re4xU8bLZMii",
-	"mwXFerN1ESzblLNUUBH4RT/kMQ6yYCCJWSugjHDEyQpHGu6IkUdx1bIB7nVaZYfhsARuKdOcckAJ0qEM",
-	"5kC51vKVjq/GTLwbEwaoeAAd9kAiJDaivw4knB4ADEsXYlJFHOEYojayBQrhEweMNCDFJjl9J5s7HKcH",
-	"KihdGZAu0dRpoFO7xVjkpqIRGfiXqUWud+jLGv92Sa9mcjrKLu4CSQEMPnEPhVCi0r8EZC0ImjhufD/M",
-	"nL5r/J7Tq9FUheytMJFUcfgGX9ytIyYJ/FOE2f1sHcUZqUU9tA+JeiGLKXPW72nqW9ltlxIdPw3azUap",
-	"XGoM241Jv9EslUvNibnanKSut24HvX4LfnZ7g9GXSeOmZZ4c9m5TV8zD2UfTD+6jSP7IMrP1d5Xah8rZ",
-	"m1G9dnnx/vJNvVo7v6jU3u1ZZtaLQs6HNO0KbbNZ6IbUAAC6kPMKpzFBj1SwkiXeoHkoPbriCSNPnoAX",
-	"OvRJEBD/9Cg5UgsYzaJu7kP6W12D19kkedu9F29W1ANQBft0skIek5Vo/bqmjH5DajOgk+tmvXLdrNdP",
-	"XXV5982s2agsfUcIgL6TPztTO1j1a+rsbemIniTSxE70GprTkwo6qecq00t9eS+l1HeZDZ9QhfdN/ehI",
-	"52fTdBQh7lFg1kjiz5KQnuyAQulSSCWpCxLWSUmYmcz0RPTdp38OwdVB/vKh649bqAydYDRlJJ5hb4qo",
-	"f1pGPp1TVf4y3cW9OiaBXwu4o4TlArB8lFirEwTZZE6BvUsklihcM78SR3QloUGexCQHpnt7ZeMeoYvq",
-	"MVyhxwWO00kgVX1zCpnl+wnnEh5Vdrwfhf7ak9yeSmQiQiI9uC2hcXbPVEzeCtNIzzPlYJETDEd+riKX",
-	"CX34UP3w4f++RKk6bJB0L+VxpWnJwm1PD5srKnw3Nemy00unBowsBVh6OtC02ekNoRYnC6F0f/q9E4XU",
-	"AxGCEHhwmpKirPxc2dBeYo3K3+b935zOfgAz8Q1HA3voPgbP73saGYplgOPxqyUSvAyJEE2nI+ulfCMj",
-	"LBS0uIHftfB7VUkiCNbVqgEkOjFJOpnQDIevpTBKOBvVMTNBJgW9VSGVOr+PZ3PQOkbFA/4IhL4KAxpj",
-	"hnBExJnI6ZzhOIxOdXAJjQWvgBmQ2DnLdRBTcXC7Wt5v4y/xt+sNw0vq9XG8+IiZ/0j9ePH5blXAWpf4",
-	"G12ul2jNIL5NLIF+CWbFl62hFY4XXGht4SMw4BWJ0M80IrKwvMmihIFncpkqfzngjF/ib5/oN+I/U/dn",
-	"oq0f1Pl9N9yBVW8CmwB+oBHdEN7xxvTkkDnMqJ6cOi9tUDfy3Usa1q11321gt4nk34b2H2Rot0Q8R4Sq",
-	"kmskCF8agj9n78NZax+WgX6ZCJxvK4BAG8TxjWMPtNTtrBwLxm3bfhGHCKOvN1qkUh092VsZOztaFwus",
-	"Ymc745s7Z6l5U+LXEvvEyriArrumNCXmp+UgFfcJifommhdlyzOnbCW7/cT6U33ILvFcOp2qWrFST+Qs",
-	"2lC2jT4Y9PqktIXe+587vY+Qrt/pNRudyaD1ud0DeNT+JLnVn6Tu/rK3LrXVMW115oVKeD9/vsiNgbk9",
-	"QCJtZnAM0/VViKBaIVzeEJ9i1PA8wjlqhiyOwgBx4q0jkOUk4umpOYryIb66yA8EEucLoWzCdYRCVllF",
-	"ZEk54QqG25XZRoPeysXV2zNAlhHUJOYqX3nI6kEaOEsGHPNFuA78CgyKaAxXM0QhqHqA9yIYmJCSpItN",
-	"jUF2V3x8hoPgDntQUAfgA8CsqmvAUEleNz81ECecKxbIQkhsJjwW080XxK+ijxtd9/fwoSzXPNYDyYxA",
-	"DsCPwhWX/oUDOya/AMuVLFGeP6wiMlzgiPg/kc2OArz3ZOMtMGUIPI6LMPBJpJIl7iTWpljWcAaGT188",
-	"nhQlCUI2t20aPMZR/ARzhtxCfavzhxe7lG3IfVWIvC9oC6qb5VNl8jS/YzKl5ZNUODwDzSaGHtRs/AQ7",
-	"rPlTFyVgqLC51bF75CzJET7fXKVacor+at7SY3WotLgAeEvvmgfIjeQ89KhkdaqZvIeiCCV6W0vGQL+n",
-	"8VO0d09sy76r2EAUj2ghQEIsm0B3xAuXhMsiZBKs8/z8/MPpESAujp1wfCWi9IoZdCVO4vXKoGUzCJ+j",
-	"3vbJPWk2fjoFaSW/8O75tXmNleIFyMNZQjpk5hvIoCgbZOUQoHwh29HUL5dLQ9WqVJFpUst4OqpirVES",
-	"Dlyq3jrGc9INhUabxMQcvFTGD4UFJ2ZQhgdaNqd6eyuXwrMZCOSq/BJ3ntCU8zWZAOabaHA06TcGo3aj",
-	"M+ndjhqfW2Udv6/EMLtmkq5H0L5WhtZHGgQA760+fEjF4l1Q1ikAa2mpA2V6Ha0sg62cHzc2NfPdZDM0",
-	"wRiE+VJj0TmHarpPUuoLp0J4vmX0GyKr0FucbjG+OMIl+Zq4M/E+hZHyDqjPUo60ygVCFL4n2gonCBUg",
-	"W0Nmxj4LhRAkDmhZzvASVZBcxEsITUrJK9qCqXJwgw1SgCOcRA/UUxbycElg+wQmNy7BCnukzA8fq6iC",
-	"0hRziYbiNUUcEi45olxiJmZ6Abre4yIMCJLCntL50Xol8Wnh0IyIv/ZsI5mtkrRH6rsqHTLVl1K5ZH5k",
-	"7uyfhXhbAOKdLBSzdrqbaYHBpUBQwFGshEALGh3KDFrN5hbeseJiwT/3ep87rct8A2Kuk/ZNpbKUdgfv",
-	"lsql7nDQnKi/fjmMByebKZH8XnA7FVTFGeraRrvncccGknHIl9KQ7lhuQJqEAGgZ/0ceCBPawBpQ9wx8",
-	"N+ZxWQM/QOHF5GzJBUI3G91mq9OB3IZm76bfaclk366Oipa/5WNHweX9yKLHNJX5+u+yx3uXPR7sSDEe",
-	"EEVPfEseL5KtoE5i45G9u1QluqgMsdI2oTGDVZOuKg+aO5lKv9NQHgzTU6VxF3/TwrYAlJExU44xHkeY",
-	"QtFj0YKncHZ1BHomPwMqe8Sp8qFV9LdwDVt3zYlo1Voo0PQpFGRNe8kkKChXMkMWhTFpfcxOvnYa3dM9",
-	"o4qLI4JlB6yo4oNiYeFIcMbD9vViaRNf2STtG0ajX6GZcFmcD5jdL17WTE/KLNVM1vK44q2FrRUGJ95s",
-	"cU5KeqLMF0zZOGnBqZlFvdBGWVUo8siwxWMGn97P2THvEwppxI59gyF/xyhGXdcGFRS2saMWz84rtTeV",
-	"Wn1Uq13C/6u1Wu1P8OtlS+DYvrA7Y91TN4CLKGm4nI4kMoWiFcyQRUZL/FvI0M/kDil+yctIRwOeXDfP",
-	"TsvoAFLbHfiXBVrSAXcJsSTxT6Q6r5ZR679u2932f5/+kBjAhulQUuK37RCks51Uc1S5btZPs2GAZ8dG",
-	"AO5ZkWd7WKBCqUrepxxp/2GqBFYmpKz+/qL2/u3bszfv3rx7c/6+dvbuB0QUmpo1ThdvmiNNYSZSzDJz",
-	"lPLdkYcZoWUflxz2VgXB91YRYOPh6EdhHHphgE46jWb/1JYqqmgqrk2Gt/1+bzCCgCiodEr5mJlyExL3",
-	"jKhETWvXKxmkSKqpjpls/rbr+IAUZ/U3pOwiL+ovmZiAMIqv0Odmf8xM8Q9dpK3T+CyrwglJRbQMZdSm",
-	"eeiSqYFeraMTrGuxjRnm90J9EQsJnvQk5Etq0mmoGZVbopMTUnNXKpeyo93rnFjibx08H9LfSL1W2x0B",
-	"wwziSr1WQ+J5JEvcJXMpZC1ZtBFb9CDxzU46jc+nVQQmVw1xJAatGyuj/NxpLwr55gnRjcboREZolLN9",
-	"kHXwY53+cerEg9lV4z89JYfNyHNOyHHz8aLTcXEYhVw8J4VcHEchFy9CIbtjsDVDNzHYoDylQq7zUdmp",
-	"IOyk6DEN4gpldqJSwtPxI69AAuCzhWaDPqMfdBrRkrPfC6MIcC6gnLFCnZIh27IqCWVJW6dHxGxL/KuY",
-	"+E3jrnWlI+qnLK8uL+c11CTga4synBgU8pBcdwRJafhgh1/6nO27hrVHEHJKsXeVMdEKlZZqqGdJmBrH",
-	"FKckZqOboJZK6NDGtLFLOh6XymhcuqFeFPJwFqPGb+uIyMIcW6XqveLJn1IkzhnVHmUkpgNi2/cCqcg5",
-	"ddLrXEWp8HCTxSjBlExguNg8jDwW0iS3Q8a9IORKYlmzo1u0pBChjojnaZwVP8Zsm/xxVBz6YUa0jNki",
-	"p2cb+1SozbYGQFOQh9SB2bx4s0Ogt/KPkvS9hmXGyscThFHcxzTaZfPrCykR0hmy7CQtBwuBbdJvtAeT",
-	"m8ao+aXd/TwZtG56oxaEZo3ave70UpbRVe0oW5ze2jiQRhJ9zgm+i2nEy0b1XXMSaZ+NhChUZXnFoeUK",
-	"VIcsZ2gt1b/bbrPXHY4GjXa3de3oJB4z+JRgl+EK2KmhSgA6lJDHalbC2RYSXUsf1GM4ZrJkmmBeWRVH",
-	"H5MwDtDv02XBGv22oGnAVGXBBsXhmFHm0wfqr6GIfxRzWbP5ti0mScGSyTI8Ehg18uEEA0BF2Wc5Land",
-	"sHsFS+XSntO4l+CuSfBrgLcS3tdOo7ub2sRTksTSG0Qf+inoN4iUVg6D9JxIw54iMzC6L3XBX+iHolOx",
-	"cGN2su0MhnMlt9qnW2gRhjBmS4Ihj4hIdYqF1uB3LploY8s6we39km3uGIll1ugAszl5FsPjMNfqwRGO",
-	"B7Sdo6l/LCmrBPBEWYj76vcvkmyWlIH8LxiO1gVAkkAnlHnBmtMHcmpO7Xb/4UIo+eKjSLcpbiiHTaIs",
-	"3G0kK0pzPF5NU4zObkKvzz6MmejD6/MafAWlPsJBQzeAq7JREFxThAJoiv9cUnaJzj7AYC/H7Lz2/cok",
-	"o0n6TB47r8nH0HntO7ojHl5zYogYwmc4dEn2xuliWOJvRYkKbE54jDLTZaZ1L9xTqCRcIM8sxFQ/9QNP",
-	"I0V3uorBGlURzhDZohRAebap9C1uhb3sNIntTm+53Wl1vCowIqIvRJXjFN15xSEr6Ii8mPTsPCE7JtPQ",
-	"ATkyDTOjxctm5oO/RN5MRrw6OHvmGLMq5M/AcgOy6V4EtS3VxkHmRyTcjGTV4nvCUEDi/5+9d2FOHMf6",
-	"h7+KinqqmjwvEG4hJKmpfWhCd7ObkAxJemZ2PIWFLYi3jczapjOZ+fd3f0vnSLZsDJjcOt3NVu10AFuW",
-	"ZOnod26/E0CR/6VkGjlkyMVRA1C7JXjhtJzIWqDXnX5daTk5dPLczFgkslRA1LpuS2CbU0idXKxcK+oS",
-	"Rl1Ap2qwpispZTWrY0+VrLEuT29/K0qBbc+V4D3T2RQfQGQNHNZaE5kE3dsSTycIHrcgm14xnCxeWXGp",
-	"Hg/+0KHrbeRm7k4TOydLYT8NeXciMWDbScyamcxZvGLhgM7YE7K+B5UA28yYTclyPlgZ2Z4ibFOs6GKU",
-	"J3jYyup+Tlwh1gm3DJ/n7A7d0ttVasgy55zRMXPXRnxphDqtxqYAAdmeOLU+sfsyqhRg3DgmNCQzLwhJ",
-	"q3mCIV+pzmNMo2abjmqmGVxWUfP8KOSES8bauIGTpUAysCHEldewkUBRk5SIOZLUamUTEiTjVg2+dBtm",
-	"QTF770Q1X031H5UpMDwjioKYxegCg/sLl+Fln9i90nHAzcH4xPOtND7FOD74ygkI7rEUZd3fBcY/I8YU",
-	"x2nI6KxwXLhjY+kM0t9lq5m1ADyLus5fzD5nQUCnmYH/rrqGMN/3fDLDS5e3B1yY0QQ8RCuSB7eXCCVv",
-	"u5ekeUhCOo3ruzBevrnKriAwW9XH67hZtDFRPGrdvAkG5yykNg3pO8cNMRJkCzFyMadCAZnAvcTynZD5",
-	"DsW8j7FYgdQmY+pSbollEnoCZoW+I850bwErPiF/MYXXdWaOgAUyG0xrRNww970/HRZUyCX+AasqcGxm",
-	"QQFf/tlzP6PzLnUjFq2K2baUn2EmJyBS3lKdBpJlhjAFqSmiccZR64obPpXDCPMSS5oMnVmqLq64hmhS",
-	"QyuljQ91Ub6oyF80MNhx78c0wHAAfOi5uKkrO5pXqUmuBeg3tJOl0mQ9ZhlxRxQht94d0QyacsXgsGGA",
-	"LFDUl6E2L/oMRoq074wX4D7y7qiPdmPvM/MpFHzWR4At66oPmNBGnbOzQkn9PfgNItmuR1e965xBzyvn",
-	"abvdk2xGTgYcb0sLAUSllrQhF2LCsSlXiFzXzBYyZe3izptYpTzGUWPwpEw5BR3PXuo4JpUcji8+Xt7J",
-	"JBC4NqcAE7278LOjxKLgqxWgwfydlv/6o/h7mZb/qpaP/vjf3+Ufe/8w98Sh64RBVCvTsQ1epJwsuIw4",
-	"azXLYyck0rQktqaM6pIuqBSA0KKyiqnn/l0ttWpf4of/v99r5aM/fpc/1Y6+7GWmKUQKZ6YGSIN7bt36",
-	"HvcWAYmI9VV539kiVKaRcOEDuwg7kd411IpAOcY/DR4ZUCqkI+GMluIQrQwsJhUYvGgGLOx6s5nH+zwI",
-	"xXpTyz3qtfrCLAkcihcFbxfuJ6wjlXGdwc0pCz8yP3A8vvz7HgYoS5sbV0ZQEBDq4tgh2rnsZ1Z7dx3G",
-	"44evCj5Q4VN924yjKaTFDx0ynJE7GiDsjcxOEAJ/56xlrdoqPPaUzX0GkccnGPTFADhBadwgXNj3jy8l",
-	"n0FfGU1nCR4IA8a1I8mrKg9ipFyZTBdlv0YPjus8pphNTxA4cIsR8/Ri0MtXrwbwXW4DTw+u/lIqTFn4",
-	"gVE3vF1ajJvaer/6Tmx31SrP0fDKW7+UwF4C3V8Jez9cX18m8S660CbUgYjD+NUn+DUHF9fk3cXN4DTf",
-	"hEf9wDobXc9e1RUZx2B5dq6ONKvNB8ZLZZnYUzbDxWPYPptHrcP64WHjoNo8OjpoHrVbRw8O1sWgiA2b",
-	"RQokEEM+s5jzeWm3VHI+bKNw3mwgydHGI4mmohWRySwV/ZrLN7o5eE5bf2b0t4yRg5RDSU+UCJ6rNcgt",
-	"+zPxVXvdNymPSvyc2mGjXjtsVeF/5VadNsY1q2kfsNakXKP1ccNq2mXx6ZC2x3lectQ0FhzKeAlYNAf5",
-	"fPT9FyQ3YER1KU7A8cL9JCN4Klv1Yn1Z0fQZFJVIhScJQGEzcTiIv6C+JLKLByxEXSJNHgu35Qr1873p",
-	"imoD8hekY60KxF2rVk8kNb/NxMEYSH1VxhLTUB1RZOCFkHFF/UzhJV3VheNatQouUvxUzSPWcrMgnaDd",
-	"aAKJk1M0MukvWUKYGBaKN5wzTu0BXGkxZM128+SFl5sk01X+lnJSdKARC816zCZ3ng/x8x5Pr9vtRfGq",
-	"gL8rLdhPe8QJmXmfWUDMy97gtD94bxIUMYyYw5vBIPkNLMWSXLBjaiVq9soGCqWCvLFQKogb8gWaQO9W",
-	"Io6odLKYhkV2SpUyKGNTueYqpP6Uhf1MXkjVLF6TM0vnJD74A1n5y6LSdIqFSyoPPtCxIxtLHMZ5qQkw",
-	"PPNs6FV23cMgK8ULPSGKIyAKV08v0QTGEy39n/xUsbxZSozCz5rmAYbIPIOXDtasegDyF6FikrtbxwXb",
-	"l8WCwOFTBfXd+8id7zOwlagGc/vzl323m+Oc/8qs9KK9rL9Ap46E6l+rJKqyHuZxMWZ7kwGtpE/PxKKK",
-	"RId2hsmlkUCTGzzT0TypLCpmb6ZwTSrfWOAESmyWhKoKfz0nnyuNurof98RcX491lVMo1xoKrsSQcGKW",
-	"mQJS1giN1DWaDVI08YQV+EURCuLQ8JMEh3sZBABPBKGT73c9oE6the+CqXVlyd71VWThzSsmAvA4SGo9",
-	"uInZJ5plBuLy+KM53188OiVlBllmbBVfZ0vsNDpJym8nlLp9hjcf2sw2xeFv24t66Gc/ZLNMPrv0tOtT",
-	"JXuzeXJOgSUiWzoig0TCxsJxLCfk1nOhIs99TCIDNebAurpidhRj77qx96ILv5QKt8ydb7rhg7hG8sCm",
-	"vaXr7lvyrn4pFf678EKap5c/iwt7kCbHbOztl41TDS8yuxAu2LIyTUdZNYmzDFHwBJksFp1BKXA07F1d",
-	"3Ay7vdHg4nqEljBQOn++ubjujHq/dnu9095pCjIt31RYZZ3EtRRk2Wf1hYR5Ao4PrjKBLmw2Z9yGk8YU",
-	"ozNJEd5ERGEyyejl3gO3k1zwGQ5Dd2XE2LVmqsKMBhSfFPkD1Q4vEUdskfvtHOQfFjPKy2IzQwKS5sFf",
-	"j65gHazd4Jtxj9KSM/XpF2Cw19AO8XyDr79pNc5IwKZU5cANkXXxnVvS3q+ASE8Vvxu7zp6Y7N7Tl8d6",
-	"2LSjtX92hPJL/OS0b1h26hhOXSiV7k2IGd1ZUSqkCcRqYpSm/MrEswRiFGD1FSGtUfOEjIa9q5uz66vR",
-	"xWB02XnfU0mJeY4a2eUNh03GM0hR75PaEXslg5unvcthD/jgR9GBc3PVOxXqhSIwvLrpdntXV3hm3QyG",
-	"vU73A2SEJtORume9zuDmcvSu00cuuVVtJ3+CKpPq6/7Vv0ZX/X/3Rmed4fvecHT9oTMY9c8773vwdaFU",
-	"6P162Rv2z3uD685Z4t7er9e94aBzNupc9ke/dIbSEvWu3zs7HX3snN30Rhcfe8Nh/7Q3gOrf/+x1xfP/",
-	"1RsOemdXo7hL8OvHzln/dPSh1zm7/jDqfuh1/zV6dzEcnf426Jz3u6Nf+r33H8TtZ2+BuWL4vidaOLv4",
-	"TXRNe/5Z/+oaHvyh1zkd6WdpoVQ4719d9QfvcRynvcve4LQ36ELYSe/X69GHi8tR5/R02Lu6AhTQubrq",
-	"vx8gN5/6vdsZiJ/6l6pcqf5jf3B13Rl0e6MPHdHCqH/5sTXqD657w3edbi/zSh1tZP96MdAqpUaXiF9i",
-	"+5/41B32r/vdztmoNxxeDOHL9MrUWDLlIiuUCjhH/cG7i9HNQE/SHfZ+vukPxZK5uBp13g97PTHX8INc",
-	"Xf2BWA2jt7+NLq4/9IbxsovfRwJWnfYU1+FV90PvvDOCtw45jKP++8HFEH/rD96f9eJJuBxeXPaG17+N",
-	"rnvnl2eda9G3m8Fpr3vWEb2TP/d7V/B9tF0yBboyQ2fhtqyY0dRm/9sofGL3RuHYKIB5wCiUDAy1ge+g",
-	"yK+qN1Ar20bhi/lgw9eptHOnz8S8ACvDdCvFZs54nswOZcKseNKkKgViWXtaUtx+yqIb/xeLVCxsJDX1",
-	"MN/mNrFOH/U4J2xz25Hr9qON4Aj9bGg2guTlOYSYen48F2nrqLI5JOdHg2rZ+XfiEW+CVcjsaaDXY6DC",
-	"0oReQiWELaPyOpz0O+dRHQgaRHyimBke5wmlqBcXtiMJCLMycsSvxPWm06Wo19wT14mfkDV1YwfiALOq",
-	"MHguI+rn3I97izdkPSpfbsVnDEOJOOSwLkXxznfCkHFJBM9t6ttkTm0bqJgD1mqWiJAm4nfmAGModee3",
-	"dMzCJBHO+D5kSxtLJlfIL+8cn4nLgspb8V/917Izm3s+7K85DW8Lx4WpE94uxpA5FNvoyjb7rH3cl8Hy",
-	"7n7UtJiPuNXgkzMvK2rAMhChMh9NSEJk4IxkJcLD3ODY1MSVSLVEamInN/Kmti5tgWVTyspjSBqg5LUE",
-	"bATLy9x2ZowHSko8kC33Z7Q/RE1JxXYm1Jb53IUV5GXatpHg+ExcmkXvJloYM7HFfKGSALO9bjeI5tD2",
-	"FmNXWz5IagR2iuy2u9L/yICE3vks+7tNo4ONISVol4kazrByhL5j5W0Hr85OavJc11uEVyu8yUP8WaOQ",
-	"MbWJT2i1w4uzs4ub69HVdef65mp0M7i67HX77/oSYAuc9F5A25yh1Vh87ErFaTxhdpPOlBLHgWAazCQq",
-	"3zVcuEz/PSPVQ/zwzuFT5s99h4er7Fl4TmipUGb6TvOEzBwwi5dQVxNbPQipi1RitToxLY/jqAdeeM5w",
-	"5tMCUI8r/sfx753yvzGO+P/bH5X/+Lv5Ze9/M76ufyn+4/inn/b+8f/SvzS+/PSPvX/8zzcmWd0oyWKt",
-	"VRqvylx5V1sFlGRH8iMCDVhYtqCpsoqcK0cR0utMz/kij/Eyzfnv2KkI5MwtP4/rHF8kkN5DXJ35J+sy",
-	"47HKAZErhAUKlMaFrT+xe5VcJBOKU9V0NCL0jQm5TzCMNZE4eVeCQDoCw6/OvM4VnSyFea7yBSz5dL1e",
-	"X4L9+W1ncHqBtggI9ikVIruPUIA776UlRX1A7Vs/BPKJ/VUHUUd6xORJdBJHm5swSFNISjPqJhqvsItm",
-	"Xt/OVRxfnJOixF7viYnWsHRbAJ26TO00/080Z5KbYT9mNAvA2JcbmGOHV3taVqrqp+wzc8WElCcUcuKW",
-	"shpzv6rYsZktPnDDrXR6wu4wsSnzJJoVsZWDaEIiVjCsGyC9n9KfBdUxM6oT/V+YGTgq5lsaU++VHzrU",
-	"DPqxoh67NuClpDgF8GPFn1uV2Jeaa96uIRZnyIAhDHkRHwJp0K/ybhmwYPurAY38fXnGMEhobSATZ3cy",
-	"Uq6UqGGPbwnhu79wdbQjTQx5JoYFIdBaQDXCx0K+kAVhn860BjOGPI9/XUUtGl0AqXOQ1hNFGUtPTkWH",
-	"lxgcXVFTnLc+Va4JWcWPAFaZxVgmysKSxhi+RPeh0oTrMp/c0uCxc7HU2MMHCr4mrFl5JSSbtELRRXhb",
-	"zzD4dRbhLalXqlDsJVA0M0gVKs6ARXjr+c5fcIYdk7eM+swn6MuES1U8vR6Ag3VjAoNTfo8NnuguoEXA",
-	"fDhhwPvDZtRxTWK51JmhAPvnL9d4V4kwN2CEahU6DS4ZwNF9MnG9O2km0vqpsl4SX974rsZrQi3LWwid",
-	"RUoeIYS8fZylffHfQgmNwtD6GjYUce0+MImV5y4NxTEHPj1WIsx2wlLcdxAhGD+PBUCRf0yAFvHGNz4D",
-	"d0fhuPDRYXeSHIDTqWoMf44pmSqwWMQ0JkeOY0w/Ai5MLCdcMF++QKIKIjKg27LCOKW1oL30GXWAjIv5",
-	"wTIIja97ExA2W7g0rpYXbzUajaJz2Sefa8dayqSUuyAPkd7X8Q3uxinMKEiDk1Rdmpi4cIp5FpAooF8i",
-	"v4/LoBo8slQ6TGPRTNx15/lQNOrWwV9npIiqArXLEHqlytB4E4NnExGX0nWooR6OjGhYMYpg70T1x+By",
-	"dhL3aWZkCPcIfWp9ksGhKjm1Qi4psOGNPRtGqOWCBdFwEcUwjuBG1tvC6kA+o654R8CnB8R9jNue/0Yv",
-	"Wob6VABh+ogtUbm0CQ11YYFcs+AttmWFo8/M9x2bkeKYBgwc4qZYvcf7Moji1gtUdIVGRgTeYIN3Pf5Z",
-	"ABIxA7I65fheTkA0OcfiynJ+8YbkuOgyPyGRWMN6YlgkCxkTME6R+szgRFYUQCaOCunweyJDORK6JXVF",
-	"P+eMsD+Bc8yZzcXKC917XHoqFAQzCES7AWOIfgHBvQlQhogBpZKQRff0dGVcKZiYTLkmk80Tsd5d4oTy",
-	"fRAFiWKlFg5h0ASWfrmjTmhC7alpQg+u/K+ZyHsR7UYCao8seOi4qHIsAtQ5MG9HDOXMCYBF4tazAyz+",
-	"ZiJtgVki5oz+OcQADZMUq+WDarUUlYY4qFb3SsQE5ta396JbQlhhqA4h5lLyL/jWTORGUeqEfNJeKRHs",
-	"AdWxCDFxCi+pHzrUvVrAwWnKlyUEMrRiJsJNzAqJw3mRXE40VTT1MOpKpWLuSSp8DDYDGBBHc8evONYz",
-	"5WGLhyl1w5/+E3hc4tW5z8Lw/hKsYuS/C3GjxpKM8uEWluqaDRxItQC3kIAppZQKobWJFyEJr2gXXyBS",
-	"b5OiCXFoYq5MsKXeBPg6BSLoz8Vfn9i9+AfByAg2mfgMp5H6iK9R1gmH2+euR+1roetEn0ZzWXtEfPU/",
-	"lT+ndPIZ3id1IZFNv1/1ChoWPciYPeoGHoot+WrM/1GKVdH8H2y0UqnsgWtLkhDbnrUAoS0ahjNClUkb",
-	"eDZLTjAeIdASvMETxhezMuOWJ469n0QfxEC0Pv1UNfdO5I4CJIvUPzJySghGaoXkn1cXgxIRjcE6AqtO",
-	"NGISMBdrvwHbACqC4kSG6Z8s3Kht8omxeUCKc1z00ffHMGewTIui7RKeyHul5OovyWv2YSuWiPm/pjjI",
-	"5PMjKIBdUGsyeras8ACUwrIahOIlv1RLD4XGAF6ImIY0GVRERbyOnOKEODbertgoRD+ShBQBUZ42GqQy",
-	"mYIKGSrppqoTyxpveAph7SefODb09lzO+Iz6n5gt5Aoa1kzogqQciDPfxIRJK+WM3mvLBurlY7QUiXzs",
-	"sVNVSHXR9J5WBg8y6Zwp93wsGDCrRL0BJ6NaukSVvRFNY4gadM5n/0HWFIdHQaaIJjQhpeJLueUubCTR",
-	"VtdG94/vsbCztENKEm54/yZuIzAIKG3NjAAJKgChE7opIKpjyOLnmsSXewXNT1j4XJNZsZzOncJxoVGp",
-	"Vhpo9L8FxJ/Jcvi3/OuLLrRTNgFxc6beP4wJQaJIVsk59B8kd0ujXEIt3wuAKEwCixIeDjDtBsctZUbH",
-	"w7E6mc2In0MixJgobF3aS1TV3uD4/ZugEjcJhx+Kd/xVDSCbElPBX7FYVKV+2WHY+BBww1X5JOxgImnH",
-	"or4PRFTZUXkqBsPhQcioDTA7bZ8xK6QPB6joBOABXHAySSoUoFTtyqLnE87uMFjaDxQOUjDipxWwYe8k",
-	"CUZQq1RaCsx4UhIaHKsHLuL3i++2EqEOzVkbmYAgnAleeralyoWwWCEWxV5jHdfFlBlTyEA+xT18C4GZ",
-	"0RsV6BAOC4OL2wVGxXJpgaymMUUNVW2oeHbL2CV4KCCCuBCWWS7L9nGDerrfpZA2oNFkipPYgApKFI5/",
-	"z7bXxpfsX+LeEdpM4Utp4+XICPWzwEF5Lu+n5jL3jefRgsh9ywUus9zXRwsq9x3DDNCa+2ZZyEXO9wAc",
-	"8Llv7rhh/nHF+EbeA4nQEuAIqVqvVpUtQlbghO2CYmdfQCdw7cSEho69Jp5+jSDXjHC4ooF7Li3tf/87",
-	"i06oUK/Wm+VarVyvXtdUncxGu1qutrFOJnTqoFmrtw+PqvVGrd1sHVbrtXpBhclHce3JJ6qk1OPCxC/f",
-	"sbH4zEKhY187zC8cFy6HvfP+zbkeyv1EbL6poe/LDnz5IyJDgGhJIULB0KjFnKGHKDuGFV2/v8tAQjS6",
-	"FaIwwOWWxYKIXDGFay36LkF/jZF7b9K3v0kF14F9a+2Md9Ii6snmdc3a+1IqoFtqk9Pq3bq+wuBW59Es",
-	"W9XitOEvpUITN1rW06MNuf+W2sqzALfUNt9yw5VdltloKQS9Pc+NiqtPEkVBrY3ZjPr3EKUUhMsQKpkY",
-	"DbnbU7FrlzbyH6K1/KhvRQjMI9DfKoOfjgLlai4ZPMaBJA0DIzvMitxmCc5Xg7i4GLZCcbIMp37freci",
-	"pOdaZ0uAKYCNVoN7Bpd4LwIJ+vAeAPoMHqO+ldFIZoX8AnaYNCT6KfQXzER7iYQqBsf+OYhpgAzSI0Un",
-	"lKwdMm9Us8JuRpYGXwstycOQpV6KJxtgkm3xZaJJhJmrQ7wQZ2Ygu1U37BDeDuG9FoS3SmhrSE/DC4wG",
-	"YTNdoCEh6x+D/drtZr16WDto1Ou1drtRbRweAGNI/KjnqMKA1RccCwswLIPN7KHGoDOu3fDZpVgxGlmw",
-	"HtnVpWl/QpiVbnvVMthfGpx0hZ72TvuY2/b9Yd3suXgRzLtqW+XGvv08fd+AgVehru8AC68ElBEmlps3",
-	"BsWrXsmW4DiZ8vRAPKw5stfaQRXMBLyVZQdVdAFae3kMobFHnYNRO6YOeoARNI2e0biod2mNmTSCzav4",
-	"jSLUbPCctlKNWnODlRQc/hvMpNtiWYNLM2mCtOsxUNbg0laqTyki2SVn9UoIu3TlDrvusOtrwa4Jxo8M",
-	"w6Quc3+XzR42arWjWr15cNhoVmvNVqNaS7LSaVi1dl1VWLVajbFqCi7EZL8RJHw4d26KlDami43ZYIGX",
-	"9akNmfFU7T+884oxVAXw60STz2pvVcSTK2gh0xA10mKeHKJiyw+GqHB7Hoi6ig/veVCpto9yA9FV7I0b",
-	"sKd++n3zaHMlGaUGL9MHbC5cmb0bHgEsV8aUBlHN4RTUMfg2WKdCOtCiwCaMQulxiMEIJGG3EQfIxSFv",
-	"sqR/6LhwpQwTzriwQn6JOYrAxI0MRSWDp9ETVu1YSV2kAl4x5yBGVAKHRcFzoWfwZYIj0uEytRKmGAkX",
-	"FW5dDa2ynNavDFV9f+DoNeObFXs7Aji//13oX3YwgqpwXGg0K7XaYeXgqAKO0v7lpYzxEydP97JQWm+O",
-	"0yBOs1aPIM5ybYwryVwlw5El3Qobk4kP47YLpcJET1UuLN79k7PfPi6m1zc/Rd5dgbhqrVq93ThsVZsH",
-	"tSpY+OYfoyik/uXHZg6H73JqdOGwy6+rVvDZvj//qaCn6WrV+4AckNpvVak2zAYpHMdkT+edQec9JBqm",
-	"fcpzzw9lIfhCs9koN5uNl/Mol6Lcqad5DLb2QTQlq9vt37GxuPJPXOFrX4DEGinyuEJ3ejCznFrj37/0",
-	"Q2v28RP99Z/ub42ff3r+aXqoc/ghLuFvFo6sOOSXwMi7JTewWPxZBEFdqMAUELqibSxQISTF2LPvT4iM",
-	"OtcSByqpgE+DxxGfpQweA5lzmPjGZzJq08acioDx8ETeG5hYFcvgEQpH84hNinQSMuguRFfey6gwJAkO",
-	"b31vMb3V63jsVcgFlpE2uBnLWZOMmeXNWEDM6+4ldHpZwpjEVBIG4n6VwDOJKQQeBspDs1KyYyRaIMu/",
-	"JSvqG9zgUKJWYBQsKC5+sGOiShVRqqViHENkseVBpo+AXInsStEUgJqANKtHxKSueAv3Pci+EL1zA08y",
-	"LANFMEA/gaVCx3WJv+DAgwW1WOG9Q6+QpsvgRXPKIFIbrEx7OMEAALGv4iBndiawE0NFj3VcA60EIbPi",
-	"LNKqOPosxAQXMme+48UpHWAA852pw6kbP8LgUOExGQZYghA/cG4LvCmWLClG/YSPAjayVDjwm0CL1t3L",
-	"j/Ri1f45sd5QzdtLgiN4JJSS3goXbYdrHoZRMrDGCyGFlzzAH3Ya4kkY06BKwpPHgd0MqpFCdVK1GuMj",
-	"Vj6c1Fi5SdtW+chuHJTr4xatsaZ1aB9FTuFv32D3is11G6awFU1hZNqLKTnjmjcrYP2rMf9tbbPKgoTi",
-	"bIuPKKQNl/BHBaS/KDJsVo8239T1+MR1rPAJoSQW1FsJ+XKgyYfat/b/Tn7xBQGpy8JMAhLxfaBnfKTB",
-	"qdj7Npq0wD3C7L00nYWpp4dinm9qDUAucSCJPVyGqcQRDgpCeh9DIWnMgvs0KBLBnRNMv5CVcT3Ootw4",
-	"BfUmPmOETqnDXxYa5Uc18n08twUr8dRXjYWe+uxs2bVJm9atcmPcZOXm5ICW29aRXa6y2kSI/KZ1YKuz",
-	"s94+aLSq9Vat1mwf1o8arWZ73dlZe5Kz86ilHUCTOm3XrCorN9RJJA6fI6tqZ5yd8dr5Smdn/q5H52Fc",
-	"rG53HtqazP0K52Fz800DL3znLfhTmlbwoHnMeVha77V55Amm5ZoaXJwlq0kihQLsWAmjhzLUBJEH5w5q",
-	"rma6bbgXknumKo2qbyZiwvMfIGIuXuXp8dFhd9/KwbHzEDzUQ1AqhIzOCscFyON6hBFApqAVjgs/lu/g",
-	"MaaH5RMmJfF+iBPlPQsfd5xAGeoMa73E9Op4zqcASfqXf15dDMiM+VNGoHkgpzC4mXy+WSGdQOPwwSA0",
-	"EtD7oIR2X1NLzTQVIQS0CDZqfm9wJFC5851Q1tECAgwsxYSdwVIMeF14S/kKVkBJjGFwxYxhkmLAgGoe",
-	"+SFkSjcLzdgMrdnM92QEpvIkaA4CoQsueQjEGck9XsYwgKSXYrYIoDhjdk+R1c3g2UzMpCNdFjSUfTsm",
-	"SVUU0tbBZB9bznOet7hYdvraQ2zXX9fI+jwgXrnHsOCZ2OnF5NLae91CuFmrb76hF9LpuRMAAc4TSu5L",
-	"mK/XYBrbj2hYgXgz03t7KYDatseBEJih5HcFO1dM2AoyzuBjtkzcWow+xvXbNJbTGFFIQGHuKa5XKSQN",
-	"HknJBNcRZASgXqLyaFVvkF+L8nvspxTeQlLKFX4HGakr/KURjV+Gf7JoJiwXxyTmvN0jTmDw5IaJqcGk",
-	"4E+eDNLUll9ix692J7WfT2qnSZRfudjGVYTLTG6Ab0tuP5EIRpCrTwOwqH0FiayoxkAWn0W6ZrYsHrK5",
-	"Sy0Jzu9uPZcRQJ1EY1zObwSCKBp8ulnJiqIBNMr+u6DuKuhcxMJIEefTSmONJK0LqctKqsgI8XwZC6tJ",
-	"OgwKkRRn2OoKuHsxIeGdR3xkjo+5lOJDRW+W/UmtECJKmMGBpo/ZwTqZT/KK/JR5a5VU1zuj/CYQW6TR",
-	"Q4JehA4Zg8dUsRBIkuCD5J7u0AEvD66dY3H0zrwgJK3mCebFpfn8wKELRdhQTXK9O+ZbNGDEZaHoj+cT",
-	"yiX1LqfIdx43IFuFSCTQsAJU2dLNBCViO1MnDErEHMmIrLJJislml+4Sx6L40t47IbL5anIAFfLR8Vwt",
-	"+y+xXJLnvixpgOc3LHDJ1BWx9Fm3THnmZGqd6KnL+DS8hdhvC2pQzX0WYCFrGV9lcO1OX6yR4id2L2+M",
-	"XnrUaxUpj6ZTzphNbrhjIZklhAvtbXW0S0nx7GFBKB7yXv/1goIy7HjN+i+zq/nbtn+VsuNZlOMpAIVF",
-	"Vtj0cluo3sMrWioQ9RxBMozbawMxjpJECc2j1mH98LBxUG0eHR00j9qto9ccE5NY1d9GHtuGeWwuB8Yk",
-	"ct5+ZC+gbkCQXPTfoQXh0mcRcHlHHfdJw7WvZHaRnL4XQrDZTAdYbeTpSbxkjYGsFDODPyCdvkI6kib8",
-	"2XPMZHWEV5dkFmNMokNMBgRebwJiCqFvYsDRerITeOlbcFrJkjS75LVd8tpGSaJnstEkTWDENgT9iLmW",
-	"vhbd0ZdS1KX61+5SXXbpS6kQl/6BTn2mjkvHjuuE91cuHOdR5Vj4XLgcXpzedKEI/eBiENXRx7Ye7fu/",
-	"9D17gYT1OqPOxPOJRl2FdZwLv9b+WaeNs+bs4OfI5d84qrbq7YN6rdU8qrUb7cNmXdJ+yQWZHuDqAeXk",
-	"coKVKDQHb+pY1L0K/YUVLnymsZ3B8pyx0Pfwzwm1RAcclvh4L/m/aoUS1sZfXtW/f6W1+wf2qHBcwB0l",
-	"pMXX7Vg9q2P1wpc/kC8h9D2cTSmkJImaxqrwJdJNhFoHX5en8lU+tSKxToTtpx+fkTC5fuG9ZG8fSx4G",
-	"rTyCN0zCpe+NM0wOayNTmHwJOZIo+fpHrUimxMRBlJaVlKg0pRUNbRWkaHY+dvpnnbf9s/71b6Ors45e",
-	"RNvMMtDqJre9yrrqHAK9CiG/IiEzylrUDK9gZ5NVomxmOba6wUnYZaWfMZ3tSENA+AYvbspsJFsnNho8",
-	"kdkYVwmRVLgJdlifYaU+ZssaE06gNBHsYomMF7KqEH6vpUeSZHZkCcJRIv1DnE1QCGpV1mSmUhPNNdYn",
-	"E7rihDruwmfKrDpHnUsvhAWltTJid2yPBcfY+fhRE4c7wS2LtChU0aC2SQX+G/z+hxiLEG6wsXAYXc+O",
-	"Vmz00zky5UC1KRLND+bW4Nrgnr4ZxI9yusGtrOdGGBySI+J5ypidvWODl5MczVBPDYwXWL2Ie1h4DMic",
-	"46uSqu0x1IaDoizD3tXFzbDbGw0urkfvLm4GpyYpNqtNYg4urgl+sVcipiQFUsZraC1u/2S5X2hQkcaT",
-	"MXM9PgWKYiqDpHC6ip6vz8r4Xv0uOhfVYlObw8ewjj3sv9b5/mB0c9Ubvf1t1BlcXH/oDUfqJxhNFYb6",
-	"tnNKhr2fb3pX11BqqYwqsb4hoogso6DBACiuDf01CgQqXZGiKk9Wa8U1IcWm2IMSSti9n28urjuj3q/d",
-	"Xu+0h/PaIOa7i+Hb/ulpb2DuRQXKoNE+n3imqv1bNAWscKwBVFiC/rvOzAkHsuISfDBxd1MuF7DeAuwk",
-	"M8bbUs6lcSPKPHlcp9K1Y7GtzZHBiwFjxFxz4gpxu11+j8FzJfiQfKnPJYNvmfu8tblglwGdVq53+vBD",
-	"9OGH6KMPVC9X6B9PAbF32de77OsHZV9n20+e3s+0lUr8GnKyoSc/VFL2BhUyv7L6JE6j/b/X/Jo7e3u9",
-	"Upwd/bTOq5Go+LtFRneyJkh4y2YBcz9LlYp7Kv1RqqvYu0fmf5dWJH9HeeF6j2b0nvzHE8oPQn/ppRJT",
-	"M2aqc3tfP298LSR8mfTxNafwD5VLfsiOaM1qjMsH9uGk3BzXabltNVm5NWnT6rhuNe0Wi4pz1I6qrYNm",
-	"4/CwVq8eNZrt2sE6JFB/CiTQbtTj49SyDicNWhsflVv0cJzIeX+FueRbdH19LvnudF+RYf41Tvevm2L+",
-	"ZKd7jozzpz51S2imSSSgo7m4KJPOwSplwjE2Zoq1T2ht3jx0Zk4QOhZxPetTwh6LNpZyZHrJYaspGRyf",
-	"iKbQ6Na7W4aVzaLFRcTDOfo2UoetStpQQSeizTgvnjwmLX7t+fgCWR9PcDh+5aNuZ0X5mlEF0rZiM/vK",
-	"pW/FjlXrdIwf5AndH3Qvzi871/23Z73Ree96eHFVKBWUZRFebup8g9LLclZgRmQucVkO0PnshPf7tmcF",
-	"iXHvB4v53PPD/YnzZzlwaaFUYH/OXYqh6smRqFFAIHdyywvYHRJXzCukJ2BwwInu77mlS7c41AbXTaVQ",
-	"isMJwMv9h9gca6Zk2Hvfvxh8W3Mi19+mSVHLM5qZOOgi9vf/8eWPrxCg8nM7+FgdXzf4Pz89TYDKLjhl",
-	"F5zydYNTnsw2vQzP16LEH4es4wmBeQ7ujqeG5miwSvFtoFnL1HoBxNUg8wSENrXtKpG2/gxs+SRqLCNg",
-	"JI4SUezXHN2yUcxIKZ2nCCN8Iy1ixWQ+GFi97pyAxSYubxESczG3acjOafDJjH2ZUJI5TWlyTBi1bpeI",
-	"R+Y+CyAD3ddzNFVXIJOtRJLTwXiIxed8hg+wof7z+B7+KVKOVElKaRBfOoF6ENGeQ0O8siTJTlTDQUjv",
-	"JTsJHcNN2lsz+ILLdGDlQtYnQeVLauEsE4e5tlJq5DRgEHtUD1lMWzxczyeWy6ivZ1TCxLpgO3VCUgw8",
-	"/bE/JeZHRcAbfLJwXaAQmFEI+7j17hKz57OZ9xlSBqF5NUqhQKlQnHgdVQzeFb1y+DRaqktBTZhGqNxs",
-	"Mo2TihVwS7xFGDg2i6ZGaaE0tY6W0xFxzSWmIq7brXHCgMpbEhO0YmnnJYWRgTFgZVXa6ElEguCEGn+H",
-	"E5AFj+6nboVcTAyuZdgi/U46x1aq51p6LYmya1WAUfQAPZQrkWvr5GZVWCZOqJABu1uOtVKPgoqPJmrc",
-	"5nFW5IztscDgYrFAOA8pZkXq7JWQK4gno2oMXswVGrMnNsMWMTDSMB8HwaQjXEqrA1r2kuFbDlrFDC4t",
-	"C9FcvgkygrGkyYSnVw0pwgR9lmsXX7sQoh1830EwWbjyTYv9oMk/sbbZXRT3B34ViWKCJVOMwZdtMSeJ",
-	"SZObPY6YkQ/xGfo+wBgUv6HgOykPsNbg8yL0TF/FH3ITCdRvLzDHpX8+t0kJylWvVFuiDkQmJfVN/Wt3",
-	"6TGBOZiOp0p9r8wa2VbzfgoV6BK5ol4oRqduNVmLtsflmt2YlJv0YFw+sg7tcptVJyqaBJLcs/PGD7Lz",
-	"xlu1Zv2wXa02G43awVG9VTs8XB/Nc/AUfNB6SIxlH7DapF4tH0zQFVY+stEVluHDi2TfV8sZz9/31eE8",
-	"B9vkjO+8fdtQ0ZX0wHMzApwTyMfe8dRt4qn7lqKF9rPSIjZmpSfKn1OX4M7LLFC/2pBicI0Pb72PM+FM",
-	"JDT4JI0bWSqewRE3V8gl8/XHFzVjAo6TBaaeJ59MXNg7JiaOywQdyuxeDAY9PAJP+1edt2e9UzNW07Wb",
-	"b2lATGrPHN7jdOwy+5hMqBuAizTRysUvg2h3pRL6V7ZBPPSkWo5vLZyQeBODMwfQO6DjO06KYGCQPKrQ",
-	"N9EO6Vz2xSzJ+8Q56nvunjISaf26udTMPifEdIIO+KdA6Tc73ev+x16swEL/V87UzaUp6QXN/kDeWiGm",
-	"tnig1egFu84nllRxPOk7NjiFXiRADjg6iAlL4CrqAjHf3Zyd/QYDiV5QptcENRLquljCDh5QUrdr74dL",
-	"2lvZhSLkNwmERWW70kKQCGZTPLenvffDDiRZRLMasyps9G9HauhjHdzL23zn8d7EH5SJk7HYeFIfUAIF",
-	"fUHavkUwW3oNDvJSQe3kwnEB96KOmhK7Fl1HiXGA/Cm9Brd6YiBKrKwYihLVsBqeMsNfkzkCcso9/vAU",
-	"CE0k5uvc4GJ0ddbJHRcwuBh1rq873Q/nvcH11ag/wOCAUWdwOvo3Auav7BAfZDjFl0W+w8nYC28JLGwQ",
-	"sLAyoMo9Zxg+cIL/QJQAkrmgJRKuzAgZiB250j8JTvIn0W+D9xmSdyil0irAvhpb/VgewNU489WB7JiW",
-	"VOicdHbpuY51nwtJ9zvnZA6XkyCE9G6PP8wjSWJ+0mOBKQ1ujh0g5hdI16QL2wm7IAPh82dVLTfOMod6",
-	"NLINiU1k1+7EPmJA5CjwJQCpiDUJLynGLdZKynxtdrqdtyrr0uCmB1OgaP+YjRMVFe4dM9e7Iw1IXFWe",
-	"FaIGIe300sdBAzF1BteMzjMSesh/bVHXZX5wHPluwlvm+HGrMGZUc0fiH/GDZN2kBr+lwS0QXgm5Kp11",
-	"xPdcViGyp4FeJ6FaIiiKGtDDtAtra6gWr5/nhmh0ti1l5cW69/eqo/bzyXI58SskM670H0oAa+Ipj4L/",
-	"FSVvkJK8OTihtxzcBqErBQo2KL1zuktMinclUdEfGbv6JBleGK2z2NnNo7Buz1dsx7Cs3gTEZnOfWUDr",
-	"EHrzsss+M1dd7gTobN+LneOyWsqSR5w0q0cGN+kYDCIbPOECUIUyvIVluMLfKomNs2pw8H0LCYp58rEY",
-	"jmM5pEHH8aN4BJvZC9zHzD6JT4FI2dZjamzfm8+ZLQ4weaHCkMQUzzVJEf4N9iuVigmxFpRYiyD0ZtAv",
-	"g5vRCqxUKvvxteJS0/OnlDt/SYN28gKMm1edAVrJT9y74+STI1ZA0VwEzD8WJ65k/+hYQJ0MX8G6gr9s",
-	"b0YdDn/OfYdbzpy6x/v7ic9XLISvDG7K1DO4nrruTcD8QP7dWYS3jIc4cfgD0IlnnKk4SQaPj+7GEl/0",
-	"486z4HWfZ6+ySkLEkYzT9uQcyU93FAoUhmLtlfsF8qQQ44CfIZH46ps7S0MWwLZlPhQfgOjo1ScqHnGY",
-	"/+NNiDmPb8PwQITjoDU8VLlJVl8QMyktooxPPN/SoqC0h2GpgLg7OO3IdwVNGRwr6Sjm1spaWfa/Qo5q",
-	"gwOrA+oB93MZW+eySUjgjMQ3THlwx/ySNDXrfZEA4M5xbYv6tqyr9ghRm/HSdgI3X1kaFoTatH0lgbvU",
-	"i/VmIn0hJtf9D6GgiNnSxv0mSO5M/tXl6waO7zMnkHXCVrB6S6oBhwMXZFCSgdQq4ZNy6t4HTgAhmxPC",
-	"vbuKwfGZJHfapGJZwLDfTRJnR0j9fRNSb2/uxhUhlvI6abWSz/R7IjFdy1z6YL5S1A81WlIVg18Jvbnn",
-	"etP7Lp1LR1GSmLSSSlAJTDKj84AIbRRrEoUeMRPhIcfkZnj2xTxBSQPmAkgKgZI+yNwo6xyp7iXJG6Ul",
-	"IUn/wrgtg+AzGR3BSqIMDTFFJTrP0XGjPW9G72UlAmSjnMd0jamZMzjmvLsen4JZWGBB6srXtFch557P",
-	"9IhyfVln8irWWnsGh9E4qnxCKshcJ6nR2UjXEWfmlLk7Vr/HSKhXX2fwh+TXQpmXLfI2ydFHILJkSNwj",
-	"aLOk4BH4KR3BJQRMP1zFVMVWEQznkQQvT+b0HVI47Yh0np1IJ9c23pYzZ40bZjlRNmbHUVGheRhusoEV",
-	"REnOb++DFEVxcRuum4SEMGQ6abCXc+O/MEvNq4/UexQW2JB1/2On2ufcuttm1W+5eWmwPsVepvGZcXlY",
-	"vmTiOc7ISIeg6RU5+Ms594FJiip3einrvERU1nmU1BwQvnDdKMUaPI16crjMCpd51g5P5EBDYLBoSDlw",
-	"pcvW4MpfW8zMW96rkI5M66ChzAs+XtY4UnkeBl9O9EgvBT3sWAWfoz7kBIT9aTFm57YbvXjW5TMDl6VH",
-	"vf7kywfKzCdO0/tKiU273KUtc5e+hia2j7qwrImz2uvY1VTmhLwGD6TcFZUlSU6tW0g3geAJyIkHxyJe",
-	"HbLZ3KUh09e/KmRh23GIYYTvSgTKojAShGx+jO7GlIVMRaFArr04+0qEElORSZmkSIn6oKxpFg2p601L",
-	"GMqIxyC1yzVzD+51Hf7p+n7OIClf9Z3ZZw7/1PUW6hCjPHmOwR0ncT0eg7sebkv12KgbykewCOKyGxZ1",
-	"XSHyQ/qJcelqpeESopX1ZUJvysAvGsyh4r3K4ome8SaAaOxAUang8asW9lt2Sz87nn9s8GHvn73uNQwV",
-	"uoAl4NHVrKd/rQfwFRmHDlHypsHvvIVrE9uZTFQpEQXPsRROkgQHQpbkclMUzCQhgAxeNBN5tscksYzN",
-	"veXjN+ehmdwO3zH+f4FjLOjqk/mVvLwPsw3aGYLuGzvevq6VMTl1Dn8dh91D8m9XJMQiv5T2iDeBypgo",
-	"ZidxGjyRxelIQp+gBMLKnjm8zDD9K6LGV/mjUi0IWIhJp1q+qcGjhNMTQhVF/pJWESeESl9KVrrrXglb",
-	"TKSEWpFYj88VdQxEBcYSrxvrNSfSTg1ICorul5lG4kiCrFKZu5nILC2m80pTiaMGX5056vmpLFQOgbdZ",
-	"yaF7JY3JKzreMEI4t6Hoq2Z7fq+WoydK5trlb30F2fvsCVq7rKzvKCtrl4u1y8X69nKxXlKKPn2y1S7D",
-	"apdhtcuwyn027fKqdnlVu7yqV3cuvmzi1GvKlnqVOVK7zKhdZtQuM2pjZtTzScgz6WTczCrpaUkiSx1U",
-	"vsqAFC0vclzGFXrI3S3zhSBJeV8tygUen/veZ0cMHyJyYs5HLHkhBCe7E5MGnlEQOgY3PUwQ+mmpVhIR",
-	"AzD30AconbUq3r/scfc+DjMU7U88X3mG5UwdE0rGC8cNyw7HkgjeRNztRvX45GD1SlATb+HL8likOMGo",
-	"otkccLVDbQFMXfonYOD/WOKfiU/NPekWQD4sEKaJxoFKywQuLWlwAgIsAX/n7kKoRffaDRg4CZUthJph",
-	"24FUqICo32cCXZeIydmfYZQsZcqSFydA425wJxTQxpzHv6fqI0wg8Uv2Rr4Ck4QemcrDXjQPC2WT7I+W",
-	"3i5h7XtNWNPIGoGKewt+5lgwlQpOyGaKu9FGTuxCvXZYOyDvHNeZ+oyRrrfwQ4N3gtvxwucl8rFD6tVa",
-	"89DgN9wR0uQqpCETjenUff/Wy3GVChaWD5ONFICRMHQ4kikOLobXH0ad896w3+0UVpVoqx2Wq0fl+sF1",
-	"rXrcbB8f1CrVRrNcPcwq0db778Lhzp9EPo8UT7u18mm3VtsrlKJyZpdCNNpARC2vz/jxnfwMe0y1ovjP",
-	"D2qFtUXY1EzHZOYxM6W4dc6Y7/CpPU48pRYVsOvziazIpg69YRiewzuCgm7Y+iXU+bFE82cX3c6ZrPRX",
-	"0OqKPS1dJazzpR6t6NL7s4u3UMXx6TtjMR761K3BHnrOmmjRjtlPvr+Id7PzsdM/67w9AzJODLgJLv8K",
-	"JHcoUoo+1/aqf7/bq/7Q7VX/trfXiy/n+lbL+Y9cb+UMoUcCExWOC91pGPz26zRks6PFv6974UXnp58K",
-	"LzTeh9UuTAxomxzvCD9+H2neroYbstSleJofqzElA4bU119y+awzu7w59UI9xIyqRRk81mqkqlMh/TAg",
-	"plqrgPDvbmlITH29VNyorZB+YkF+tP7CeU7qwd9KGe4dQt0h1Fd7hG6JCB9xDuVK41NT/8Nm8rnxyn6W",
-	"w2rIZl7Ichn5fIepMofK5JXoqg9NaeYmKaZcpmJ9gjmznInDbM2QlrYadn0vCMpd11vYpL+2+SKGAThQ",
-	"SGQimsTtGTssgPReFoylq1uOgopDb8m4aPBM6yJ5pHHR4MvWRbLeuJgavTchnRn9y+PkFzY2+BX6zYMS",
-	"OXcs3wu8SUg6fy18ViIXPrVcRtTAJz4NVPozGOk6rjOmYyovcLiyUYo5XQ1FohyXyM6Yy7po8HXmRfIw",
-	"66LBH2JeTC39nZFxZ2TcKB7zmxpLZAnIFfTqK10ZEA8Ndz0ehD51ZB3N8XR+bh8Ujgvnpweji8vr/sUA",
-	"bE/j6fySMb8T8CFEG0E3ZvTPwnHr4KDRLBVmDi8ct5oHtbqYXvilWT9qHrUO60fq52a9Kv8H1fmzAKPe",
-	"F3HkX1LHT85E4bhweTG8Hl12+sPRzaB7Mbi6Hnb6g97paNg7v7jujQRCukZ0pJr46NJ1N3486wwAZow5",
-	"C88Yn4a3MEzRCxhKoyqHUD8Sh932yLbeKFcPylWoP1hVNRz/P/hrCdnGwpXEslXB3eJpt74XveFHQt26",
-	"Qrm1WrtZbbda9YPDg8ODRrtaP1wPe1PvpFRwqSVGetbpXo6ubi7FTENNmxn984xOr5y/WK1afT+eB4Xj",
-	"ZvJb/LId4Wd6F5QhZ3Etega3ZBgyuyuryACE+P3vTIzycgBWLP6v14N6uSYllXg7cvFkr6hnthilpNe+",
-	"/lIzIP4Gi1iytRV2sfPZQfvql4Pqv3/953/G9YPFv38ZVG9mH8NxY+hevz/6z2+/Dufj+kH7t1/tv85+",
-	"cW//3a3++bKz8DDrWcbgt7GhpeHb92FKS49qhZKSfgFPo6okrWvJH/PZ2LB6PJZaTqgna0eJtBxCbQFr",
-	"XIriJNkPk0SV1nPa4AyeNML5qfbAFHcio4tplMcnH6OpG81qk5hcKqnmtlj4hU14ycd/g4a8dqNKbm4G",
-	"LCS/0PuXhX61evWwJYER/P1UsO68c9390B+83wbRRffkB3ON6vODuSWdWANyrScDci0F5A7bDQG5W0fN",
-	"RqvRrh9WD44eAeRuBhugXC0LytViKCeGvAHM1Xdgbjswl1pRLw3kEq80C8o9HuPkss+mzsYf1kybmofn",
-	"BULbh2JmE9QHTxhJ2UkXdASO5wCZk5GbJcllb/CINxWMeUitKq7EtJ1MquXN0YrQ7GPtieloRYODPVEM",
-	"UqbmirlFFgBigkVoI8La2Rd39sWsrZy0KC4Xnl4BfprlWq1cr15XjyT4adQOy9U2gh9M2mP+AAFAD/tH",
-	"up4/X4JGp8zGLLikT0R6bJRf16JTViLKySytVYftRvWoVm80q62DWr1+cCiLGWeUgBaS8OtUzf4j2SdZ",
-	"Tfm0d9rvdhBRrcFlgMTGzH3n8Cnz52KlFI4Lzfovs6v527Z/df6TuELSeQm81h/8a3T922Vv1Lv+0BsO",
-	"etejWvX96GyoeZFf0o+rOcMdq6xeH/esrsdDaoW9GXXcwrH45v/kKha9KCTKWUdFsi+uRlGtbi0gP+It",
-	"KxzXoxyW9NfPiY5w1NoABSDSiqRvivRCufysPXxgyNaWZqbvw6y0yoyUq/oGieWZADPiFOHM30uCExUb",
-	"RcaefX8ia3OUiBlFPJUMrrP0reToWyboS1bw0JokToDu1JvhGWZAK2NN5FItThauC3nXczz8sKNx1jUk",
-	"ZRvcXCsBjEW12rDAdy3+YuZeHnORz/4Db0hSyiatR3EtDyQvMQPJqCSQWffs4qp3KoFVMrePdAy+0usu",
-	"ehgA4DNTRq4SoWlAnWJWNHiRwkQKcJeKU5OJ66L5PQwvWB5xKXswBlejSVyQpRibxPZkw5a7sJm+eBTf",
-	"SfayGXufmbQJJob4JiBmWo2Hhbik8WO+ffx1U32tDJnx2iXFmsysgol2qTWXA02bFsw9uXQnwBqZ9TYl",
-	"7R6ZUf8Ts8Vro/YFd7FsjcGdKQfyBuDNChgPK+QC5y3JDWaSMbM88fJNAXEEcjbhlA1MyZ2MqWDi/8gI",
-	"e0LM9DGs4gYUvSXywVcMbnChpII2g4mv4gfZKZx1eCfAkAY0y8w+JpQEzPK4rbQUudpARcAokCkLA9Ks",
-	"HhFTcvb1gGlNvGw38MjdreOymJsTOhc6rkv8BecR3WSKQg1DMyFApmhOWQgiyAlCcw8ozOKqMxE5T4ZO",
-	"dEKQzS28Zdzg8rrFnNAQ7j/G9c2OiSRrKyVo1PBsPybR0R4x5Wec7yZh/11QF8oOZSxtmHxkA/UVFbPc",
-	"y6GPZB6RNVzAaTGMOfMdzyY6BYjnO1OHU1dXFYERQ5KES8aNEpjLga1fLG0hyUkxmjH4KDRACFhyAmJ7",
-	"1kLgwzcBgeUMDe9tVtp2ZXuWzd4ZSspzKxzrEfx3icAzgfSDYOTTJXtry8ByHcZjNj3YOo3xgX04OaLl",
-	"mlVn5eakRcvtcdUq1+0ma03atDquWUp9rNePqrXmQb1x2K7Wms1Gq3oEL1psN6HrrlBzq9VqpOamMH20",
-	"jeNpj74q1w4b9Vpdhr6UW3VaZ0ctu2k1xrVyldbGdathl5vsYNKih2NdJsh1FcsB35ui26f69DpD9NRg",
-	"/+FdD0K6YQoPoimMTMfDm8GgP3gP0NufsrC/WsXHC15MmVsE4IUR//zfgtvMD8KFfQ/ZCW5+teoxBb30",
-	"7u0oerN0uD7CppRVfI0e9zC7d9Ll/7CaXxtTaFCz0xGJBkRgbYQ+tT6pEAKXgeNjyQCOQcexXYosAkaK",
-	"qC04fKr/ZPBEudc0dtxTWpvis0rj2DRm17hj+vwmYG/vOxwCohWhiVkS0yB6AdT3QFIfdadCLhSTLeYP",
-	"JYa1qiBaNjQNJS2xE5CpeJRkITa4wudAqk+n1OEVcqHAm3QAaAi9BBxw+mx60K6msbws+twMHF++ytv3",
-	"VeBtA9RoT6q0Pm5a5ZbdZuUmrY3LR+IcPGACgNTGDevAjrKHDlrVo1qj0azW2u169fCw1lgJNWrX1cZT",
-	"QI12qx2d1w37iNXHVavWLB+O29aRXWXl2qROG+OmlQE14pXzdaDGFl2P4MNlb3C6gw/ZhQQfCx8ufJDi",
-	"30lZwbXG3e3SYjcf5SXlwF7hLDIhv0YchMBipp0v8BbFke2Ey2c7HNfiYNxYnl2vvrX5zHjhqLtvJs5u",
-	"5xX9Bryih11+XbWCz/Y9ekXBoguvkn9GpzgIl5239LV7Sx9uYlofLPajBoetd2duWYIzh/oqKTczq2ZS",
-	"niR5MCsEKscJ4XpM0jU1E16bEjFTWwG8U7pUXesqlS6eE8gVxfzcO98JQY1EZmhwGkkHJCWfqbtgej2A",
-	"FCf3cpmvYsCQsXlMrU+S0WLKQlNRjDNb1yn3KuSKhXD4Z5auIbZPnQzYIWtA6GBBjA9TeDPIXW89Fzrl",
-	"hMRnc08o+FhzRy/5afCcNT83g4gXL9L53Tg5vqZlfVdR8xmFcmZxzOe2Tu5PWXjq0Cn3gtCxgnwZSfH1",
-	"mSyqm6U/RDwYXKAsMme+TpxKxJeST3QxJ4nSYeGyd1qv/GPw4vpyYqtqiZGolJiqijV36SJwxi4zuDcP",
-	"HYu6ZO7dMR+aPOt0L1HwB1jpcrzgtovlE+aqvvE9DIQ4QS6FSn8FO93qgXIueJ+YyE30zdoy/qHKu6S2",
-	"71cQOOfUCpiFCWa5JM55pxswi1h6Slpe0ZOyq2B1LDL3WTm4pT7WWQ/igPtu51+wybv/GkQhO47FyJRx",
-	"sYOZTSaeb3CQT0WO8VeMqx5KS0pcR3CvFJXJxUouKkRMH0ouEZGYtJ2MeISM0Gdyk5DIWnk/lLRYtfVe",
-	"WmwELEST2OoyFxir+RBlNPRkeG2FmFJ5Q03R4LC7IeCvFNVdAkwhdTzMSEqqeHGRTRW2iw5QBOAYu6ba",
-	"At9iMSNmbw+Tr9MaXDapPpqCDS7UOKG5TTzX9e5katAddFJX5MiT6XHqtew0uZfQ5IIrnO5vpKa0z3Dv",
-	"La3ZXUnpPCIYJdoLSNpEvb2zyCSeo9je3a3nMgJGM9CscquDfhzkgc4viHlYuAwwqcwdeOf5d9S3HT4d",
-	"il8qUe/M46xY64yyeFh/udis1aF0P1ZNG3jhOQt1MR1J1uwY5gcIRTmLzx6R+z2VS8M5+0Zkm260QqPx",
-	"tybVavUcNdV8Fm2bd9RxnzSnStVVk9P3PKAyjiB5RD46thXbmjbnpEsHQY6c9CHGz2mNy9KaszmWtIdq",
-	"8RBrh41igJjjL4eIQdEzJ4Aqm6ogPlj9/5w7vmpJXMS9UMtSN3ieojpbZanH2fgriupsnaWOryDahLtE",
-	"9V2i+tIG17PUs8LxqpOq1RgfsfLhpMbKTdq2ykd246BcH7dojTWtQ/uoWigVGLczAu4Uf0+zVo+CNZBH",
-	"p1GrHdXqzYPDRrNaa7Ya1dq6wL3qUwTuHbbiQPvGuGY17QPWmpRrtD5uWE27LD4d0nbOHIFa9UVD97bo",
-	"fGaWQGISW8tZAuL0Tcb4HYjXUmvV6u3GYavaPKhVD54lxm+SBKz7E798x8ab4/v+Xr3majjMo+SaA7LU",
-	"w8PGQbV5dHTQPGq3jjasudpTrLmW9tomrD4+tKrlI9a2D63WuHxAm5MGq9sZay4BiL/issvb/zXLTs5j",
-	"8ztYdn+sXgTPxDagyertg1rz8AwsAbVvlmtgaSQaGE5joYfh4f2/o7/XJqkM2cxTlPrpXmUr99HPcYEX",
-	"Ynmui1npiA+xGG9A6tUm4kjuQT5shVxw914q45bn22TqsQAtlZjegBkQsTaGeS5OYHDOHAjEWXAbM+p9",
-	"EoSqnPwkZLBLAqKymO+oo8J+cOzgnREwF/oG9AKIZSHfWfTQ9fiU+SS49e4EIM4FVF8mxyJ64Nfy1zSX",
-	"V8514kXdUcWaZZ9Eb/tHcKWoEPOl3bN+S+cINN92O1ZiHgnY0wY3ZU6EScpIxEFMmWSpfRPzn3FIZR9T",
-	"69MJMH7ASW7Kr20mtNyAoQLrBKRWrRqchhEvWodMwIagdTimV0N9mYn5q8B/g9//ELtUHDwwqxiz2vVs",
-	"ZmK2U/zTOQsCOmVmhXRjtVnTp30oYDH1wpBxQoUkwJSrhPqcazO/QPD7V9/JT5D49OSaFqwIeDAsDVTx",
-	"PFvc+vPNxXVn1Pu12+udQlA4XHKKtMlw4X8XXkj7fOKJBlxn5oSF41qrhH/KQPv+4Lo37F4MBr3udblz",
-	"fd3pfjjvDa6vype9Yfn98OLmsjxnvgI1hVJhxkLfseTdqlJ9ChnpVquR5skbzZk/wmrYXwD9ix6rDtre",
-	"jDp8ZaP4aGrTkML7gsGd4aASoxhpoxhd9oYjGEUBjKgUXmN66r6IxTDDvSR+FS2TN5vbfEPYnxZjtjhn",
-	"oSfHpNaqVKV4coWUF+IsvV0Lx4V3F8O3/dPT3qCg/Rxv9MJxs9rYqdnfiprdOKq26u2Deq3VPKq1G+3D",
-	"Zv3ZU+ni9BGsIC/utSHNpKzKzb9Qcl00/T9OCsGWiOaRSsq+AOzrHJMPB0aEBiTwhG4SyExwRCUlQygR",
-	"erwH5KHIIE9iM2q7DuifQOJTlJNL6mTm8EXIglIcOTN2GRTuUvUuA3HhjN7LPPoxIzEY8/wYhx0Ti7qu",
-	"0JXEv5iHHhHR6rSzHW5wL+mlWnJeYiCKdHJK9qUKuaafIGs8ytcHbJ4HD8Er2QGilwdEuzNxZ3p+CtPz",
-	"k59+JSVpFtxlgSIg0eWkjS7SH+KY/IVCNJ7/DGelyqr9G//4kl4Cj/B3xy3JmByHExMfY5YIDSJ2z3SE",
-	"DhrK/IyTmLPg+Kmc5kCYsnCVs3s1fTuSSG5H316COZE8NSmHeIV0CE4DhlqKCRKnpuiLMmhS5diGopjF",
-	"2KudyeM3yZjA548amm5xmO584K/YB76UWZ+WAbpLvH/ZiYoB1aqV2kG1Uq0cFUqF/uWl74We5blCmHcv",
-	"C6XCmFqfGLfjUiJPzACQbD/Yd9xxWX5X2ECcsAIQTRJ5/r9+qn++qN1+sKrWTwottar12kGzftSuHdar",
-	"jYNa/RBYD+YfmR+gZOxffmwuY6LknOZjW/eo/Za6lFsOn16JMzSyMWGlJImtJn7ZccdQoS688/wnQwOy",
-	"uWBfHWPRE64dgAOXw955/+ZcVkmCQ6gtZrHZbBT+eL5S4U+I9TYt/X05txluzuSVT+3r3Lgnc4Oud8v9",
-	"3OD/RLfZFIma06f4N+sLjUdF3WVsAjTlcsHGkCo96XlY2VNN66iHFAVaygpvTteafgOMybAEdBaBNA+A",
-	"ADHBqkBnxDFmxO9IDR7jKPSFAoCKiKOjlI7MVBIJQBPs0XulOOY6ZsrTyJzldGciJI28DpjrHBYoj65C",
-	"Ttk0dcgwPZMU3VAxXD5n7nv2wgrRWRPST0xALOazY2KChDJJkYZk5gFW/Mz2wEQifoGCbWgxoa57CddC",
-	"JGMk7kyDm1fXncFpZ3gqfpKkg3OsUWeSIuw3RszeryifxcsRjXl3GJvcAcCgAhtlRiAEtJikCItBjABb",
-	"CcS9TnDuiMXs8GkX/d6eb5KiqQ4AqEVEUAmMU4EU89/CZW8COTOkaHtWoMROZWbnQpEvxQe9DY78ltij",
-	"8wCiLSHNIxDB6jM94+x+4OHy6sLtMwTQEuWt2CkvbEX4usy1K0/BtQff400J+38nv8hNagunS6btPdmg",
-	"mThrU9S26jxdXgwq9ic8iZ+2gvuVZpsFKmQ1G+t6xtU8cvhlQn+21OcTffy+6FifWfbYqZX9Y0UvPUj2",
-	"5AhiSqPubcWFyiCUtWPSWYEQKaQZB9CIJx6U4LPO4sdUQgKK9WB1IrU4iO0hzzIwZ5Xy1bJOi4cXCCZ6",
-	"Cdnw0WF334FYyAJEy7IhtVp/IF//A/f/Cu7AThb1XyRZS7ESuSkpGO41TwyeUPnAsQ4udTR0oYKoaYEg",
-	"FjJ0PEWhDnHKBo9VNnzdq0gUsvXlzYnDk6zR7ADDq0lOfuVa0nfGpJcrJ7kX0um5E8xgpzw5/d6rUbH2",
-	"AxZeg4VodcjTpecgDbjUfWhITLQqmVtI0OhBJimCugXpvOH9nBEaJAhNse091LbwA1lnvQJzX6b6VjQT",
-	"wSHHJO7E3sMkZzxdO+n5WqQnvpAhmzCfcevVi088+219df+QTKTdOM9KToPmY/kKkvHJ+WlW65kRL01C",
-	"w5SBKdtx1KykneGEGnzmBAEUiMRgEUhVoy7L0GCluF2LMGNz1g13nU9MD72ZsfDWEypqiKVnCdXNXTlF",
-	"60vx2WznUdiO/eY7Eao4STu+nB1fzgvK5JW1QR4cY5hwoussh8WPZ52B/s0ecThUi5Pmvg1RhCQv806H",
-	"6wT5YoUy6gdrowlJrmBCg2tR+RHNDnkky47E5TrNDnkUyw7p8HsFznEq1fHoTG9DEtzSeaK+3Um03qBP",
-	"3iL53qbOZ0j9NHj8yE1cadpS2oU+7kIfHxX6uEpE6SGQWVWaaDKD7CslqY0pt+8cO7wtHBfeXl6NatX3",
-	"hY0VpGoqELLRjjM6UiYCjKsRmxbkqodqOpTVSZOtMXvKOp+p49Kx4zrh/anKRO187PTPOm/7Z/3r30an",
-	"F+ed/mAUFZNqt5v16mHtoFGv19rtRrVxeJAqJvUiBYLWlIKKpz9X8OYsXBSOa81mNVFsSatLtbmU0vPF",
-	"T/reIoQIzicOUsR25cqUD3nOoMicJcAgt8ZStbj6lx+bo4vB2W/LBaFKhXC5PJho4ppO29V67b+Qa1TL",
-	"iAbN7smzR4WuElcPqmyV6veGKNFV0OubDRBdNaAVBJL6dOeIC+Wr2l+CqnuJMJaI+2bs2ffgoEpTgVdI",
-	"nJFF2GzhwgOzy/odE1OscJOYl53h9aA3VPGI8uPocnjxsX8K3wPY/A/MWVRvOQ49lc6vJAW61iuDI5+5",
-	"+mxiuqu0WOxVMm4Vo7wZnmVweEpMaXC5GUhxsnBd8KjPEZTgPJnRxkF3u5kp84GRxBLziNwk5t4JlpJR",
-	"2a7cC+PYn6KG4uVvmkMfClxJJz770wlCiCnFoABE9Aa/ozH8xSlKzmrC409MlJuI6EMPuN4RF3NkT/FC",
-	"g1u3zPokXv25jIKdUf8Ts8V0U/uCu/f4/pwphwZg6gPGQygdfYqbBmK7iTdzQtEXGU4bL5BIBC6VRyOm",
-	"wDzi6whvmAY3JeCA4Fglbk1iRuJW/DALFyYRp2JF/q0M/zIwGg5MUmu2xH8PgPmF26TdPmqtpsevkAs5",
-	"BlMX1TCBNAicKVeFxF0PFLyQTg0O66UO7w0qio/vCcXS4frelEAHdCZ9EQktJqTTyMMATURV09PlhdZs",
-	"owoxswETdN9mvvNZ7KVICuhNvwniuPGiCeedKRUoMxNsiTcgLquL15V1RV1sBVWPTqwX0Qm5iCqxTEru",
-	"1diuaHCloNPwthLVwZOL95b5DFaltOKcZAXaoBor3oaqm8J8WLTXKlwd5lNGrEdlzlGfVOWdtILxat8d",
-	"p0PXoUZg9G6h5RB6OGVhQDLi30uEuoFH7m4dFy2jaCdIl7CvYFe1NeRogYRFRRsGOY4oQxcB/ORw/SYs",
-	"yLBHPO7egzFBBtqrrPt1ofUnMqUfStIDVxM7JohwoI7hEu48JhHsNLFgxIyFvlciE2rBkoR+ipVTijdL",
-	"1FeDY2dLxPJmDAUxyszMpfqy1etLUBwRmKVEn8QhSopRggJ8lLQL4a3YcJ61EGN6ExDYn9Dw3jYGiO8j",
-	"av4jDp6Jo+QbCLXP0sizdeGH67Uvrovm0CBfWI9boUTl05kep5E8nWdiA8fGEW2PD62WXT5gzUm5SRvj",
-	"ctuq2+Uaq07Ub1EF7Fa9etBu1FrNRv3o4LDWbrZWMmdodpZHMWfUD1oR+UR90rLqtMGatTJyUBzScnt8",
-	"ZFXtGsvHnFH9NrM0V3NzbDE9mdwcidd0sMzNIfl0kvQc2carJ6TneLjh44WIO/Ik2sSIYVepZ11+zkpL",
-	"QS5DxNO55ZLF0+IfcuftrDJ4bKylFj/LTHjt0jk9ZENKD7LGuAyTRjs8AVrRobwMugXCDUjR4Za7AE8o",
-	"ld8nIv3B8hBat8RyqTPDotdJTX9PWQskXe1xWjXx2QTAtFIKYZwyrZTfBOztfQcV0mFc5ohTeBYEZohO",
-	"VciF0oNTewxTmAy+lMPEslUGUBZQb5gC0BdwWZaOshEdgcLrM6GNMoYUYqWoPG6yWlNEciz0HCA5JhcK",
-	"dEtHp6aclZQKQSzKtZthbpEh+QVVhm3Q/mvMzcoGUN9XjtYGEFejDeuAHY7LR3Z9Um6yljj4a1a5YR9M",
-	"DunRuGbVmQJxjcZhvdVst2vV+lGzdXB42Kiuoz9rPgWIO6o2YwYxdthsHbA6bZfb1pFdZbVJuU4b46Z1",
-	"kFUFIV5x3y+I22J6ImAmWQ93wGz7LMTHAbMLH06rbzYl8XFwK0dq4pPDIBmVb6ZiDkywnKJ9UmEWIUap",
-	"w/EETgAghDMGX5O5qPs5wCeD5nHsRUldOBHvZZsz89VF1z/uwPzKx98uGGUXjLIcjHLY5ddVK/hs3yOT",
-	"WBTuzvhnDIcCUboLUvmOg1SewuC6DChWnGY/TgrzY/HCilTmrlRCU1r8ViABYAHVcqINHiVFU07M7Ddt",
-	"VgikLYoj5JiYWreWPP8lg2s+f+nPL8UhCxASIr2+Om/Zne+EYITAKAN0LWNvDY7eZrwwvKU8kSzocbbE",
-	"ekaKAeNgmhlT6xM4+LAcU+QehdjpyBBTIVcsDMX1idEckwl1A2YS2wEPLJK2c8I+M/9e4ifAyreea8tC",
-	"TU+cuL0KIr3CBO5v0KrwvGX0n8M3tUvofkbpLXOzX495/ckzEjedG4+sl78uFxETDw2+JvNwbeRKSlZq",
-	"GYgRa+X2KYirxOsuFXGXirhLRXz9pftfQDg/SWV/rUpgku03/t7jkeCDsj2w0YMSCRbiTFqdyLiXL1Mx",
-	"LpW/JlVxiBGKiaKG3CZWXO2QMxXNiD41OCEcf9mtRn1VN+EBuYkGX5GcSB6emyg0nezkRPLg3ETCPa0W",
-	"UpybSNanJmILWnmjXU7iLifxYTmJFuOhT93afqKCc5yJ+JIBbFgxof4EpZ9q9bh6Ur1xyI5orfmqAtjU",
-	"tD+TWTDjre4/fJLWlJiqv94wtmgOVmlHnr+Vw/QFy9Bv2J/PU5M+0pq+g6r0GWPR4F36+HwsrntIhfr8",
-	"JR8zU/XiMvUYYPTEZerBuvn0ZeplPextytQvQZ3XGA+1K2r/DdFCZxW2y5AIOcIuHrSHIXVqzG6pkARg",
-	"gdKqpkQNwp52Aw/UjWj7BwxjLOLrloImiOcny7AkgiggQy7XNnt1IRTfQ3XVHws4N3fIeYecd6XLn4rO",
-	"POe59WRIdosy5g8Ds+la5okyBo+pZW7wzGLm5HG1zA2eXcycPK6WucE3FTNfOptfopj57nBecTivLH1e",
-	"T8cUfifHOJQ+353j25/jy0XWd4f4rgJ7jgrsWx/5oiFmLXwnvIejwBNDqour1ywncY1aU0Lf3eo211vY",
-	"5blLw4nnzwp/CImMTCp4FiXfukYe5XHJRIpnNjj4OKFY75kUA8aIqV1eLt8yd26WiFkui4vMvYpYqL4r",
-	"d8rx/n6tflipVqqV2nG72q7C2SCnKt0NLKCyXJhV6NrohEQ3cSUWrJnxKnBmJZt+l1HsFYP8AsubM6hX",
-	"QOh06rMpEGa5QOMkHqyx45IiF/o69RmZeTZzXWbvaX2ZbOwFxsmvY06TEZHoA+e2wCNa6Dq5OutoD1wX",
-	"jJ/xdMwFonYZCGVkldmlziiOloAULS/iFpIsMA4L9lZ04Ezdt82Tu74XBOWuWKwJjjLis5kXMr0zaEOB",
-	"dR28IXMsWOFNyNxnAeMWW9WvIbS0rncxTVoiFL9E5r732QkcT8LC7Gla8disBw2V2NiGsthLxkMEG99/",
-	"/oWXsdpCb+653lS8pLlcdCseuHKZvU+ZygItH5vQ4J5bt77HvUVAZotQhUZMFMl8FBextMkvdP/Kyqnd",
-	"9rGRKM968JIo//LHl/8/AAD//w==",
+	"7P0Ld+I4tj8MfxW9/P/vquSMoSBJ3ZI1ax6KUFVME+AAqT4zQz+g2AJ0YmTaMknRc+q7P0tbki3bMhiS",
+	"VPeZNbNmVRNfZF22tvb1t/9ZcYPVOmCERbxy+c/KGod4RSISwl9NP/rPDQm34rdHuBvSdUQDVrmsDAlf",
+	"B4wTNA/CFY6uUMD8LZr9Nw/YDFGOOAkfiFdDI8IidLdF0ZKgB8K8IHzF0YIwEuKIeMj1qfgyChgiDyTc",
+	"Ihf7fq3iVMg3vFr7pHJZEU1WnAoVX/0VOuNUGF6JW9iPKk6Fu0uywqKL/zck88pl5f+8Tsb0Wt7lr5t+",
+	"VPn+3al8on5EwoJRyZuIfFuHhHMaMBQ8kBA671MuOhwSHmxCl3AHYQ43QoJ9GC51CYrwPeGIRjXUnDDR",
+	"CxxSHjAkOswRRnNKfA8Fc/WmbEu0RCMxayGJNiEjHjqZ8QhHGz5zJmxGWURYVMMPmPr4jvo02o58PHPQ",
+	"zMd3xOc1wh5mVwhDH9UnVjhyl4SjxyVhCLMtIj5ZERZNmBcQfuogzFCwFqsQhAgzD2H0gP0NuUSzP4uW",
+	"/3/w72RTr5+7ya/kIkl+/XmGTpqdQbXxtn6F2GZ1R0KuBw9jU9ccFERLEsrvcHGDRyFlC9Gb2eUMnSwx",
+	"vzTHdPkfQEpiLQiLxEzIe5divAijFV6je7J10MxYxctHcidu8s2dbP7UQUGIZuTXGYxzxsgMnWCGhu2z",
+	"CQvJYuPj1IpHSxyh1YZHcg5hpR6XgU9kx09raLxUv0Xv7sQggxBRhrxgc+eTCQtCxClb+AT9ugkiwmuo",
+	"FVMCR26wuqOMoEcaLdGs2bueoRN4wyNio4j/nsqe9oczB1E2YWIiWbQkXE4bI8Qj3lVmTKIfLIjQin4j",
+	"nmxddF3OuV5q7gCJIhZMmGhfvO5IIuFiA2LfQQS7S8RpxMWYxH+CR4aMLtRQUxFZiogFXU2Y6MESPxBH",
+	"ExS0IB93sbwd+J4kObZFK+wLDkI8cwnEUELy38SNiDdhMJSLeh3NKHvAPvVmtQlLsYiEZNCf0ToMvAJ+",
+	"MYftnWIZK/ytS9giWlYuz+oX751KtF2LRyXtSI4RhI849ChbDDc+GWDxbJZx9PAKqIBtViSkLqLxJp/H",
+	"b6Nw45M0b5uH1Udyp3u7Fk0nnU19tuJUQvLrhobEq1xG4YaU5XuiZ/2w48FQOng1VOt16DjidX5cBpyg",
+	"TvMGrQOfulvJt7DnIE4i8W5EBKdMD1QsSpW61UUYbNb28eoPPNNImetvPNL0/ZEbrAkvYPg/LwnsD3n4",
+	"PFBO73yCuHhFjEsyfQdhnwcogoEHc4SRIBKxa0KSnhsqdoBoC82DDfMuxeojwb5DN2CMuBHCUYTdpeDE",
+	"YisuCZot/OAO+zP10RPsP+ItR2S1jranGUKXs2GjbJoZborGFUnfBYFPMFPTk/SpGXfps1idQwmjYHgI",
+	"ltpCBQTzaBcd0OKuPRdp2D7wTMNOD5hir/pbwEij+uBjdsh4n3+oT1/cohXdva9ptg8vNLTbtYcjcoP5",
+	"fcFeF8c2HEQcRQHawOMgxbnBaoWrnAjZV8h48rQSoxDyiNGIkHmkMGbKZVGwDvxgsW3htZLO5ImevT91",
+	"kwfUCW/ODZ9dTZg4EuWJLT4vWFD64EPNOyELicUCDnEJq3QXeMCGMfrrqN9DKxIuiGjAXWZPytQHC07J",
+	"TTyRRSdlo3524YhljkgoGvh/T/7RrP4dV3/7Rf23Xv0w/eU/TiaTmvXG6X+cOIe+cfofp3/5vxXb+WxS",
+	"QjdwsVipJ9G5rxop2suN/YSu+/H8tP6UkeUHRF05pv0jev6RDMkqiEiZFbOsUQgvx0sldrRUntJjxI+8",
+	"KsZZYoDp7jzPcG/wtyHhGz8qkj9u8De62qyUiiRGGsrnhUYcMLGLF8RBdTG+N/U6gnOe0weCTjwyxxs/",
+	"EpdPa+hnIcKvgpAInUa2EJIVpszREopU110chhRU0Rkj36IBXpBxcE9YVqZ+U7czh1U8ohRzUJ0R79Wd",
+	"irQJCFZCWXR+VnHEa2Kc6v6KMvlXPd7PYiUWJIRZ64OycsQuDvSLaSKIL1cb787PGu/e1uF/1bdn+Pyu",
+	"4V54b8jbebWBz+7O3QuvKv56h98XiOVxY89DIX0YFR+SXzcgNg9Apv5KQqEI7TjIlOz9IB+E0bvY90ko",
+	"tCyQxy9R3UENMVHn6ATOFA6KVepAOa2hj8QPHtG5I1R25lHxDeyjO8qE6gGHI0F32L0HlTLYROJbNETx",
+	"w466EAoVmW/m81j/nLDZVPxXPDqdKSvDEvMlnLpCg5BbFuwoqwwBntvpL9g1XymSjIlQ06CN0kKPhB+3",
+	"BfM8CkJx0nokvEQz8f0ZOsHcJTAzQlcX1+T+UvR/CqYGNyRAIWO6IjzCqzUS7c4m7ISRRwImmpBHpzXU",
+	"jE/72Jyg1V6U13odmEEewEnPthMGXUMgD8DTGM2khjtDJ5PKaE1cOt9CVwO4q8xDYOKSTenxiSZZEE2Y",
+	"uwmFnu9vEd+s10EoFLlJxW7rwow/kpBnlZSKffgFwkYgV6BQJ3/z1nbkx2xrxw7J8DfNI9YheaDBhivO",
+	"GgVoQYCmkXhe8Fxp4InEW2JegjX+dUOuJkywYzAObZhHQh5tvC3yqAdGF8r5hoChCZ5Qc02ZaYKBiQ6A",
+	"yWMG1ybsnjJPcX2tQfKN0Dh3k0J2yluLNyuXNs7//nMncldf7/F//dX/2/l//rlg0td6Vg41hQxCEkXb",
+	"QUhZtEehjgJEmSdI0zx+aqjpumQtBiUIUHMUMp8TN7o0J1aqweIwkxwCzIluBAKussAVW5M5EcL1Ouns",
+	"n+fY52SGAjZhhp05PYvwTMGEJU3t06wHYfDfhWKauok613Lz66OLcsSXeE0Q+UZ5xBFdrX3q0sjfpk+y",
+	"1ba6lk1UG2fn9gNKPbDzeDJE93+ArF2VkvYv/7xwzt5//4f6yy5vD8milLwWwnNyoCy+Hg9VcDFFDOlB",
+	"bnjVJSwKsd8oshQt9p2/2QH+qSr/8w8xrD8VjQvOlI5XKKvdE80G4UnE8ZwoyTPcXiIsfyS2Vy5GHepm",
+	"NTuAq2qVHGneVHdCIhRGcZ6vSUgDII5Y3uCOeVyiIKQLKk7qWFqCLeUuMVsoQ+ySskUN3Wx4hO6ItMdS",
+	"D93edq4VS4qWWH6YUV9eP4EOkvCBhIr/8NQDiTX2tIba7jIgMKxZ3Ima3IPx3508s6rP6+753QdSfTdv",
+	"kOoFfu9WP3jnb6pnd29xg1y477wP9QLGFc+l/aTfbKi4Yy5+vfoBV+fN6qdf/vn+e9X88+KQPxtn3/NE",
+	"41S+VRdB1UZJT7SxnuCs3RgcNikNCPw2RWao0/J25ue1uw6BRAc4jCj2RxvXJZzvPyokYWsRw13iO5/E",
+	"mpD0TggxFEykUordsPjB5FCZsD2nyhILOcd8WbVZ/igILQPcdyaMpMSkuH8PdL0dkstoiUPioa+DVixr",
+	"KXYB9uTHJVVuKSlkcLTCXsHROmHFs5B8JrtDG2fnF2/evnv/od44K9iJ3DKkQvH77UV6V1b/Anz4nw2n",
+	"8eG7nRm/iDXPmCOrdS+26SWGPpvX1bDhz/J2PDBGzoCTThhn+J5MXcwJ4mvi+6BS2Zqech9bGpsuZGtR",
+	"EJxeKak/ZR7cJSTuMRau1z4V1MIRnrCs4RCdcELSSnVO0Dd9GfbZ+hexMH4V84kj0mf+tpiZMQRcMyUh",
+	"UI7cJXHv5TzTCD0GG98Tx/EJiETzkBAnzcTF8hJnwr52mz0U4YV6RnmoQE+E9T1Fd5sIqWMePhSsVjSK",
+	"iCfXWapn4gZQYryMSS+W+IEgHuEQfFyz636vrZRMGY0gFJt7so7QCY208/YOOLSHgnDCHjEVlBewU/US",
+	"R7P4hJ7pFkKyIoI7EK+GmvHEgJokuzHH1BdKmOooiEckDMX5xmNmTqPSvrAHY7X2ceavlDwWrOiX4BGt",
+	"Nu4yPpw3PknOqks0+9gcdVpyo6f1/0+33e7MUXwaex6fMMUziNf+FhHGhTg3q6X0HXkfGDOJn3GEug/a",
+	"+wMlj/Lk0yJkdjeKrxbsN/FyaiYI26wql/+owBAqjnz3lzzpfxcygVTdIB7oI/aUlCz+cgPY9OInMBNp",
+	"OX0NATviI7pr/6zAcspXPFK5vKjXHXmNVy7/8c+KF6ww9Fv6QitOZUU4xwvRl47kZoryxfknGforLbfU",
+	"xCBfXaJXgzDwpsB9X5lSr4ziAB17Qb6hVyd/uQRdQPw3VnvqzttGrPac/uX0FUhDGEZSUQy18v2XP0LH",
+	"xKKUE8w+B8HCJ20xzzpcS65pmtCbKA76EuQL54PcsmILq8GDuIm0gAimaSF4UM6FklH57hi00Q877JaT",
+	"8iQCtJWcJvHbfLNaYbE3K01mupaljYXlvM1ow8H1DUvyRLobm/L4KyV/8ddpDfy1VEX56w0Hv/bFa7s3",
+	"l79Oe4JfwQHsC066RXdEMPANJx662xZ/Svbx9Q73OH+dcbCnqFgPBmb347YpBQmtqmSI+19j9EDs5it2",
+	"ysocvzna+uFUZRmsnEPtrjtmBo9drBemoT/WWBXFSH6fpxPJCmN2+SSi0K7LjFlDXx7Lo9j8VqmzR7Uk",
+	"zp26+l/V8o/+3ytpTE2MVKsS5qLfSBjAjdqTjskf3NXv31/06EzOSuUHSMWFxTSrTP9G8C/zEuF6wjzi",
+	"EyFVn8h5FRL1rj03A63su1NpBWzuUzc68NTNRBmmST5rhJKiMI6kOVfZqgMYutyY4Poh3s598eFlmGV6",
+	"IPy1NHm9ijmH7K1Jr+pOW954Au8q+encabT7IPoDz/UuZv0D5vuAz+fm3Iiw2yFglpx7adHHEYo9Ej9u",
+	"KY6WvV5ygZ6rUzuWTYYQ7lg7qQn8L9k9e2XYH72fDu7Qi5yqcddTy5j+MsRYZtfzFFTRdoQXN5SDgv00",
+	"Q0XjrDQNiI8iQuFwN5TmeChLzJV3zjNXMY6j6QXRDYky63hIo8++DhBFQSK8mMkgEy8g0qSXJMbojrzi",
+	"SIWOQASFWIReEH0KNsx7UYEEiCPuFxDGzi198WOFj0csOwbZAOaqMz05LyB2pD8K6yrfiJ2y2VmVtxNL",
+	"v21aYbuJprWAKiT5IFwEUUTY6e8x6Yln/PWREX4vvEDP38EDRUjrMkIuC/hUBVNVOol5gFLGSRj9Lku6",
+	"S7J70aUq/+FDJMqi1BjbuhwgSl78UUTJl1mSZ+rO02XIQi4IiWBym2gv13W/1/7dt8x+4e2HbaJDu5Jb",
+	"rTgQf+emSuL/xVqptaA6HjrCfrD4vRdFD4S//rb9TWeQ/MCVKPX93PRnsiF2LkIuF+MPuxbpUfHX+JFX",
+	"xaz8yPUo3QflfhXMsFByk7f3ym5/jMNFR3XuFIwaZ4lgdHb+jnzAjYuqlI/e4er7uw9u3WuQH3D2vGBv",
+	"X0BnHmdT8bOrH8eQgXIm0yYOtxk/3U4SEvQo/nEDnWygc1lU6GoNDXyCOVHBtAn8glD+q6vAo/Nt9TGk",
+	"kYJQIN/klFHsQ55KMJ+n3BL4DtIY8uTwY3ryIist+/mKa/VcMVvgtBk1fBCS2MTwCVOfeC9sETH8Wp15",
+	"9QZsMDm31pJgL+PT6gKIA5pTtiDhOqQs2mX4kJAPMoTpYKvK0z/1IqsKH0r1inLEI+wTR0daxLF8sLa3",
+	"DG+iZRDS3566qvVG+VVtqm/qLLgSSxssKENDFTxSS3uUVchxZoUyb7wQv5SxaCoe9o7gEMKR7wlT00u+",
+	"rSG6sp1M15Ez/OagkKeIhOJQh+djLiR4EF5gygQRiI5gN9JpWqk5FbyHMNXprDf2iKaf38Ab571BN5xU",
+	"ZgRhD8QP1sT8rgaj2otDpYP1ZtiPZgjC4BIX7ZUZcAdJDlwmzAdMJdqosDhYzl8sIFSZ+Din0tx4NBLH",
+	"KF0ATXg6gXIQClkhooTH0eSZORBvIj9YLGBbzyGkSkVVi76sjQb+WcHi6W6wkJ/i9nBo0Rjx0JqEwC2E",
+	"LLhdEy5aoxFZ8b0QWamPiOGp8eIwxFvxt+qf/fPqpoRbwr6vot75rGYNqlVXgjvIVtJzmXz+sOnss6Lx",
+	"5yeTfBMslHg3EOTGbWlalLl0jX15rMp2U9OYI4TsTPnBQvLDgoWKu6Zprnl90+lNh+3mdcWpXDfHzdTv",
+	"n4edcbviVLr9z9Px3wbt6W1vNGi3Op867Wtb4KZlej/KjN4D59WYijshu6IoQBhyfR0kc3Gx72/lxkI4",
+	"yQrOz3p8ax8Ztr+tQ9Hh1f7lcRDfuEuEOZptOAkvMcP/j9q0NTdYzQ5bMzEq+4LJ8cbfEn9y6PomIjVG",
+	"oscgvG96K8rK0vrHjX/fAQNSrNqNAPDNkoUM1yXu0N3Gv48NTxIgwASryEy4dIl9XbWCDbOwzl6MOfD1",
+	"hmsHmmhmb+a0IBJwApRsW7sMHpfUh8n0ISsZu/clPzcHwXUctKCTJb8KGq98U1DtHTlwjLxgQeK8pSVJ",
+	"L4iaRDG2Ez1I5aQ5dVLDBh7pgYiecIDWsN0cd3qfxZ7v98RuH/a73U7v8/Rjs/VTxamMxs3x7WjP1ncq",
+	"EQ4XJCo7SYGalVKTYiNlOO07bB7YSDfcuNEmJB5y8UaBZzEle+ToVYtE2VaELOhiXxpl1WGpMsU4wA9s",
+	"1+K+v42zTnlExDd18hTDqwzumt66C5BX8JpywS5sB/yKRNjDkZRA7HzTwlkyR338GuLJjHgkwtTnNfQT",
+	"2XLlUp3JbFxc/a1Z/Xu9+qE6/eVPMwfhCK0CHqG3FxPmLnGI3QjwFKlHYNx+8EjCFl4Rv4U5EWIOjTi6",
+	"I37AFlq2AqBErSSC+UcmEOTWU4uReUkL4tHU5CvBDTg+jzC4jdDtYNAeTke95k/taas5aqcnfdge9W+H",
+	"rfa01x9PP/Vve9cSGETn/Lw9T6duNqt/hxQdyM/5k/pVkJOcp0pxiBwokaFWu7vrBEs9nucKWCngugHB",
+	"EOaS0HMEkoAd2g8c0ZPkGWsTvmGbzTEolSdiYCq6wYpwNA+DlQNRmDLDRmkG3PqFiEa2A7GJ+DIIIwS3",
+	"S553n3Je/YMWRjmoM97/S8FMOgOEPU+M0kHrMIgCN/AhplLoLigU6royidIQfKIhns+pO2EgyEheWUNt",
+	"yK5SWQ+KxD3K3QCue4G7ka7RJGf9KsED1EbYCVuHgbdxAb3H36KTmegDh5RB3x8Yv4PHzzCiJqSPiosq",
+	"xnM9BMsTXJHcC2wVMjWR31CxaJQtWoHvEzcKQgUkBmg+IIWMKQlnZhDsbDBs33Rub2YKVXMOgag6WxAy",
+	"HmW6IOIYwEIel1vIaaLK0gAfgHWJkVtDEk/DqUwYU7KazOCKpyu2Q3pkThlJ9QBztGH3LHhkNQ2uAumM",
+	"cYKJOlZrGhF2NmErvBXH+II+EJY8cYXwPCJAGdABbb+TixAtw2CzWIr5jKTdZ1ZDSvJHKxzeE2/CZiHB",
+	"Xp/52xhU91NihVFpmfPUlZAA3KVCNlYZ85AFt2BBCLIOYRMm8y/jsQDHTTOVzqApyTe/0RLSlhQcZ6FJ",
+	"3fUKYc7pgkkfvtENcO4HMhfQ+HiKGZ9f1BqNd7U3H2qNM9ve7wwGajNZ+xXvtCgw8pGhczKvlF+h2bg1",
+	"mO3qjNZ8vlScSns0qDiVTutG/Kd7Pr1uf2redsdC6mmNxbVxS/x7ez2wyjx6f1kgnSXPUPmTYkNeJV4T",
+	"0WG5WS/RLAo3mggliQYMYc16YGgnGeykZOLinELoSnp7WzgoXAdmrPole6SUK907qo01foA9dId9zFzA",
+	"InrOng64u7uz4yXlcQA7ZWgwasGhv1mREKX5OkiTAYvCwBfrHkvJ4hXCvHVAGSSSQtA+fI54chaSqPhF",
+	"+rwzu5tLobSfnUn6pErmEexKvSt6CBgk6Y6XNpGkX2tme6TkJ2AlOkU1q2Uq69yoyJRyO+zqE0g9mqCL",
+	"Sx+eS+iDQiJRpxk6WWPONatLkQs/vUI8ApaEuWSdkIcrlksDMuMHojGiZvJE1Ghds3RvZzsIK9mMd5iT",
+	"/IGfXygx0rlKlXCDUGaaSmwtzPPIyejj1nrDQY8ErYhK+LBGCC4VfhUYGG0Sg5OIDJxEEaTpxzAu2qWS",
+	"++7dJooTlNUBPpAHOOKAvkVja7eNJJIZy0Fm5SespR5BEV0RBw0/tdD5+fkHFJFvCv5rRX2fcvD2cBhO",
+	"MJ9zkuH7Z/Wzt9X6m+rZu3H97LJxcVk/r71pnFXr7y7r9TJd3SkE95VFCBmXa2kp3wotJXooed0NZnhB",
+	"vI+S7D5u3HsS3dBFYiKx0NJIzTVXoQYMC1lOv4SEHk9iQtN76g6a5nnOkCO7QcAlLLQh/gyG7UFz2HbQ",
+	"uD0aTz/+bTpoD1vt3rj5uS1JCa43u93peNj89KnTMg889bI41DJP6UupBq0HXqn5GhMuSHlAQpewCDwA",
+	"ublbiuGc1KuNev1U8J30/GgfiS7ooCUNddboXqBm4gxBXcF+Pir2owpDSLD78ot8aZnYGTohQgrNc6DY",
+	"bjH3AxwlLEmiaoIBKRHebFUfEo+b4rzaz6vxeN6ju21EuIMeQyHJCDFG0BXzhGixxp4npgZz8vbCkfgI",
+	"lGmXIvbXS3xHIiEpA/qh+IbQz5UviV8iGmmXM4hLACCOM9qIPNaVL1LBfXun+j1JdErgJRn8y82nvzLy",
+	"t6+bxfj2z+ZsiSGlgVlO/nKZgGL86fW0+ss/L76f/ofl8tn3k79c/vnPp3/5n+yd8+9//osNSCONlvRI",
+	"QwJTWvso/jXvVulKMGIF47WsXFYWNFpu7mpusHqdeHCqHnkw/nytpaXXcdNi4ZNW+T1dV7XJugqyCAkl",
+	"m/vuVGS6Z2ZvgDhdTfDlNoz+uiGIeoRFguGE6GQD8DYAPIORR1y6klYeyhYZDKY3jYu35423jbP35+/e",
+	"1i/eNOpv8lhVEptsLxOma6UBUrulRpFtSOYkJMxVqPWDzZ1P3Wvik4UYziAkc/pNJlUOrgdGOiXf3FXF",
+	"FcpQ+7/G7WGv2Z12Bl/fTj/1hz83h9ed3ufp8LbbnkqTZb+HVoFHrLIAXWtsTpsaoeFLFY2rY/kKzTqD",
+	"rxdldAfxnNAbBl/fCu0gsYxOv7aHo06/Z2WeNk3acuLqW3B2rDHww5V+8Qp1enJq0ImW2E9fRKG4p8xC",
+	"nOPtmmRxw64UbCKaKQPn/0nnCMysVtD/Y6k0sYf+sipyKZ6qxSgZ5iC052dhq1cx7wQzgFSoJiyl7yt5",
+	"V8tqiosC9I2QANDs4uzn1Wj98X04uvlzDrDOvPlv/mnnn3JK96lPckGk9RJ7UkagbDESt8kOmyqsntZB",
+	"50F4hWaaMZXhEvrZihP/nN40e83P7WvBPHrxXf3Tcnc6anc/pa5/bXY7dg+MdhrIclIWNfXb9QjphxQi",
+	"L1eSkuA1M8vsXCJrTwqEIjRSKh/zkqJSsf5XVtu9SY3D5jKVAEO7UUAlb3Li0zMVjXgFjABHSKtA6ESo",
+	"No36+ZsiDMOMy2BFWYwa5uSAP09iKJ3/SFB0dm6uPYSu7Kw79Xb1jJOUfwHfD6wjv1JmVTB4PFJuPzcN",
+	"c65lfuVNFNG0fHhlWHvNXSExyaR0qF7JnENJ3QnjuMpDyp2au+pT57/a19PRuNm7bg7FllDflp5KfVH/",
+	"nPa/tofDznV7NM28aNtBLGhuomCFI3LN+N8DRp7dLkUjxJeAPwaxnQHCmyiIZT2E0XVvhH4LmITqDKIa",
+	"6gWsKj6SURA58gIwcm84URokJb5nP8sFYwYLgSWqIfFXqC9opZQoN8UlwtJEcTJ7X59JrDFZl80PHmUt",
+	"tqr8e0kXS1WmTSw2uCFQo/r2zZvzN7GQYPIFrL4sWq6Kxu2Q3xqAlmasChcX59WLi3MbIa/tZtnbtRjb",
+	"nD4Q1TshYsUzwK02WkBDw4gFrCq3kMa/PES+Kh8OsuZuS4bsA46t3YalqE49ZWC5WiildrS8n+pKmUCR",
+	"dLeuEJZIkCdGAJwQ2SHACR6WnisS8lMn5cKAzN+Utb7Vag/GcAS2uv0R/Oi129ejaXM8bveENiBYQbt3",
+	"LUMZhu2/tlvyeXv8wt7Bq6SFXQxXmc9h6CnCiUeeJY2CUe7tDCf+vEvZfaG2KF1dHkr1TgHCHfKBn2m0",
+	"7HgHfUaLuGBdoMAU1z6W2p+4pOMgSvQBtvs1eEyDcDuEmAqVBGHvkuAO8fMqCEO9kD6h+HMIJmn2PtrR",
+	"3R1RjCCM2qLLhFqsO23GkJi+3gLnDL88RtnLzXzPKlb9o7+J1psIibX7BdT2uBPzje9v0a8b7IPROd1t",
+	"afq0mDZL0ULKMW0rkiFNDVIFM2dIi9oppfjHsW++uSsjqyWPmXT6iseu15OsAJd3qMjAGgX0ag+lgAN8",
+	"Z0fkI4nNcYezB+I35OEbxzAIDv5te3pUPEZzsQilTahLuaWXfVWISHQ1J/0Ec+XDBCRtB2qYuoEt7tZm",
+	"Y+sktjQ1D4IqHDSLM7SkRKP+lELNaxx3OIuCMLNboTTVFEVwlWc2HAosyomyZxUoapdbDqZNTwk60dUe",
+	"HTTTqWZyfPIvJbOZq5is2fPZgdLrPTOP9zIv2CV2s9qK7YyI5Em7CsIE2l2WqLpCa8wBHRlzNFsnJVuy",
+	"xVnErQK2efipLOjM2piBDm/jdxKDHnanC/pDAovsLol3lUdaZ2Q359rnMX7EIVOR27voNI4k/lk9L/NH",
+	"NaT/PyQBganbmLFf9nOHnJf7sPCtYWyFFloWS/zzGV5HeRk3fZqlxBbugrht/YGSos9+Vnk4g3RieJXQ",
+	"FFBfkj3aAWJUVcparfa6mPfkXjrNFfw8AJNmJy+24PnnzhaDi8aiPLARMCGJGadcJ8QdJTvaJIfnY7Ql",
+	"2eu/DlN1Y7eUtcnfmZPtVBQOY2rX8NedkszAdmQqPQXVv8Xk57QlDWu60DV8dLEP1YZNvVJsLXFNQhQV",
+	"7JVUNx6p74vDKQ5+AauOXRVIcyPBMfka2zhrvkPxwxIgX0bgWycADsddqk+Zz8XxUE/9WIoSbDaGf+iI",
+	"ll+QXcvVpUfjXlBeEK2seoOuVd3OKEATs9bVpHKU7G7Ko/YzUEvpkGAIYigoWrL+HcC6q20Zc9ZQhupq",
+	"ySVNGFkWb88FFN95xS1s/Bn59FO4SW5WP5PoC8F+tIwf196PAznDTezXCUIUt2rU8cpP6RIe0Tk0OxNs",
+	"C3v5JWnje7FMWWa8X1K9OWDkaqSUSQ+pVchJF4gJimyZgobMR9Go20cyIStljPza7HSbHzvdzvhv01G3",
+	"P1Umxk5P/FVxCh/o346n/U97HhI/b3s/9fo/93Y8dag5Uy72roHLJyzD/dJudsdf9IflX3+rOJnrt73i",
+	"O4daXteYhi0ckUVQVINJPoNc9ZDZ3WF70OwMp63muP25P/zbtDXsjDutZnf6qdnp3kIAXPaR9k17+Lnd",
+	"G09vmp3euN1r9lq2xwbdZq/Xvt7zlDlcy91Rezgdtgf94bh9PZXR5mUmZcPk+myHBYlS4zg3DVhA/Lxl",
+	"QeOlmg7bzVG/N1V2c9m55mAw7H8Fx3TuQTkaaWLP3bztjVpf2te33ebHbrvggYMIQRZsGtNVgZ4V0RWR",
+	"p8cy4QEAeiPf9MrpXmWYlgonsnLpAkYs3Z0kqsbhRmad6IwSxnzKyOguWJVkx0X9iZt46sDMvmQDlFSH",
+	"dBwVR3dkLlQBCN6ea7Fox3BVTE7ckurEU7IdWyrMx831zkH3ZCtjSJObWjPPTYk0az5nz8bSUPq0jlll",
+	"BxD4RjrgyCiRdMDp+THwtoJUlYkwI+XVjHCm3CruD8caG/FXlgSnVIypDriKA7GCUKh4VY7nRPqFY8fN",
+	"3XbCCvq7INGshm4kbI2jYx5CiWdziS4aZ0JpTqH0/Dvw6sUDr3ZSrwQFeyL1chJ18Eo2ZSFVXVc+T6LX",
+	"ZB0SVyqzPoZsixW0KMGuavrNmSNDPuC4UTdndkvrrhnRcBgWvYJEeHF4/wCJa2/fsjT8v4nU5Hj2Taxc",
+	"+gJSS/CBLFlxhcgAEkLJxtO+jMcDJVchV8Ugx/wDwAxLAD1oWCbbBwSVPFBvoyGT+BXa8A1k3ZNv2I38",
+	"LTqE6owJ6ERkZaO+GKzpn1aT09o0L0GXrjLWHYLmNOQRIiwKt6+4zvGW6UpzUPgv6g1nwiSOLTyGOFgx",
+	"M7Bbs4kV9Ijv0F1czAIGcA1iOZw4V9ffik0REiRn4BVkPzLRSU9VquQoxKnaPROmrKWoOehcotltr3k7",
+	"/tLuCR1i3L6eSTPGRb2RPTYyD1bsomZiTQTySiY+JohfdlMwLKDVFSBz60HsnBkvzMpjXoykncYEurjS",
+	"ksEsceg3B520eT5GEzsALkCpnB4JnXQlQFmoSXq6MPA1A/mBzhFmmfL0Bt5f4fftqEgQ6TvTz8ykQdHU",
+	"lGJUuaQglj3y9sDNY7UOFkFg3GB3SRmpCnFelagWD14mMQqOrIAqKEv81likMu3fKNcBCf1Z8cfZW+zJ",
+	"QbValtpjvNN9ZJ7Qt6K6eKB7CD2GcrOn2wKxa9S2JByABax69u0b0gVELThc+hwoyTFzI5IN2Hr/hfiW",
+	"HMouZfcAeaMRClTd/LtgE+0ApvHFawVIXuJWae4vegWuihzb/14wBrv/pQnfzQ3kWMQSaCyYz0nIyyVr",
+	"bkJ/ZyiLaLCkMbsD6DEu4RZErLKqvQnCFMzFL9lkfj7WJNTAy4kB7piYkGL8rpzWmYRlZgGj1iSM4bsM",
+	"FTTG0S7WQPfaEzqZGhGHoK2k0b0vYYKZJ6u/rZdbDqc7ED66I9EjIXFA/wP1SPiK6/h3MEPIg3zDo2Al",
+	"7gGYES5AcT8Ah2XCEiAWDT5CdyKOaJgRxzhnxG/K7sWZBBxZZbsST+w7wM+y1GSHp1XLWbSSpDN5aJGS",
+	"oCEyFhUluS9mALZPcMj4hCl3H0kW5DEIfQ+duDR0NzTijtzVKoiNcMdIBqQeP4XqvdgjaLMGLT5REkDx",
+	"F4ebzpg2x25DMMGYtpl4w+I0lzcA7Yxy+AnuUiNbGD/ikDCAwyA42oQk9ha1/GDjIZOSC3AhvBVlqR6A",
+	"g03vjWLwthQNujgMIYVcBtld6fS9guwiNBZ0bVTAV9hmqTZl1rPZv0uJpCNpYdbq93rt1rjT702v+z/3",
+	"ZogyAOQpLqNQW5CE42Bf8pZZCsnLnJlknptimrNcYReHM59t7mpHfEd6anzySS6hDYZF3UlYBacBI56K",
+	"/l/iB3KpEJXiTZg6V+OMz0/T1rA/Gk1HnXF72muPf+4Pf6o44nr3zEhQlZdumq1Ru2UVFfdFXamd1GHz",
+	"gNvFfPUE8HFzSGLnOQqTAXukulmjmUSaa6k2PcVW5NVrssKhKy6esADNNLOML5+WFjDMhWkl/S813B8J",
+	"QXFRbTSqZ/Vx/cNlvX5Zr9fOG++q9fclISj0BNmjpFvqrhn7TFCXRJE8UlLw1Vbx/6UgLuZz4kb0IVVV",
+	"o1iG0lLAY4zmluItlJs0dwkB/snBViq0W6Nb9zcRtsZ2qxtIP5jkkbBAHa6AVSDIz9v4xEOir8eRq/xW",
+	"L4joXLGaMlQrN1BnXYihJQ7yqpgWPw7oVhNsyCucesSUXWXiHmBNRoRH/EoflbvPxjJzLjsch0TaMjyG",
+	"xkENH1JA3CiiAFnyjL15edSDRuPd+/P6h8bZ+UX97ZvG2dmbd8ejHtjrQFm3UbzM5hENpow4Tc9szkEc",
+	"qkSkgwyByoVI+bT4XfND8hjf3eXUPgfUU9V1BfuRe+jFe2032syu29faFnci6MCj0j4eC6VJCtqpg2aD",
+	"5nDcaw9n6EQjVWG0xmHESHgqUcM74+lg2PnaHLdn6MRLDO7Ypximx/hkKhc1viyO/biRilNR38xLAOXN",
+	"3k8JBzUnsQB9IVXO738Z9kINNdmE5WReA2NhifkfFF1h90T/i6EtKCXXip2lsvHEx1yZzoPdpTYKKaMF",
+	"6P8nQrFOASTJG6md2O30fpIQ9e3xl/aw1x5PG/X652l3WHHsN4vvXcgXL56ye/0ywpa9plwpyQudzDe+",
+	"L9jXhAlmRrEvg3GTEP0Z8DYVIT87vcpkXov30e2wm90Yyyha88vXrx8fHzNA1Rp6/vVD4/VRleCSyomN",
+	"ShZB4diJXmGXE/cQke9GvhG/W2hF0Er7TbPFiQsh//LRREtXXAejmWxrJs6eOV1sVCD0TlgDu11hP7ZF",
+	"WoJ4Ir6FWXT090e5CNyWLAPTXmFqsfbC5axInZj5UK8P6e9ohUXDDAtxlhnCvR1xOsiaNixCR380bbbG",
+	"na/tGQogqWgZ1+KMLSNiuWfX/Z4QI4x0LAVeYNZ6RZu1WB3RUoqNxV+pOOL3bW8w7H/tjDr9XsmQOfBT",
+	"HaQBDeQb4l1CwqN0GmMBsjoNYDrLjA/9kowQm2V0KClY7R9fwgJjY+muYgPSYGy8dYXIrxvsc2S1upZY",
+	"WmvFgoJ+G97+MFfZMpNyxaQYG4MuS5gRjFphwHnVYpVE4xj1I8b9VFDY8VkSbCK9IrEHXJvJY3Dn7DGj",
+	"fkI+3CXCWVErW3dTE4GstQmZuOKMiw8oZJ5PE1Z4QIm/7mRSR+FZhTqRho+9i8uiTdjdFq1x5C5f/Cyz",
+	"VdEUHLRh9+cqAitrnwSbJODhATbuySw2Jc4cNLOaIMW5LhSvlO0mdkeAd022k7JSzk73n0wvZwLNFcDJ",
+	"bcRdOzrjC4pf1iegFA5Th9yZZceuKKMrMbBGbreWP684jigX227wG7cCIgJ6aayfgRF+B5szpIA/IuBH",
+	"HP8RJ4LFWMXxFVoOeZjbIXVnBxyxaXQYdWYefmDyzd1vdqAnqN2TWAPM741uP/6932tPmxUn/v3RSutC",
+	"z9pnfHGBw3NZ0DMk2vaygcqLhUYXUIsATccn3ulTjC7f93hym3v8OQd4eVtp6ThJ2ZERYlYH3W7HXCbO",
+	"EzPvkXrRMgEfHpQKHyw73o+FH5DCyZz65HqXId+MCNIGVPu4VWvlHJMGQS/xmjQfSCi6FneS73ApqICr",
+	"QEkRW4QlRkowR9AYwrI1tE6aU6WtZNUF4L1uwP57w1yV/xkt0SgKqRsNQhqENNrKWRJnfOEUHmXAP3Cx",
+	"rJAtlo4+Vxdsk/C0HWcb1GGbcKSWOd4sqYX9R6PaqNd/AeJ8wCENNrF3Grk+5pwIXWbHKkJeMd9AlDL2",
+	"/VTjINyAAI4a9bo1UqYQM/yjpbsqsFSJv266oylJfVMciKteaol3LOeAcRfJ2FXbxImD6Y4Ijp3C4Ncn",
+	"xrjVgGoiZ/DvOfx7Af++gX/fliyn+HQ+dRitPP17JVg0LwLXL6LRXbQp7v26IRs4PLdrklAqUl/8ffjM",
+	"U1ZzVMCh7HOWNkGJ+bC9b81+6lh9XU8L5TJ8Yejka7fZMy6cXiKM4BqAEKTfU2A30mIyYTSShWrkOTgM",
+	"NhFUzk6gTY4ppzVhcT0tVb1qu5Z562avY4fRKwC1oGJ//kSgbJO60eQMQrnUnzpSUEWLmy6rgBEHzfyz",
+	"JHMJHpLRq+Lrp2b42ITltTOjZFauDBYqUwWrNmG7al/JRnkAsnbKlWQZTThh2sM2Bdn7uj2EQaIThUyW",
+	"Djw7zZbBQtZQNbEue2LVbDFhuZisoiAsY3XLhmClBm4GYTlopsKr5FOxwxFmQbWG3Yg+gH2HRlB5GnsP",
+	"YJ4MQtB2oIqbNlKBsV6j08nlUFK/rKRnn3FeQ01mjEzRjj0STKytGQjWGTU/dsWKwmQz6C559siw9Ns7",
+	"nSPGCoFCFLODCFPGM4/scEW/oDUoOxniXa9KMI+q0OUymnB8wNkgIRN3T3IO5qbnCs0+DkbTRv3zXpoN",
+	"GJjWkg1fQEhXKTJOPvUKbJJUcOOEIZ4YQIoAASpVdoCUwZG7PFVWOSUJyb7WP1cc/fMm/hlf1D/Okrtn",
+	"8d0z/eM8uXuRtHiRXH1j/vwc/4qvfbbq7C5mHvVwROCkkQfNDrs4FM40ziQDxDGGRV1LdE8ffCnoRFdW",
+	"fX3eONXJSnKvJt9WNvXM52foBEpmBSFi0i3u6JLMElLSQfOQKKUxbTmwQ3/aB/vwtnC4I8oWPkGdwcPb",
+	"eJx/ygxQ1T1WcogkDbARwzSF+uiOSDjHroEUWiA21FAVfRSjjjs7hZamsqUpXT+8ncbuBeaZz6lptD4K",
+	"ii+PK5CIkycIZUkyfW3DVCDhjomzr9Sumbs4fOZ0eOHhk3dQ519q4V+o+6LDI6D7ohKC0rhBpSgURwwf",
+	"hukaf67wUxJXvPEWjNLKSSZnhnB0IrY2Zajx9kPt7M1FrV6rv268ddDrsw+Qmr4MwoiEp6KFNXXvYcI+",
+	"fh7AfXHeXxrZlWpzWze4o03gQeiRULKVK3kYwmuUZ6z86Gflv44HCM4W8az4NmZbGYuQ6zsEI1ANO3vA",
+	"RB7LUMV07Gaq5iQtAx6lgXZVb9MYtjM9qEa91nh99mGmwsF28v9yMa5uSWb6CcLPBl8voNCRedRyWT0h",
+	"Mw/m5rONWK9e4+wNxK3ZNsrMQVC7I5ijs7f1+uWZV69f1i/PLi9fv73YNQPxOI6ag47e8nZM+51bNd+2",
+	"qeK2AsajEFMVlFlao4/nulXU2u8VoN6o6wD19/XDA9RLbbAMRz5gj8lxHLPJzqybrEDQqR0z5KdstfyM",
+	"5HebZeyw1+TI94zs0P2Te/1Zt5CHI7z2MSOFldKu9RMasSZ2ZJ4dGQTxUikO3oI0Ddi264L09ra3yOC7",
+	"yZTkvE5VQ4JcUnlWNvsUmTBlouAkgkzAOEPOfPIVT3zzJzMItZpdolkK2u26f9Ps9KYNsCKJR86KHjlT",
+	"1delRUSc2FAhFIwiRYrbhN0TsuaqIA+R+Kz30lh6Yv1Ks/e3tDp56qiS2xn1LzUlWmymLK30WYeaRbfT",
+	"4yu43uz9zV6TlLnhtoCmZj0ZjQWWMZmgd4UelzhCYxKGGMBUFE1zwjwuq9t0BqN2a4ZOvjTR10EPBQ85",
+	"o9FpuhrgqN2qOBXxLWsPXzT7Ii0q/wFyL96/vzirv2u8OT87a7x/f14/f/fmWXIvyofSpqflVeIjWAQQ",
+	"aiOzAHIBSiq/9fAI2hi6RJZRS1kJmWcxspjmvWS/Osq9VLC3qExABr8/XwaPTBpcTl886EkG7hpBopZy",
+	"m5y4HRVb3tTJv8URD/lyJlrwUAU9xDyq3bfAEREbNF3SN97zl0jv1p0F6WylXvaqK8+VgpFImiWSMQy3",
+	"S5m0DMOPcJzw2zVb+EMmehiW4H+nefwB0zxW0SaVAN+4uKjn4InHt2KBoS8yYjGYI/Fg6mw+dVDj4m3d",
+	"QY039ToIOe/ff3iLTqRrziiEHpL/lhGqRcUCNQHIvuSj//A3Gf0n2jeDAeHxvOC6PyjfdAclIfk04kaV",
+	"sKMD9GXSxIOP2e8eon9grLyEpINwP+lzUjeUDWKWDXKfPXM0vHbV2tBsCjwc6iV0T7aOrnS42VBPVaqw",
+	"FK+Qlxr/c/Y/mG11AcQTENhSPhEnCbnVXszTUv4YdELZehOpYlaxAHCaliPSTmZeqvLX4fkCyclhZA7E",
+	"TnCLF0veA/NCc9SDwlZvL2xypIMaKArQxdmHiw9v3519eHN6idS457aZSWnwsUQULQkNrWvLU9MFqpDg",
+	"K9aJMvZR9S+JwGqbP9Pff/REphqBUELwFpvPl0EGLmhfN6YxGQ6obJjlbRG+JyxRc1X4NRKn03N6W3Wp",
+	"mA0Hf+pFpRRu+CqIdLUNm4oFeQvSBwW20qLUCptjOR9uu78/YLjZOc/ZWJac5iLnYX/pt5ea99dyEMq1",
+	"rUZkizr9XxwJH2HXSFNVQgzU+J/2e92/VYrAfMA8mMoKjN9Jm07SxgJlgaw4xid+OSJGXoY+mlzftF81",
+	"M3Eo4uzVMO+JwhktCTMCeIbt/7xtj8bTYbvV7nwVTT4uqU+UJTgGrlAe/nDDeNKEart1Oxr3b8RXDRty",
+	"/OaGRdSXmqyeNtlCLBhcTZRfW6aSQbh/+9NtrzU2sgLimtEe8UkEAU22bAD1YpKPnxtgUjM27rhxSWfx",
+	"yxqy7Qyy/1G5BoxEWlrLZ4AlR7xypypyFken9u6ffUhLzCgI0Xn9CllE5F3ZPSXwaaPcljDhDop14lRk",
+	"ikGdqR1hlquTwjxHs+7Z1LSdWHqeWmezO+arBv5CsvJabLBuNSFZj/Hiff2s8atlYdrtNnpfP6s1/lPG",
+	"KkZ44WTl9xq6lVL/Wru344SNVFCOaTTGnNOFimXyg0ei/bsRXsgT9iy9j48KxMnahxr1emOXRnRR/3Bu",
+	"aERnedL4Xjpw9JAKnwX+f6PSpzybfnipzwL8lxco+WmfxL2lPzNuCmsB0B9a9pOWIAZrfboyL/67DOi/",
+	"eBnQA330Byeg6TeVSy/FVFNxBZe527OiuIOZI039OJsdLV7CewchJTFxxkMMGpDIClZ5wmSKFSRcYd9P",
+	"bXbpAsK5lGxbaPTdYn3jvSkbFK3CATjhqmIqrCN/jX0/eOSvPcrlL3jq5vrNhOGNEOMilcFwiWY312+m",
+	"/cG40+81uzN0ovxZQt5TEXpI25j8bTpo7NSZMHhdSGudIeA8acei+ZT8xm1vdDuQ5ZT0czo9PHm2NmHN",
+	"YnUvwYuSGQahqSlq6VXPtJwJMfAJu7l+g9IDh00nrX5ZOlCZ+gTSGNLjS8s15sxVnIr5pPrTGHMpwfNu",
+	"sR4QsM8U1VPvqoS/5qinfTBRAgWbTvinHN2z4BEmSy0r+MtXGCQczAEzABiIPNhdf8PpQ1yt/Z8ryi7R",
+	"irIqiKsOWuFvl+If+ff3S/QP+Ujj7FzdbJydf3cmTF5+e/GmcaZuvH3z5vzi+y9IkSNYWAkJYRwyGLFx",
+	"dg7lBtk2WlK20Fo29GXCoK0qtJICVKCycjzC3gPlQbi9VAK2GoIQsHUOCexdLhMsQLoD41tI3GC1IszT",
+	"2snhGUd72cZHtayjHixrqUzfgzCcD+/CEZlCKeqADH+1gBYk7RX+VlBJgC6WQn4W667lE9Gek3ygbDrg",
+	"ihZUK1Ai+pM/cfwqxFkTh8yxSp/YJWKDpqXCWwTFZosgNq+MDJ4JC4mEqoAysd1mDvAQu5GsVaKDGChL",
+	"jk6iUGilnTYK1oEfLLYy08QPFtTF/igKN260CcnMkdHYsJmEhCgt50QHZKiRhdqhJBiv0ZEJkwghXINw",
+	"J6jaALFdCks7lZ/EvAmbQckdeFsnJRkAzbdM8kbdiOmtsqYspREln09tAFoxnMl7VQfFGGFODVx4HN7R",
+	"KMThFm04CavuMuCEKYs9r6E2dmW0/IQB8i1UWqc8EqzWcNymvV/ybLkjfsAWINmwQPFX+PqV5KNMYn5Q",
+	"jny6olGSSTapGNoRKNzw2qSCft0EEUYnymSBGm9Pa+grDXwJ1zJhc0x9E1cCgj8id2kATJxwoYHLpMC4",
+	"eOppKqMp2aYJUT9hkVpJI79PwGljXNcBpxeNs/IBpy8VzmcthNVf4183BEVCOdORSVuNkAHrn5XfnTzs",
+	"/ZXQ8xRTEAe1sizIK5pIJVc5kbCnQMcxA4oRj1LsDJIgc7zrtIZ+BjffRoEkgGwpyY2qULkV/GVGUMhY",
+	"PtGirDUPT/PE4X1iLWF3WkOdHC/KhEL8V+OvZ/i8e7F6859/rvwukWHnH+pvz96/OWu8vfjQeH/+/t3F",
+	"2ZMiw1j0hF3XkQ3YgHILXTaYpRSHz0leYoyXSzJAb5KmeIrV1tCIRIL8ZHkqhjwo7i0ZXKxvaNHaXg3r",
+	"+e0zMJqDApQ+l01yzO6NJyxbN9tUqegMdag9ESsxn975ErEYL+/zylhmYPriHfXLYdLoU1ACDPkA8vhh",
+	"Vms7RKSdvlR7Jy+RFYcuE+UJBVOkhXRWQ8MfAJSac7QWmJlf5+J/DkUJKRQ2bMD72gVlVILRZ2tKwg9T",
+	"WX6JIcAxZPUJO0RY18eyVUhOlW/HzyJrmQkDo27zyWpZcctWZdKmN8VzKCS2x+U2Pk5AJxNvqMyOFbFg",
+	"X8WFHtQMFSvJ1m+DA3/rIBev14L0o/TXAcsAG6n4EyYN0FrHmw2G/etbiSagS67PoPijbIOnnuilnuLL",
+	"4JFPWOEDmRTy9qdPbfDxTkfdZsYr2+uLixWnYulO+qr5hVJWND0XIx9/9AP3noTWUAfMA8Z3Ld2VKkus",
+	"K3mCCAClAfUKwgsKpzS7CrWn2ZJ202rHMsQXtCod3hmrC1GVvT9ot+BjKjm4AXNJCCiyYKgXAhwkawQr",
+	"gu5kHyWCzNN8LqqpgvoHvf60OR43W19u2r3xaHZpcFfp8knLmpnnp53e9KY9Hvanzd719O/9Xnt2OWFY",
+	"zFIYIB+79zxrFlAMW2UuvVbpSehkBu/wmSNvcdins06v1b8ZNMedj922/JLoY/b0YIR4EjgOfHKypaRJ",
+	"cJBxqYdP2IYT77SG0k0P2587/V6JttVRm3hBZxNmNI906zed0ajT+zz93O1/bHanw/7tuNP7LEan78Bs",
+	"OWjWH39pD8WHOcDVZuJPPnb7rZ/aQ4kqn+ZOlrnJXlXDqjgVe38kjzMWNHchv8IVpwJdNhr9u0pW2q/k",
+	"m7Ue7UKpEsLWmzufutYqlwDMKolabh1IEQXd29w2ZesH+ZgVwCh/2awwSyqlGs8++buSMm0na0hI1ZeV",
+	"nuQugjqymTxYir3Z6QvzDUXftlNpoUs78hfuA3CCfA/+LkOSFQ8REs7rIESKlbzsvDzxfOrEloYDtBsh",
+	"bm14nMTFojhfr0jJyYu4FnNtxiwPDYrPxDJWchSYzrlxgqWlgq0mLJ31mRGkZjkzki2R8zmlr90qanZ2",
+	"DlRSj44+UnadGmrG9nEojNkcdBw0u6fMm0FSXinTigzc03r6K47E+zKSVyGuigunNgWohEnUCCy5kikC",
+	"0viZBITUylr9jguZKgGQNcvZU46F2toZe5XfOMo8Z0ZHpSHDpLFVwniCdP4cYvaPySk07Halwqlk1/4l",
+	"oqjcwPdl4MYRsVS3yV0ZJsevkLRWWHdO+bTRP0jElN1cus/oo2sPFVh9LpX0ZLBIvF4THPJYnRU6kqNK",
+	"+xoJcI6UjRw0x648wDDzkDj/a6gL0jigP0KMkI0FGrLNU/dldlKkdPTigkTBZ+0nfToANjnWlTqmIE/z",
+	"ARKxkPoyk3Qj2i8viu6URGW9y1hA1pbQWVkL9nOvhBzbUcshxX5IKipaGUX2OlL55Vbnk9pfZVZpVTRk",
+	"Q6Xxg0cSupgTQ7lxDOypuOOWWtQp5JO8OvS7rnQ8T0eteMzFYNFhZgrX3PIJ/XE1myrNFJqR4lRViViE",
+	"iHnw7vQLHU8nmO4sIidvpkqFv0p7JjO7D6rYqEDEvapwrOP9ADIWiuPvxJrz/TiKVMgO2CEcE9ITTJS2",
+	"s5oqUfc3wJvWR3Dq7I2J9mnKvgVnSSZwaV0/0fMl25iZcyGmdTctvzyTGODIXR6o4H8MPNj7u9GRIX5D",
+	"WWh1RBhwyQmb7ejQzJGwjVoadBAPZJyBYDXhQgeGQAag1hcmDGA0JEDKgkQzCLK+k8BQ0gbwGFIJHmRG",
+	"p82Mgc2cODzOmTAjcp0bsXOp8IfZFZIBcU6MvVwFBcoxiz0YVDphOtQFXErWcBYZDPZIOTm9UqF7TpIz",
+	"n215wvQGEE/uwxdXMXt7I/Wkxp+abwfh7BQq8F6h9LCN7wPGgesTHBIPncQl11yfynhETph0pcnkTRVr",
+	"zNCst/H9TwBHOzu9TC9J0cSjO+IGKzJharrTq+UHnHAlrBMWhdurJPDRQH0Hykq6flGvJ+Dw8F0Z7Jgd",
+	"JcQ/c0TnSol+QmQj9v3+vHL5j2eJcfzFqYgOigUqZASZMAQTRKBs0KPGTZ1t1h6OyA3m9zNJiWKqqQoQ",
+	"B8rxRKOiSfEfyqLA3AsqaOqvo34vta8hAOXd+fu3pxMG18Gwt4KEFFhMG9mFZBU86PwKQWPJM//8PkM+",
+	"wQ+Ey7AyvV9kW5CxIFo4wYiRR+gpIwQiB02qgog2iShvUNqECfpNTwQVm2+NQrL2sUt46pCSJXxXeC1p",
+	"Zu9y/TvE8ukhlgWTvC/kcmxGViqmrZk95gka2t1WHjhSpAzWEV1RHlFXHOH3lC0ugXdPWHw2wHx5dA6Y",
+	"dwZoonEyOMge/yiTghtnYHNNnxo11JQWPSHXis9cptvYsPgN7O+Jjtw7Y/9boyWfzG513GQZVvvjIyvL",
+	"LN2/QycPDp28ylddBckhlsniiOZE3tObGYSyp8RRZhf0jxxXeYjawT9baqcMCV8HjFvxa+Sd/VqHvSZL",
+	"SadSMdOvHRROLv0DTyBXnhtDzkIOI4g/lTONK1QzSeNHr4TQ9PatZH8/KpqYVwM8DXF4TtoAYL4vjcwk",
+	"IXmnEqa4hqySkcwTNjPamqE4Pcqn9ySTnBCj18rQsjRagK9KSElYirhLWSP/bvleDpkUDLq41Ux0trT9",
+	"g/idPHI77OY9dWaw0/NExOVXsJkZnrWewfPLpjC0QmS9T7fd7t+mt4Nc0FfKTcM8mSoe6kWvIfXmdf/n",
+	"3uxSGhcon+gyTyfY18x8VyzZaQ3Nrtufh83r9vXsUkZpJB9xJgyusCCqoVkqmEAF4gE4SdqxlgF0kW1X",
+	"nErS3fiP2wGA7iThBr+8bFqIscGeaXUz3Mtc6rjnKaJKd+JA118Jkt6zXwWVpHdrcYz+zspr4yy4QKom",
+	"2exK4oFJApSqqBdicRDX9pQRK1lBrPZHDNx3KpQ3YefsAPlKxQjP5NLkirfdDmI8zU5PvVlDHbW7U04A",
+	"2K8+mUcoULiK5jly5L6NAbf010tsVF5AgeWK9KXwo8TRYy9mN2EnmXYAMdhWEO/USTchGCU6kTBKyfpO",
+	"WHED8tROL4uCrlWWzAS6LMHpMgpQmtFFmQmOgzuno3FzfDua3vZ+6knmaBl35mruOeCkCTgaAGhPW/3e",
+	"p87n22FThme129fta/W1+Jlhu3n9t+m4Px22R7c37emnbv9n85mvF/A1wLeTX4FrtwN5RfXkqWBsJuya",
+	"Uxn2b8ftYab7H4f9n9o9G0jbnjgzE3w7xdOM3RoTb3mG3M3AdB/gaOiepcFKkkZRSHwwM6SyXi28eb32",
+	"KWYuucHrNWWLZ040N8fWzHwqb2/VNqsaaoKNMJjHmGoS40a3oIxq2sRFGSOheEM0i8KNL2NCLdZdSP2O",
+	"O7KjDI7ZFW7UZgvCdJEzYH9YlVdVmeUe4RGVgcWoM4hFp5BIninHFPcW9BM0DzbMswYqLSBN6gvBnsQL",
+	"fdoifDZbg7Cu6DEI720apaT8GhoqJddUfNVrYlFk4Q+w6xq8VOXvW0cUbRgjfpt5gB+9YxGSPuxchNpT",
+	"Et92UuiBcb2PQdUnD8SHFa5GQTVuMEWcO3bhs1NkihLj2oZBiChbwO81hhoi0p4mU86hNmgCZni3iZAX",
+	"yGwZuI9lkF9cWF1uP/2CPZJUPPLVx2wcNG0cp2iot1xmEKoPLzBlXCefxR81gjTFWIw6sI9BwkCeqAnu",
+	"opNO8ehsmqHdrpYMWkjELLayiX1VSEYvQva7hnN4pHuyUNYdYQFqFC+U4dFxZRUdzyAH/UM2CEDPpGhr",
+	"B83jxSG9T9N8htYjvNDWHtmxQ8JPjyOPz5kD6ID1N1+1SyQWHKcHRnftjq+9DlRpR2cX1TsaaT/KAw2j",
+	"DfbjkynxqzjSh1SXVTidd+/eOWeNN6XhmMrO2JNATItDA58vBr8Y5nMnjOn+kPyyWu+BcflF0KUvG5z/",
+	"Y+LyD0Q5/dfBNt0Tlf8HCY8fxJUvDmB2Jka3pge0wgwvSChVGJ3mpQGm5mkQ0SsDNhCSdCSufxDG3nR7",
+	"7Lv81I38kj5sinS43VEElTGG4ib8tbJCSPQZf4vuhIKCIEQFXO7K8YX0C6CRqZeW+EEmCnAhxQAVUJnw",
+	"ye0zY9HWvh+yWNkyGwetmjwFpCa5Uo2o1FRdnyQFrCoOE3UDtFKP8rWPt+KnLsvJQYjjRFcRxyEgyqwx",
+	"IBWrJjLg46mPyFAgGiI3CEPwNQHYlHonncM9jMO1YlT9aBmSOJDPUcX+80VSFB2eQBQEBK6Bmnqaq4Ui",
+	"H4xjSqWdCnIvrfVRMuJcsmg9q+Q78LGQgQSvYYZzuZMu25fWLynXyKwgLEHMhFoILVIRvUqvOFoHYSSE",
+	"h08g2PEIJNBJpbWkLl4EqDGp1HZUcDmo25pmJFaTBCFL9V1hiUowrxUGgFuYPRyllJ21aIF4cYNyc9n7",
+	"CcO7Df2dNu/sdCT11ZtG52LSFl2TBE05kc9J1FSMPELWUM5cEWqiC8bbO2Dp2ZAL8BSVxaxUc/Qel8GV",
+	"rDCnU8kUlJsIhNnnxXyKwz+uKnCpUpQLKm5wR4sssPMVVUEhpvx+iQprDUCZgV8RYS5e842vYtDwQi0L",
+	"bFhYUlXR8o5Ej4QwJENNtSs3ZlIOWgRAngHcUoFWlMcitLiaiKV5YXlfTd/jI69NWPsyYfUBU2l6ktUJ",
+	"icWRAdBKoDCNcIACoVzDxayquSvAHlxh4nuZwHpTTH0BOfQp0tHOmW/R0N3Q6IitdQ1/3UGpYaV0r5db",
+	"Tl3sI1e2GtMhFDXShbQFcUnCrCHj80oLVihSIcHK6y8fhbgi7PvmuRoYOYq5FdW0fk1WOHRtxXV1h6pQ",
+	"UsaD51DnOuGNahR22yz0Snff0rrsdlUW80iC/mzto6Z+CEfx1Amxryp9qgUfLx6Z+va+ce36LqySAh00",
+	"lkFz/bgqujpvu/3mERz+muIFC3hEXctOM24WpJBRdm/hojhct7C7tMWdNIcDpEOxfYIhSlWdVncb5vnH",
+	"7Vyjo83hoM2icGvbwvILumoFDZgdx+dL8Kj0enYvyVy+mCoX9fG2d91tT5ufPw/bn6VvC2Blus3WoOIU",
+	"3h6Nm+NOy6pOyo+UCFgyPbHypZwXNt/R/qAtXXDNrnZVKq9f8QO3A2tHYV7s5hYZt74mIUzeU9dSKI7F",
+	"MT4r7BZaJ2+ardieqAQwOVO6dvMcJ2KSUQZL7Nen7aKY/qzzo8nfwi1psa1VnHiJgdTKj3ZNhnjdmJCn",
+	"jU+siaDxIuIU9yBShUjTmqaD9GAl+xxteURWnYK4FHNZ4EFEvRiuOgjthwIjdLG8C8LdTce8U9bNM79g",
+	"N7bYK76ZGxEEchqDkSTMzFL8bNxsfSlyeh+yDv11JM76QfBoq2bYlIU8hDCwFk9AMWer0b9geGMZ9iCR",
+	"lg3vD/ZxuAI1ly8D3+PmKL90Pn+ZNrvN4U3FkX/83Bz2JDpWt/9zfEv8Tu70f7JX/xJKl0X3g9FQhryP",
+	"q5RwPPcDHCXrJ2HKD57VIsoepcKv7HRd8uTToupzMMldB55bLBxldpiWPQo2gCnu2NuSQo5Ui8C1rHeC",
+	"mUabP0qwa8RUHnlEGOxIckJO3CObu4GXk8aCw05jzQSk0Kj3RLfT+2nH+Vt0u+D0DYlL6ANli+zuP3L2",
+	"Us0IGgox4ysaRS/1iQO2Y2o5bIc8J24qXtu+K937AjCP1k89QaYbbrexZwJN7euuekG5GURuC4/cN+5n",
+	"rCFiKRwS1/Nw8VpleJu1Q5BROmTCkmcs6T1HFxHRummCxB+X/zASXxOAM3Si6uimSwUYOdcTJnPI7gJv",
+	"q5OqMZh4sr6h033Zx0lFgqQKJPPiQiJxPs3hhUSOi0V/huxIeAZRNvzUSlIk5WFZe3KKYzMpE2ZmOcZh",
+	"E4mTYiBPGWWckVOj4ma3wUbZGXIZPYcVn5Dim5HgJ6HXgEqk2u9vE680V94wMzgPdeaJsg2dA9KSVSZS",
+	"jwLHgKxaKDvtmDqE/nBBDQkFCCcPC9WGkUNZGgcOQAxzKYzawxWbgQFB08QY1PPD5WIk79Z+YLmHHUUe",
+	"niUAMm5fX8g72jophqYElVwbNfQT+NbAbJlKO1cWd+LFmedPq9RZQ03pudae6Py5UGIpflS1BbqAUIMX",
+	"qrKgcsPExSq/p+uqZjNVECuFICLG/92p5M6Tg6lkkGvhUM96ds89QzKipRrAgVFfiUSUJA1hbtQFUF6w",
+	"pQrEAk8x13Ogw7PMnDiJhyFlhOQ8ztmq0IpEy8DTYYtEZilE+J5IhAXsusGGRbnmjUw07C5Tk5nxzyiB",
+	"ohULKE84U8f5xg52m+xv8rDl+xI8opD4VDmEwe2nZSieqexwR8yCBJSrlYZ5D8Jk/leE6HqRIGKZNUoN",
+	"YPZE6LM7Z8RDybhM4PeD1de9s9Yp/l4J8KO4pKnC69WK2JEguLmcmWcGPXrKbBxGXboGgqCYtPiT31g1",
+	"7mMFBaHiLuRRb3tUshNAytWRYABBA3gnPvyWyTSqFCdwnDyVZdD19bLZsdl7/fFUgR532xLhuNMbt4cq",
+	"nWZkubQTf/2wNS4Fvw5iWugLvqZ8N7LGrRWPHRDRKYtjFozNquaX8gxSeqRECfPRJwO1N9GyEKrdkO7j",
+	"L8YsiEavkrIOz9zjNEajFbFPiPUbFb2r5lLFEii4cl11wCMRpn4Ndel94i+NJYCaBOqsJV/UP7eOkpo5",
+	"wohtViSkrpL/ZHb3pPLm4u07Gc1yPHJbTh7eJboeMuAn9aoIY/9Gloc4aOLHRlVeK5ylEqr1rFLsPXVS",
+	"d2LfH9R58YoqIyBGMIGmG5OKBs6XF86e1uGjTpBnhcPX0kSykUFmE8w8NtRIofCOcOoplRpCsWSsvioL",
+	"nmhKAVPyidYvykp3z316HyOOp9TJg8uppYLpNIHl1c2dITH208UO0hN/Qy1h0/eRVeVVqkGorQlHuAaf",
+	"F6cxg86IGZp18vh6lKnEN3moKMA/yicsNknJmv9s4/v69gmEJMGV1Cf5THpkTyU8IEc0+r2teKpi6NON",
+	"dD3ymIUgOxJx7GcJIRkhE0LyLo1IngelOQqsyxj9j8fUyiJp5edTScG50R1iynpCvxKj1i+WHmTgXpW7",
+	"MQokiOGVBaYQNkQCUlgrg/xnN2wdQrV2UxUQGfTMTmAasGovWf1wy1D5sZfjp7b+H1jCk2F/y2lsBYoD",
+	"A328VQgTliMhOTPawFrzp0oMocyhOCCDqgLxy7ER6VkB8O1zIkXPFxKmir52uHSlCqjtmGyJfvv8yPS7",
+	"BpIoTU9Coyep6HtVRwIQFHeK9mnJPiViWqDrwbNu4KdnVCDmkZARHMk8+BcApS45j4eTRrK+BeQhcf1l",
+	"AguRaH7sEDB7CBy7jrX2RJHFe3XY1KJESxp6hyyKHoAZ/PGC4PXlVgi0vR/LL7IfP5xGYFKkTrV7iveS",
+	"yR7Dgsatt38lJN6GeZi52wRCHw4DkCMyBWScpILMC4DYZ7mOBNInEto+0cdTuniKmiU28AuT81FUxMF/",
+	"T1SkwlH5/ma3o0B51wsM+tEN5eCk/kiW+IEGoU0kwxHk2eVQ6B6hyHDsX9CATCxCeB4RyF9PRQa2hu3m",
+	"uF1xKsP2X9sAb1QGMm4Hwabjjc2HHVhbn8TpfsDDyGrtq7k4jsGkV8e8DdmntgA8/dGs/eB5v/v9cNrK",
+	"t3IYsUGSLonisgnpHK0dhLcbj04HVdEcsNgVEptIEmGwolFUhEGnY3vteYNxCgxwEO0D60oxJZij5iZa",
+	"BiH9DRdmSR8F/F1k0N7a7O+CaVXnIUk4koP4xl1CrrgqB1PZs1/smQ069sB8spbCeVQJdBWn0hlPB8PO",
+	"V7lnNcZXUTrA7s+BU1eH5qWiIiEnoj3+0h722uNpo17/PO0OdUxk9mbxvQv54oU9TX9vWESKdk8a1bfn",
+	"yF3iELsRZPCmwiDyzQduK2ARdqP2ClNLoCBcjlPwFf294qjXb9Xs+LyrICJdtfQWf0cQolYYcF6V3iRz",
+	"KyfJw5Btl8kPvlS7UkfCucsAilFgZSMzi0LdbYGlJ0e6tLhhJLuXPLjCWzgF1iRc0aiGOjJ2Dxf2EQKm",
+	"GMKeJ7a5DFSUwVYF0/HrhvCIeJ8IFoJVAZoLPILm6pkUk4/9iJ+mrWF/NJqOOuP2tNce/9wf/iQo/dO0",
+	"ezb91B/+3Bxey4D0zqfpTbM1atszdfIl1dT3u5Tdt4KNDf6yB8HoggzipKk4bv1YABQLX1dT8Yy22BTJ",
+	"WMCqw+SLTzjVyg72mZC5Xx6P+xlgt3eBbZfF0z4ORVu+1aU8Kp7bQnQdozIvoDxR7gZgTNL+bog7opG9",
+	"Tq/F3F+uOq+TlEuZB6GJrap69EqWri9fxbdjxosaicVPKNVbe3p53OPl1/LoOs0Mjk5+UcpZeY8HyDkQ",
+	"8+YlS88qUCEZ1SKO1acptT8WZWcfZzD3eDEnKImir7mhDOdzEvB7WGXM75VX52UcazsB2jVSuYM0ljkK",
+	"QpSAmdcOQzv/POzfDkYJ5u9hoUPPGjNdjPFfrCAX4vvfDrtP0I9zZNLJ9bPMDjkS392G6l5CoijT6RJw",
+	"7IXTewwkeybN3nwBnUhIdijoxFS0BQuQH7AFCRH5Js64XfVbDVXZSyf/H5HdlSXGnZw5q3Xu3yeFMOzF",
+	"doLaHvjzzmgqf08PDurcSUyHQRDyl8QatFTpf0KB/0ORAzO1oF4YO/AlEQNL4QT+Gx3wR6ADFltDmsxe",
+	"nPYS0rZiK0XsJXmUWOApIpWZgxMGSVycBox4NWSU35c1XVwcYT9YCHq921Af/OEnOEI+wRwwxEPl63Wk",
+	"weuRRssJ0z0AJ4IuvAsFCWTl3dMYGooTiKkDNA9pHonfTWCJX/EJy7pIlVtDOgtPZkl5i8ZMIRLIW7K0",
+	"9xXKaUYTBuUg04CI2fzto0phm6XFJ0wZL5Mhi24WVB3OFngwbFPWmkdF4BeDgEfYz4KBJGYtnzLCESdr",
+	"HGq4I0YexVXDBljqtMoOw2IJ3FFvOuWAEqRDGcyBcq3lSzZfTZh4NyIM8PQAOuyBhEhsRG/jSyA+QEqW",
+	"LsSkHDrCEURtZCstwicOGKlPik1y+k42dzhKD1RQujIgXaKZ1UCndktskZuJRmTgX6aout6hL2v82ye9",
+	"xpPTVXZxG0gKoPcBhGMAtTa9S0DWktCRR43vh5nT943ftXo1WqoivxEmkqpy3+TLu03IJIF/CjG7n2/C",
+	"KCO1qIfKkKgbsIgyayGilr6V3XYp0fHTsNNqVpxKc9RpTgfNVsWptKbx1dY0db19O+wP2vCz1x+Ov0yb",
+	"N+34yVH/NnUlfjj7aPrBMorkj6yX23hXrX+onr0ZN+qXF+8v3zRq9fOLav1dyXq5bhhwPqJpV2iHzQM7",
+	"pAYA0AWcVzmNCHqkgpWs8BYtAunRFU/E8uQJeKEDj/g+8U6PkiO1gNEq6mYZ0t/pGrzOJsmb7r1ou6Yu",
+	"gCqYp5MR8pisRPvXDWX0G1KbAZ1ctxrV61ajcWorMFw2s2arsvQtIQD6Tv7sTO1g1a+ZtbeVI3qSSBN7",
+	"0WtoTk8q6KSeq0wv9eVSSqlnMxs+oZzwm8bRkc7PpukoQixRKTeWxJ8lIT3ZAYXSpZBKUhckrJOSMDOZ",
+	"6YnoW6Z/FsHVQv7yoeuPO6gMnWA0YySaY3eGqHfqII8uqKrjme5iqY5J4NcC7ihhuQD1HyXW6gRBNplT",
+	"YO8SiSUMNsyrRiFdS2iQJzHJYdy9Utm4R+iiegxX6HGJo3QSSE3fnEFmeTnhXMKjyo4PwsDbuJLbU4lM",
+	"REioB7cjNM7smYrJW2Ma6nmmHCxyguHIz1XlMqEPH2ofPvz/L1GqoBwk3Ut5XGlaEtn76WFzRRX8ZnG6",
+	"7OzSqgEjQwGWng40a3X7IygqygKhGGXeO1FIPRAhCIEHpykpysjPlQ2VEmtU/jYf/GZ19gOYiRdzNLCH",
+	"ljF4fi9pZCiWAY5HvpaQ9jIkQjSdjqyX8o2MsFCg5DH8roHfq2orQbCuVg0g0YlJ0smEZlh8LYVRwtmo",
+	"jnkcZFLQWxVSqfP7eDYHrRureMAfgdDXgU8jzBAOiTgTOV0wHAXhqQ4uoZHgFTADEjtntfEjKg5uW8vl",
+	"Nv4Kf7veMryi7gBHy4+YeY/Ui5af79YFrHWFv9HVZoU2DOLbxBLol2BWPNkaWuNoyYXWFjwCA16TEP1M",
+	"QyIr5MdZlDDwTC5T9S8HnPEr/O0T/Ua8Z+r+XLT1gzpfdsMdWL7HNwngBxrRY8I73pieHDKHGdWTU+el",
+	"DeqxfPeShnVj3fcb2E0i+beh/QcZ2g0RzxKhquQaCcKXhuDP2ftw1tqHZaBfJgLn2xog0IZRdGPZA211",
+	"OyvHgnHbtF9EAcLo640WqVRHT0orY2dH62K+UbVtb3xz9yw1b0r8WmGPGBkX0HXblKbE/LQcpOI+IVE/",
+	"juZF2TrTKVvJfj+x/tQAsktcm06nqlas1RM5izbUn6MPMXp9UtpC7/3P3f5HSNfv9lvN7nTY/tzpAzzq",
+	"YJrcGkxTd38prUvtdEwbnXmhWuTPny9yE8PcHiCRtjI4hunKLERQrRAub4hHMWq6LuEctQIWhYGPOHE3",
+	"IchyEvH0ND6K8iG+ujwQBBLnC6Fsg02IAlZdh2RFOeEKhtuW2Ub9/trG1TtzQJYR1CTmKl+zyOhBGjhL",
+	"BhzzZbDxvSoMimgM13iIQlB1Ae9FMDAhJUkXmxqD7K74+Bz7/h12oRQPwAeAWVXXgKGSvG5+aiJOOFcs",
+	"kAWQ2Ex4JKabL4lXQx+3uoDx4UNZbXikB5IZgRyAFwZrLv0LB3ZMfgGWK1miPH9Yh2S0xCHxfiLbPZWE",
+	"78nWXWLKEHgcl4HvkVAlS9xJrE0o5jMHw6cnHk+KkvgBW5g2DR7hMHqCOUNuoYHR+cOrdso25L4qRN4X",
+	"tAVl2vKpMnma3zOZ0vJJqhyegWYTQw9qNX+CHdb6qYcSMFTY3OrYPXKW5Aifb65SLVlFfzVv6bFaVFpc",
+	"ALyld80D5EZyHrhUsjrVTN5DUYQSvaul2EBf0vgp2rsnpmXfVmwgjMa0ECAhkk2gO+IGK8Jl+TIJ1nl+",
+	"fv7h9AgQF8tOOL4SUXrFYnQlTqLNOkbLZhA+R93dk3vSav50CtJKfuHt82vyGiPFC5CHs4R0yMw3UYyi",
+	"HCMrBwDlC9mOcSF2uTRUrUoNxU1qGU9HVWw0SsKBS9XfRHhBeoHQaJOYmIOXKvZDYcGJGZThgZbjU72z",
+	"k0vh+RwEclV+iVtPaMr5hkwB8000OJ4OmsNxp9md9m/Hzc9tR8fvKzHMrJmk6xF0rpWh9ZH6PsB7qw8f",
+	"Unp5H5R1CsBaWupAmd6Ea8NgK+fHjk3NPDvZjOJgDMI8qbHonEM13Scp9YVTITzfMvoNkXXgLk93GF8s",
+	"4ZJ8Q+yZeJ+CUHkH1GcpR1rlAiEK3xNthROECpCtAYvHPg+EECQOaFkI8RJVkVzESwhNSskr2oKpcnD9",
+	"LVKAI5yED9RVFvJgRWD7+HFuXIIV9kiZFzzWUBWlKeYSjcRrijgkXHJIucRMzPQCdL3HZeATJIU9pfOj",
+	"zVri08KhGRJv45pGMlMl6YzVd1U6ZKovFacS/8jcKZ+FeFsA4p0sFDN2up1pgcGlQFDAYaSEQAMaHcoM",
+	"Gs3mFt6y4mLBP/f7n7vty3wDYq6T9uNKZSntDt6tOJXeaNiaqr9+OYwHJ5spkfxecDsVVMUZ6dpG++dx",
+	"zwaScciX0pBuWW5AmoQAaBn/Rx4IE9rABlD3YvhuzCNHAz9A4cXkbMkFQreavVa724Xchlb/ZtBty2Tf",
+	"no6Klr/lY0fB5f3I6s00lfn67/rNpes3D/ekGA+Joie+I48XyVZQN7HxyN5dqhJdVIZYaZvQhMGqSVeV",
+	"C82dzKTfaSQPhtmp0riLv2lgWwDKyIQpxxiPQkyherNowVU4uzoCPZOfAZU9Ip4u5fy3YANbd8OJaNVY",
+	"KND0KRRkTXvJJCgoVzJDFoUxaX3CTr52m73TklHFxRHBsgNGVPFBsbBwJFjjYQd6sbSJz4mT9mNGo1+h",
+	"mXBZnA+YLRcvG09PyizVStbyuOKtha0VBife7HBOSnqizBNMOXbSglMzi3qhjbKqUOSRYYvHDD69n7Nj",
+	"LhMKGYsdZYMhf8coRl3XBhUUtjGjFs/Oq/U31XpjXK9fwv9r9Xr9T/DrZUvgmL6wu9i6p24AF1HSsJOO",
+	"JIoLRSuYIYOMVvi3gKGfyR1S/JI7SEcDnly3zk4ddACp7Q/8ywIt6YC7hFiS+CdSW9Qc1P7P206v81+n",
+	"PyQGsBl3KCnx27EI0tlOqjmqXrcap9kwwLNjIwBLVuTZHRaoUKqS9ylH2n+YKoGVCSlrvL+ov3/79uzN",
+	"uzfv3py/r5+9+wERhXHNGquLN82RZjATKWaZOUr5/sjDjNBSxiWH3XVB8L1RBDj2cAzCIArcwEcn3WZr",
+	"cGpKFTU0E9emo9vBoD8cQ0AUVDqlfMLichMS94yoRE1j1ysZpEiqqU2YbP62Z/mAFGf1N6TsIi/qL8Ux",
+	"AUEYXaHPrcGExcU/dJG2bvOzrAonJBXRMpRRm+WhS2Yx9GoDnWBdi23CML8X6otYSPCkJyFfUpNOQ82o",
+	"3BKdnJCau4pTyY621Dmxwt+6eDGiv5FGvb4/AobFiCuNeh2J55EscZfMpZC1ZNFGbNCDxDc76TY/n9YQ",
+	"mFw1xJEYtG7MQfm5014U8s0VohuN0ImM0HCyfZB18COd/nFqxYPZV+M/PSWHzchzTshx8/Gi03FxGIVc",
+	"PCeFXBxHIRcvQiH7Y7A1Q49jsEF5SoVc56OyU0HYSdFj6kdVysxEpYSn40dehQTAZwvNBn1GP2g1oiVn",
+	"vxuEIeBcQDljhTolQ7ZlVRLKkrZOj4jZlvhXEfFasbvWlo6onzK8utzJa6hJwNcOZTgxKOQhue4IktLw",
+	"wQ6/9Dk7sA2rRBBySrG3lTHRCpWWaqhrSJgaxxSnJOZYN0FtldChjWkTm3Q8qThoUrmhbhjwYB6h5m+b",
+	"kMjCHDul6lLx5E8pEmeNag8zEtMBse2lQCpyTp30OtdQKjw8zmKUYEpxYLjYPIw8FtIkN0PGXT/gSmLZ",
+	"sKNbNKQQoY6I52mUFT8mbJf8cVQc+mFGtIzZIqdnx/apQJttYwBNQR5SB2aL4s0Ogd7KP0rS95qGGSsf",
+	"TxCE0QDTcJ/NbyCkREhnyLKTtBwsBLbpoNkZTm+a49aXTu/zdNi+6Y/bEJo17vR7s0tZRle1o2xxemtj",
+	"XxpJ9Dkn+C6mIXdi1XfDSah9NhKiUJXlFYeWLVAdspyhtVT/bnutfm80HjY7vfa1pZN4wuBTgl0Ga2Cn",
+	"MVUC0KGEPFazEsx3kOhG+qAegwmTJdME88qqOPqYhHGAfp8uC9YcdARNA6Yq87coCiaMMo8+UG8DRfzD",
+	"iMuazbcdMUkKlkyW4ZHAqKEHJxgAKso+y2lJ7Yb9K1hxKiWnsZTgrknwq493Et7XbrO3n9rEU5LE0htE",
+	"H/op6DeIlFYOg/ScSMOeIjMwuq90wV/oh6JTsXATdrLrDIZzJbfapztoEYYw+f/Y+xbmxHFs/6+iom5V",
+	"w/0D4ZUXqal7aUJ3s5uQDCE9MztMYWEL4m0js7bpTGZuf/d/6RzJlo0NJq9Od2erdjqALUuydPQ7r9/h",
+	"C0Yhj4ihOsVdbfBbX5loY8N7gp/zJdtMOQswa3RI+Zw9iuHxaq3VnSMcd2h7bU39vrB5xYErygLuy7//",
+	"wGWzsDngfyFwlC4ASIIUbW46K9/+zErhqd2//NwSSr54KFFtih+kwyZSFqZ3KIriEs+vxleMym4ie43j",
+	"MRd92GvW4Ckk9hAfNPSQcBUbBeAaWyjApvj3wuZt0jiGwbbHvFn7chImo+H6jC5r1vAy0qx9IVNm0pXP",
+	"wkUM4TM+dAl7k+piWNA/sxIV+Jz5AUlMVzituXhPoZJwBp65EVP90Ac8bCmmp6uEXKMywhkiW6QCiGeb",
+	"TN/ytbCXrSax7ekt11utjicZRkTygclynKI7b3zICrpHXkx8dh6QHZNoaIccmU44o9mvLZwP/ynyZhLw",
+	"aufsmfuYVSF/Bl43MJvmWlCbUm1Slvk9Em5GWLX4E+PEYYEPRf7XkmnkkCEXRw1A7Rb/mdNyQmuBXnf6",
+	"ZaXl5NDJczNjkdBSAVHrui2BbU8htXOxcmXUJQy7gE5Vf0NXEspqWsceK1ljU57e3k6UArueK/57prMp",
+	"3oPIGjistSZSCbp3JZ6OETzuQDadMZw0XllxqR4Pft+h623kZu5OEjvHS2E/Dnl3LDFg10lMm5nUWbxi",
+	"wYAu2COyvvtVH9tMmU3Jcj7IjGxPELYpVnQxyhM8bGV1PzuqEGsHO4bPc3aLbundKjWkmXPO6JQ5GyO+",
+	"NEKdg+a2AAHZnji1PrG7CqoUYNxoExqQhesH5KB1giFfic5jTKNmmw5rpo25rKLmemHICZeMtVEDJ2uB",
+	"ZGBDiCqvYSO+oiYpE2MiqdUqBiRIRq2O+dptmAXFrNKJar6W6D8qU2B4RhQFMYvhBWPurRyGl31id0rH",
+	"ATcH4zPXM5P4FOP44CvbJ7jHEpR1fxcY/4wYUxynAaOLQrtwy6bSGaS/y4NW2gJwTerYfzHrnPk+nacG",
+	"/jvqGsI8z/XIAi9d3x5wYUoT8BCtSB7cXiaUvO1ektYhCeg8qu/CeOX6Kr2CwCKrj6OoWbQxUTxqnbwJ",
+	"BucsoBYN6DvbCTASZAcxcrGkQgGZwb3E9OyAeTbFvI+pWIHUIlPqUG6KZRK4AmYFni3OdHcFKz4mfzGF",
+	"17EXtoAFMhtMa0TcsPTcP23mV8kl/gGryrctZkIBX/7ZdT6j8y5xIxatiti2lJ9hIScgVN4SnQaSZYYw",
+	"BakpwnFGUeuKGz6RwwjzEkmaFJ1Zqi6OuIZoUkMrpY0PdVC+qMhfNDBYUe+n1MdwAHzoubipKzuaV6mJ",
+	"rwXoN7STptKkPWYdcYcUITfuLdEMmnLF4LBhgMxX1JeBNi/6DIaKtGdPV+A+cm+ph3Zj9zPzKBR81keA",
+	"LeuqD5jQJp2zs0JZ/T34DSLZRpOr3ihn0HPmPO22e+LNyMmA421tIYCo1JI25EKMOTblCpHrmllCpmxc",
+	"3HkTq5THOGwMnpQqp6Dj6Usdx6SSw/HFR8s7ngQC1+YUYKJ3F156lFgYfJUBGozfaeWvP4q/V2jlr1rl",
+	"+I///l3+UfofoyQOXTvww1qZtjXmRcrJisuIs4NWZWoHRJqWxNaUUV3SBZUAEFpUVjHx3L9r5YP6l+jh",
+	"//d7vXL8x+/yp/rxl1JqmkKocKZqgNS/4+aN53J35ZOQWF+V912sAmUaCVYesIuwE+ldQ60IlGP8c8xD",
+	"A0qVdCSc0VIcwpWBxaT8MS8aPgu67mLh8j73A7He1HIPe62+MMoCh+JF/tuV8wnrSKVcN+bGnAUfmefb",
+	"Ll//vYQBytLmxpURFASEujhyiHYu+6nV3h2b8ejhWcEHKnyqbxlRNIW0+KFDhjNyS32EvaHZCULgb+2N",
+	"rFU7hceesqXHIPL4BIO+GAAnKI3rByvr7uGl5FPoK8PpLMMDYcC4diR5VfVejJSZyXRh9mv44KjOY4LZ",
+	"9ASBAzcZMU4vBr189WoA3+U28PTg6i/lwpwFHxh1gpu1xbitrffZd2K7Was8R8OZt34pg70Eup8Jez+M",
+	"RpdxvIsutBm1IeIwevUxfs3BxYi8u7genOab8LAfWGej61pZXZFxDKZr5epIq9a6Z7xUmok9YTNcPYTt",
+	"s3V8cNg4PGzu11rHx/ut46OD43sH62JQxJbNIgUSiCGPmcz+vLZbqjkftlU4bzeQ5GjjgURT4YpIZZYK",
+	"f83lG90ePKetPyP8W8bIQcqhpCeKBc/Vm+SG/Rn76mjTNwmPSvSc+mGzUT88qMH/KgcN2pzWzZa1zw5m",
+	"lTptTJtmy6qIT4f0aJrnJYdNY8GhlJeARXOQz0fff358A4ZUl+IEnK6cTzKCp7pTLzaXFU2eQWGJVHiS",
+	"ABQWE4eD+AvqSyK7uM8C1CWS5LFwW65QP8+dZ1QbkL8gHWtNIO56rXYiqfktJg5GX+qrMpaYBuqIIgM3",
+	"gIwr6qUKL+mqLrTrtRq4SPFTLY9Yy82CdIJ2oxkkTs7RyKS/ZAlhIlgo3nDOOLV7cKVFkDXdzZMXXm6T",
+	"TFf5W8pJ0YFGLDTrMYvcuh7Ez7s8uW53F8VZAX9XWrCf9ogTsnA/M58Yl73BaX/w3iAoYhgxhteDQfwb",
+	"WIpluWCn1IzV7JUNFMoFeWOhXBA35As0gd5lIo6wdLKYhlV6SpUyKGNTueYqoN6cBf1UXkjVLF6TM0vn",
+	"JDr4fVn5y6TSdIqFS6r3PtCxI1tLHEZ5qTEwvHAt6FV63UM/LcULPSGKIyAMV08u0RjGEy39r/xUNd1F",
+	"QozCz5rmAYbIPIOXDta0egDyF6Fiktsb2wHbl8l83+ZzBfWdu9Cd7zGwlagGc/vz13232+Oc/0qt9KK9",
+	"rL9Apw6F6l9ZElVZD/O4GNO9yYBWkqdnbFGFokM7w+TSiKHJLZ7pcJ5UFhWztlO4xpVvLHACJTbLQlWF",
+	"v56Sz5WGXd2LemJsrsea5RTKtYb8KzEknJh1poCENUIjdQ1ngxQNPGEFflGEgjg0/CTBYSmFAOCRIHT8",
+	"/W4G1Im18F0wtWaW7N1cRRbevGIiAI+DpNaDm5h1ollmIC6PP5jz/dmjUxJmkHXGVvF1usROopO4/LYD",
+	"qdunePOhzXRTHP62u6iHfvYDtkjls0tOuz5VsjfbJ+cUWCLSpSMySMRsLBzHckJuXAcq8txFJDJQYw6s",
+	"qxmzoxh7N429F174pVy4Yc5y2w0fxDWSBzbpLd1035p39Uu58J+VG9A8vfxZXNiDNDlmYW+/bJ1qeJHp",
+	"hXDBlpVqOkqrSZxmiIInyGSx8AxKgKNh7+rietjtTQYXowlawkDp/Pn6YtSZ9H7t9nqnvdMEZFq/qZBl",
+	"ncS15KfZZ/WFhHkCtgeuMoEuLLZk3IKTxhCjM0gR3kRIYTJL6WXpnttJLvgUh6GTGTE20kxVmNGA4pMi",
+	"f6Da4WViiy1yt5uD/MNqQXlFbGZIQNI8+JvRFayDjRt8O+5RWnKqPv0MDPYa2iGuN+abb8rGGTHYlKgc",
+	"uCWyLrpzR9r7DIj0WPG7kevskcnuXX15bIZNr7T2T45QfomenPQNy0614dSFUunujBjhnVWlQhpArCZG",
+	"acivDDxLIEYBVl8R0ho1T8hk2Lu6PhtdTS4Gk8vO+55KSsxz1MgubzlsUp5Binqf1I4olcfcOO1dDnvA",
+	"Bz8JD5zrq96pUC8UgeHVdbfbu7rCM+t6MOx1uh8gIzSejtQ963UG15eTd50+cslltR3/CapMqq/7V/+c",
+	"XPX/1ZucdYbve8PJ6ENnMOmfd9734OtCudD79bI37J/3BqPOWeze3q+j3nDQOZt0LvuTXzpDaYl61++d",
+	"nU4+ds6ue5OLj73hsH/aG0D173/0uuL5/+wNB72zq0nUJfj1Y+esfzr50OucjT5Muh963X9O3l0MJ6e/",
+	"DTrn/e7kl37v/Qdx+9lbYK4Yvu+JFs4ufhNd055/1r8awYM/9DqnE/0sLZQL5/2rq/7gPY7jtHfZG5z2",
+	"Bl0IO+n9Opp8uLicdE5Ph72rK0ABnaur/vsBcvOp37udgfipf6nKleo/9gdXo86g25t86IgWJv3LjweT",
+	"/mDUG77rdHupV+poI/3Xi4FWKTW8RPwS2f/Ep+6wP+p3O2eT3nB4MYQvkytTY8mUi6xQLuAc9QfvLibX",
+	"Az1Jd9j7+bo/FEvm4mrSeT/s9cRcww9ydfUHYjVM3v42uRh96A2jZRe9jxisOu0prsOr7ofeeWcCbx1y",
+	"GCf994OLIf7WH7w/60WTcDm8uOwNR79NRr3zy7POSPTtenDa6551RO/kz/3eFXwfbpdUga7M0Gm4LS1m",
+	"NLHZ/x4XPrG7caE9LoB5YFwojzHUBr6DIr+q3kC9Yo0LX4x7G75OpZ07eSbmBVgpplspNnPG86R2KBVm",
+	"RZMmVSkQy9rT4uL2Uxrd+D9ZqGJhI4mph/k2dol1+qjHOWGbu45ctx9tBUfoZ0OzESQvLyHE1PWiuUha",
+	"R5XNIT4/GlRLz78Tj3jjZyGzx4FeD4EKaxN6CZUQdozK63DS75yHdSCoH/KJYmZ4lCeUoF5cWbYkIEzL",
+	"yBG/Esedz9eiXnNPXCd6QtrUTW2IA0yrwuA6jKifcz/uLd6Q9qh8uRWfMQwl5JDDuhTFW88OAsYlETy3",
+	"qGeRJbUsoGL22UGrTIQ0Eb8zGxhDqbO8oVMWxIlwpncBW9tYMrlCfnlre0xc5lffiv/qv1bsxdL1YH8t",
+	"aXBTaBfmdnCzmkLmUGSjq1jss/ZxTwbLO3th02I+olb9T/ayoqgBK0CEyjw0IQmRgTOSlggPc4NjUxNX",
+	"JrUyqYud3Myb2rq2BdZNKZnHkDRAyWsJ2AjWl7llLxj3lZS4J1vuz2h/CJuSiu1CqC3LpQMryE21bSPB",
+	"8Zm4NI3eTbQwZWKLeUIlAWZ73W4QzqHlrqaOtnyQ1AjsFOltd6X/kQEJvf1Z9neXRgdbQ0rQLhM2nGLl",
+	"CDzbzNsOXp2e1OQ6jrsKrjK8yUP8WaOQMbSJj2m1w4uzs4vr0eRq1BldX02uB1eXvW7/XV8CbIGT3gto",
+	"mzO0GouPXak4jUfMbtKZUqI4EEyDmYXlu4Yrh+m/p6R6iB/e2XzOvKVn8yDLnoXnhJYKZSTvNE7Iwgaz",
+	"eBl1NbHV/YA6SCVWbxDDdDmOeuAG5wxnPikA9bji/2n/3qn8C+OI/9/epPLH360vpf9O+brxpfg/7Z9+",
+	"Kv3P/yV/aX756X9K//Nf35hkdcIki41WabwqdeVd7RRQkh7JjwjUZ0HFhKYqKnKuEkZIbzI954s8xss0",
+	"579tJSKQU7f8MqpzfBFDevdxdeafrMuUxyoHRK4QFihQGhW2/sTuVHKRTChOVNPRiNC3JuQ+wjA2ROLk",
+	"XQkC6QgMn515nSs6WQrzXOULWPzper2+GPvz287g9AJtERDsUy6Edh+hAHfeS0uK+oDat34I5BP7WQdR",
+	"R3rE5El0EkWbGzBIQ0hKI+wmGq+wi0Ze385VFF+ck6LE2uyJCdewdFsAnbpM7TT+VzRnkOthP2I088HY",
+	"lxuYY4ezPS2Zqvop+8wcMSGVGYWcuLWsxtyvKnJsposP3HCZTk/YHQY2ZZyEsyK2sh9OSMgKhnUDpPdT",
+	"+rOgOmZKdaL/DVIDR8V8S2PqnfJDB5pBP1LUI9cGvJQEpwB+rHpLsxr5UnPN2whicYYMGMKQF/E+kAb9",
+	"Ku/WAQu2nw1o5O/rM4ZBQhsDmTi7lZFy5VgNe3xLCN+9laOjHWliyDMxzA+A1gKqET4U8gXMD/p0oTWY",
+	"MuRl9GsWtWh4AaTOQVpPGGUsPTlVHV5icHRVTXHe+lS5JiSLHwGsMqupTJSFJY0xfLHuQ6UJx2EeuaH+",
+	"Q+dirbH7DxR8TViz8kpINmmFoqvgppFi8OusghvSqNag2IuvaGaQKlScAavgxvXsv+AMa5O3jHrMI+jL",
+	"hEtVPL0egIN1Y/wxp/wOGzzRXUArn3lwwoD3hy2o7RjEdKi9QAH2j19GeFeZMMdnhGoVOsdcMoCj+2Tm",
+	"uLfSTKT1U2W9xL689hyN14SaprsSOouUPEIIuXs4S3viv4UyGoWh9Q1sKOLaPWASqywdGohjDnx6rEyY",
+	"ZQflqO8gQjB+HguAIv+YAC3ijW99Bu6OQrvw0Wa3khyA07lqDH+OKJmqsFjENMZHjmNMPgIujC0nXDBf",
+	"vkCiCiIyoNsygyiltaC99AW1gYyLef46CI2ue+MTtlg5NKqWF201Go6ic9knn+ttLWVSyl2Qh0jva3tj",
+	"7kQpzChI/ZNEXZqIuHCOeRaQKKBfIr+PyqCOeWiptJnGohm769b1oGjUjY2/LkgRVQVqVSD0SpWhcWdj",
+	"nk5EXE7WoYZ6ODKiIWMUfulE9WfM5ezE7tPMyBDuEXjU/CSDQ1VyapVcUmDDm7oWjFDLBfPD4SKKYRzB",
+	"jay3hdWBPEYd8Y6ATw+I+xi3XO+NXrQM9SkfwvQRW6JyaREa6MICuWbBW2zJCkefmefZFiPFKfUZOMQN",
+	"sXrbezKI4sb1VXSFRkYE3uAx77r8swAkYgZkdcrpnZyAcHLa4spKfvGG5LjoMj8hoVjDemJYJAsZEzBO",
+	"kXpszImsKIBMHFXS4XdEhnLEdEvqiH4uGWF/AueYvViKlRc4d7j0VCgIZhCIdn3GEP0CgnvjowwRA0ok",
+	"IYvu6enKuFIwMZlyTSYbJ2K9O8QO5PsgChJFSi0cwqAJrP1yS+3AgNpT85geXP1vI5b3ItoNBVSJrHhg",
+	"O6hyrHzUOTBvRwzlzPaBReLGtXws/mYgbYFRJsaC/jnEAA2DFGuV/VqtHJaG2K/VSmViAHPr2zvRLSGs",
+	"MFSHEGMt+Rd8awZyoyh1Qj6pVI4Fe0B1LEIMnMJL6gU2da5WcHAa8mUJgQytGLFwE6NKonBeJJcTTRUN",
+	"PYy6Wq0aJUmFj8FmAAOiaO7oFUd6pjxs8TClTvDTv32XS7y69FgQ3F2CVYz8ZyVu1FiSUT7cwFLdsIF9",
+	"qRbgFhIwpZxQIbQ28SIk4RXt4gtE6m1SNCAOTcyVAbbUax9fp0AE/aX46xO7E/8gGJnAJhOf4TRSH/E1",
+	"yjrhcPvScak1ErpO+GmylLVHxFf/Vf1zTmef4X1SBxLZ9PtVr6Bh0YOU2aOO76LYkq/G+C+lWBWN/8JG",
+	"q9VqCVxbkoTYcs0VCG3RMJwRqkzawLVYfILxCIGW4A2eML5aVBg3XXHs/ST6IAai9emnmlE6kTsKkCxS",
+	"/8jIKSEYqRmQf1xdDMpENAbrCKw64YiJzxys/QZsA6gIihMZpn+2csK2ySfGlj4pLnHRh9+3Yc5gmRZF",
+	"22U8kUvl+Oovy2v2YCuWifHfhjjI5PNDKIBdUGsyfLas8ACUwrIahOIlv1RLD4XGAF6ImIYkGVRIRbyJ",
+	"nOKE2BbertgoRD/ihBQ+UZ426icymfwqGSrppqoTyxpveAph7SeP2Bb09lzO+IJ6n5gl5Aoa1gzogqQc",
+	"iDLfxIRJK+WC3mnLBurlY7QUCX3skVNVSHXRdEkrgweZdPacux4WDFhUw96Ak1EtXaLK3oimMUQNOuex",
+	"fyNris3DIFNEE5qQUvGl3HRWFpJoq2vD+6d3WNhZ2iElCTe8fwO3ERgElLZmhIAEFYDADpwEENUxZPFz",
+	"XeLLUkHzExY+12VWLKdLu9AuNKu1ahON/jeA+FNZDv+Wf33RhXbCJiBuTtX7hxEhSBjJKjmH/o3kbkmU",
+	"S6jpuT4QhUlgUcbDAaZ9zHFLGeHx0FYnsxHyc0iEGBGFbUp7Cavajzl+/8avRk3C4YfiHX9VA0inxFTw",
+	"VywWValfdhg2PgTccFU+CTsYS9oxqecBEVV6VJ6KwbC5HzBqAcxO2meMKunDASo6AXgAF5xMkgoEKFW7",
+	"suh6hLNbDJb2fIWDFIz4KQM2lE7iYAS1SqWlwIzHJeGYY/XAVfR+8d1WQ9ShOWtDExCEM8FLT7dUORAW",
+	"K8Si2Gus4ziYMmMIGcjnuIdvIDAzfKMCHcJhMebidoFRsVyaL6tpzFFDVRsqmt0KdgkeCoggKoRlVCqy",
+	"fdygru53KSQNaDSe4iQ2oIIShfbv6fba6JK9S9w7QpspfClvvRwZoX4WOCjP5f3EXOa+8TxcELlvucBl",
+	"lvv6cEHlvmOYAlpz3ywLucj5HoADPvfNHSfIP64I38h7IBFaAhwhVRu1mrJFyAqcsF1Q7OwJ6ASunYjQ",
+	"0LY2xNNvEOSaEQ5XNHDPJaX973+n0QkVGrVGq1KvVxq1UV3VyWwe1Sq1I6yTCZ3ab9UbR4fHtUazftQ6",
+	"OKw16o2CCpMP49rjT1RJqe3CzKvcsqn4zAKhY49s5hXahcth77x/fa6Hcj8Sm29i6HuyA1/+CMkQIFpS",
+	"iFAwNGoxZ+ghSo9hRdfv7zKQEI1uhTAMcL1lsSBCV0xhpEXfxeivMXLvTfL2N4ngOrBvbZzxTlJEPdq8",
+	"blh7X8oFdEttc1q929RXGFx2Hs26VS1KG/5SLrRwo6U9PdyQe2+ppTwLcEt9+y3XXNllmYWWQtDb89yo",
+	"uPokURTU2lgsqHcHUUp+sA6h4onRkLs9F7t2bSP/IVrLj/oyQmAegP6yDH46CpSruTzmEQ4kSRgY2mEy",
+	"cpslOM8GcVExbIXiZBlO/b4b10FIz7XOlgFTAButBvfGXOK9ECTow7sH6BvzCPVlRiMZVfIL2GGSkOin",
+	"wFsxA+0lEqqMOfbPRkwDZJAuKdqBZO2QeaOaFXY7shzzjdCS3A9Z6qV40gEm2RVfxppEmJkd4oU4MwXZ",
+	"Zd3wivBeEd5LQXhZQltDehpeYNQPWskCDTFZ/xDsd3TUatQO6/vNRqN+dNSsNQ/3gTEketRTVGHA6gu2",
+	"iQUY1sFm+lAj0BnVbvjsUKwYjSxYD+zq2rQ/IsxKtp21DPbWBiddoae90z7mtn1/WDd9Lp4F82Ztq9zY",
+	"t5+n71swcBbq+g6wcCagDDGx3LwRKM56JTuC43jK0z3xsObI3mgHVTAT8FaaHVTRBWjt5TGERh51Dkbt",
+	"iDroHkbQJHpG46LepQ1m0hA2Z/Ebhah5zHPaSjVqzS1WUnD4bzGT7oplx1yaSWOkXQ+BsmMubaX6lCKS",
+	"XXNWZ0LYtStfsesrdn0p2DXG+JFimNRl7u+y2cNmvX5cb7T2D5utWr110KzV46x0Glatj2oKq9ZqEVZN",
+	"wIWI7DeEhPfnzk2Q0kZ0sREbLPCyPrYhM5qqvft3XjGGqgB+nWjySe2tingygxYyCVFDLebRISq2fG+I",
+	"CrfngahZfHhPg0q1fZQbiGaxN27Bnvrp982jzUwySg1eJg/YXLgyfTc8AFhmxpT6Yc3hBNQZ812wTpV0",
+	"oEWBTRiF0uMQg+FLwu5xFCAXhbzJkv6B7cCVMkw45cIq+SXiKAITNzIUlcc8iZ6wakcmdZEKeMWcgwhR",
+	"CRwWBs8F7pivExyRDpeplTDFSLiocGs2tEpzWr8wVPX9gaOXjG8y9nYIcH7/u9C/7GAEVaFdaLaq9fph",
+	"df+4Co7S/uWljPETJ0/3slDebI7TIE6r3gghznptjCvJXCXDkSXdCpuSmQfjtgrlwkxPVS6s3v2Ds98+",
+	"ruaj659C765AXPWDeuOoeXhQa+3Xa2DhW34Mo5D6lx9bORy+66nRhcMuH9VM/7N1d/5TQU/T1ar3ATkg",
+	"td6qUm2YDVJoR2RP551B5z0kGiZ9ykvXC2Qh+EKr1ay0Ws3n8yiXw9ypx3kMtvZBNCWr2+3dsqm48k9c",
+	"4RtfgMQaCfK4Qne+vzDtevNfv/QDc/HxE/31H85vzZ9/evppuq9z+D4u4W8WjmQc8mtg5N2aG1gs/jSC",
+	"oC5UYPIJzWgbC1QISTF1rbsTIqPOtcSBaiLgc8yjiM9yCo+BzDmMfeMxGbVpYU6Fz3hwIu/1DayKNeYh",
+	"CkfziEWKdBYw6C5EV97JqDAkCQ5uPHc1v9HreJSq5ALLSI+5EclZg0yZ6S6YT4xR9xI6vS5hDGIoCQNx",
+	"v0rgGcQQAg8D5aFZKdkxEs2X5d/iFfXHfMyhRK3AKFhQXPxgRUSVKqJUS8VoQ2Sx6UKmj4BcsexK0RSA",
+	"Gp+0asfEoI54C3c9yL4QvXN8VzIsA0UwQD+BpQLbcYi34sCDBbVY4b1Dr5Cma8yLxpxBpDZYmUo4wQAA",
+	"sa/iIGdWKrATQ0WPdVQDrQwhs+Is0qo4eizABBeyZJ7tRikdYADz7LnNqRM9YsyhwmM8DLAMIX7g3BZ4",
+	"UyxZUgz7CR8FbGSJcOA3vhatW8qP9CLV/imx3lDN23OCI3gklJLeCRfthmvuh1FSsMYzIYXnPMDvdxri",
+	"SRjRoErCk4eB3RSqkUJtVjOb02NWOZzVWaVFj8zKsdXcrzSmB7TOWuahdRw6hb99g90LNtdtmcKDcApD",
+	"015EyRnVvMmA9S/G/LezzSoNEoqzLTqikDZcwh8VkP6syLBVO95+U9flM8c2g0eEklhQLxPy5UCT97Vv",
+	"7f0d/+ILAlKHBakEJOJ7X8/4SIJTsfctNGmBe4RZpSSdhaGnh2Keb2INQC6xL4k9HIapxCEO8gN6F0Eh",
+	"acyC+zQoEsKdE0y/kJVxXc7C3DgF9WYeY4TOqc2fFxrlRzXyfTy1BSv21BeNhR777Dyw6rMj2jArzWmL",
+	"VVqzfVo5Mo+tSo3VZ0Lkt8x9S52djaP95kGtcVCvt44OG8fNg9bRprOz/ihn5/GBdgDNGvSobtZYpalO",
+	"InH4HJs1K+XsjNbOVzo783c9PA+jYnWv56GlydyvcB62tt80cIN37oo/pmkFD5qHnIflzV6bB55gWq7p",
+	"mIuzJJskUijAthkzeihDjR96cG6h5mqq24a7AbljqtKo+mYmJjz/ASLm4kWeHh9tdvutHByvHoL7egjK",
+	"hYDRRaFdgDyuBxgBZApaoV34sXwHDzE9rJ8wCYn3Q5wo71nwsOMEylCnWOslplfHcz4FSNK//OPqYkAW",
+	"zJszAs0DOcWYG/HnG1XS8TUOHwxCIz6988to9zW01ExDEUJAi2Cj5ndjjgQqt54dyDpaQICBpZiwM1iK",
+	"Aa8LbijPYAWUxBhjrpgxDFL0GVDNIz+ETOlmgRGZoTWbeUlGYCpPguYgELrgmodAnJHc5RUMA4h7KRYr",
+	"H4ozpvcUWd3GPJ2JmXSky4IGsm9tEldFIW0dTPaR5TzneYuL5VVfu4/t+usaWZ8GxCv3GBY8Ezu9GF9a",
+	"pZcthFv1xvYbegGdn9s+EOA8ouS+hPl6CaaxvZCGFYg3U723lwKo7XocCIEZSH5XsHNFhK0g48Z8ytaJ",
+	"W4vhx6h+m8ZyGiEKCSiMkuJ6lUJyzEMpGeM6gowA1EtUHq3qDfJrUX6H/ZTCW0hKucJvISM1w18a0vil",
+	"+CeLRsxy0SYR522J2P6YxzdMRA0mBX/8ZJCmtvwSO3q1r1L76aR2kkT5hYttXEW4zOQG+Lbk9iOJYAS5",
+	"+jQAi9pXkMiKagxk8Vmoa6bL4iFbOtSU4Pz2xnUYAdRJNMbl/EYgiKLBpxvVtCgaQKPsPyvqZEHnIhZG",
+	"CjmfMo01krQuoA4rqyIjxPVkLKwm6TAoRFKcYasZcPdiRoJbl3jIHB9xKUWHit4s+5OaAUSUsDEHmj5m",
+	"+ZtkPskr8hPmrSyprndG+U0gtkijhwS9CB0yYx5RxUIgSYwPkru6Qwe8PLh22uLoXbh+QA5aJ5gXl+Tz",
+	"A4cuFGFDNclxb5lnUp8RhwWiP65HKJfUu5wi33nUgGwVIpFAw/JRZUs245eJZc/twC8TYyIjsioGKcab",
+	"XbtLHIviS6t0QmTztfgAquSj7Tpa9l9sucTPfVnSAM9vWOCSqStk6TNvmPLMydQ60VOH8XlwA7HfJtSg",
+	"WnrMx0LWMr5qzLU7PbFGip/YnbwxfOlhr1WkPJpOOWMWuea2iWSWEC5U2ulol5LiycOCUDzkvf7rBQWl",
+	"2PFajV8WV8u3R95Vwo5nUo6nABQWybDp5bZQvYdXtFYg6imCZBi3NgZiHMeJElrHB4eNw8Pmfq11fLzf",
+	"Oj46OH7JMTGxVf1t5LFtmcfWemBMLOftR/YC6gYEyUX/HVoQLj0WApd31HYeNVz7SmYXyel7JgSbznSA",
+	"1UYen8RL1hhISzEb83uk01dJR9KEP3mOmayO8OKSzCKMSXSIyYDA641PDCH0DQw42kx2Ai99B04rWZLm",
+	"NXntNXltqyTRM9lonCYwZBuCfkRcS1+L7uhLOexS42t3qSG79KVciEr/QKc+U9uhU9uxg7srB47zsHIs",
+	"fC5cDi9Or7tQhH5wMQjr6GNbD/b9X3qutULCep1RZ+Z6RKOuwjrOhV/r/2jQ5llrsf9z6PJvHtcOGkf7",
+	"jfpB67h+1Dw6bDUk7ZdckMkBZg8oJ5cTrEShObhz26TOVeCtzGDlMY3tDJbnggWei3/OqCk6YLPYxzvJ",
+	"/1UvlLE2/vqq/v0rrd0/sEeFdgF3lJAWX7djjbSONQpf/kC+hMBzcTalkJIkahqrwpdQNxFqHXxdmctX",
+	"+diKxCYRtpd8fErC5OaF95y9fSh5GLTyAN4wCZe+N84wOaytTGHyJeRIouSbH5WRTImJgygtqwlRaUgr",
+	"GtoqSNHofOz0zzpv+2f90W+Tq7OOXkTbSDPQ6ia3UnVTdQ6BXoWQz0jIDLMWNcMr2NlklSiLmbalbrBj",
+	"dlnpZ0xmO9IAEP6YF7dlNpKdExvHPJbZGFUJkVS4MXZYj2GlPmbJGhO2rzQR7GKZTFeyqhB+r6VHknh2",
+	"ZBnCUUL9Q5xNUAgqK2syVakJ5xrrkwldcUZtZ+UxZVZdos6lF8KC0lopsTuWy/w2dj561Mzmtn/DQi0K",
+	"VTSobVKF//q//yHGIoQbbCwcRte1whUb/nSOTDlQbYqE84O5Nbg2uKtvBvGjnG5wK+u5EWMOyRHRPKXM",
+	"Tqk95pU4RzPUUwPjBVYv4i4WHgMy5+iquGrbhtpwUJRl2Lu6uB52e5PBxWjy7uJ6cGqQYqvWIsbgYkTw",
+	"i1KZGJIUSBmvobWo/ZP1fqFBRRpPpsxx+RwoiqkMksLpKrqePivTO/W76FxYi01tDg/DOkrYf63z/cHk",
+	"+qo3efvbpDO4GH3oDSfqJxhNDYb6tnNKhr2fr3tXIyi1VEGVWN8QYUTWuKDBACiuDf0dFwhUuiJFVZ6s",
+	"fhDVhBSbogQllLB7P19fjDqT3q/dXu+0h/PaJMa7i+Hb/ulpb2CUwgJl0Gifz1xD1f4tGgJW2OYAKixB",
+	"/x17YQcDWXEJPhi4uymXC1hvAXaSEeFtKeeSuBFlnjyuE+nakdjW5mjMiz5jxNhw4gpxu1t+z5jnSvAh",
+	"+VKfy2O+Y+7zzuaC1wzopHL9qg/fRx++jz56T/UyQ/94DIj9mn39mn19r+zrdPvJ4/uZdlKJX0JONvTk",
+	"h0rK3qJC5ldWH8VptPf3hl9zZ29vVorTo582eTViFX93yOiO1wQJbtjCZ85nqVJxV6U/SnUVe/fA/O9y",
+	"RvJ3mBeu92hB78i/XaH8IPSXXioxNVOmOlf6+nnjGyHh86SPbziFf6hc8kN2TOtmc1rZtw5nlda0QStH",
+	"ZotVDmZHtDZtmC3rgIXFOerHtYP9VvPwsN6oHTdbR/X9TUig8RhI4KjZiI5T0zycNWl9elw5oIfTWM77",
+	"C8wl36Hrm3PJX0/3jAzzr3G6f90U80c73XNknD/2qVtGM00sAR3NxUWZdA5WKQOOsSlTrH1Ca3OXgb2w",
+	"/cA2ieOan2L2WLSxVELTSw5bTXnM8YloCg1vvb1hWNksXFxEPJyjbyNx2KqkDRV0ItqM8uLJQ9LiN56P",
+	"z5D18QiH41c+6l6tKF8zqkDaVixmXTn0rdixap1O8YM8ofuD7sX5ZWfUf3vWm5z3RsOLq0K5oCyL8HIT",
+	"5xuUXpazAjMic4krcoD2Zzu427Nc04+Ne89fLZeuF+zN7D8rvkML5QL7c+lQDFWPj0SNAgK541tewO6A",
+	"OGJeIT0BgwNOdH/PDV27xaYWuG6qhXIUTgBe7j/E5tgwJcPe+/7F4NuaE7n+tk2KWp7hzERBF5G//48v",
+	"f3yFAJWfj/yPtemoyf/x6XECVF6DU16DU75ucMqj2abX4flGlPjjkHU8IjDPwd3x2NAcDVYJvg00axla",
+	"L4C4GmSegNCGtl0l0tafgS2fhI2lBIxEUSKK/ZqjWzaMGSkn8xRhhG+kRawYzwcDq9et7bPIxOWuAmKs",
+	"lhYN2Dn1PxmRLxNKMicpTdqEUfNmjXhk6TEfMtA9PUdTdQUy2cokPh2MB1h8zmP4AAvqP0/v4J8i5UiV",
+	"pJQG8aXtqwcR7Tk0wCvLkuxENewH9E6yk9Ap3KS9tTFfcZkOrFzI+iSofEktnGVmM8dSSo2cBgxiD+sh",
+	"i2mLhut6xHQY9fSMSphYB2yndkCKvqs/9qfY/KgI+DGfrRwHKAQWFMI+btzb2Ox5bOF+hpRBaF6NUihQ",
+	"KhQnWkfVMe+KXtl8Hi7VtaAmTCNUbjaZxknFCrgh7irwbYuFU6O0UJpYR+vpiLjmYlMR1e3WOGFA5S2L",
+	"CcpY2nlJYWRgDFhZlTZ6EpIg2IHG32H7ZMXD+6lTJRezMdcybJF+J5ljK9VzLb2WhNm1KsAofIAeyhXL",
+	"tbVzsyqsEydUyYDdrsdaqUdBxUcDNW6jnRY5Y7nMH3OxWCCchxTTInVKZeQK4vGomjEv5gqNKYnNsEMM",
+	"jDTMR0EwyQiXcnZASykevmWjVWzMpWUhnMs3fkowljSZ8OSqIUWYoM9y7eJrF0K0g+/b92crR75psR80",
+	"+SfWNrsN4/7AryJRjL9mihnzdVvMSWzS5GaPImbkQzyGvg8wBkVvyP9OygNsNPg8Cz3TV/GHXIcC9dsL",
+	"zHHon09tUoJy1ZlqS9iB0KSkvml87S49JDAH0/FUqe/MrJFdNe/HUIEukSvqmWJ0GmaLHdCjaaVuNWeV",
+	"Ft2fVo7NQ6tyxGozFU0CSe7peeP76XnjB/VW4/CoVms1m/X948ZB/fBwczTP/mPwQeshMaa1z+qzRq2y",
+	"P0NXWOXYQldYig8vlH1fLWc8f9+zw3n2d8kZf/X27UJFV9YDz40QcM4gH/uVp24bT923FC20l5YWsTUr",
+	"PVb+nDoEd15qgfpsQ8qYa3x4m32cMWciof4nadxIU/HGHHFzlVwyT398UTMm4DiZb+h58vHEhVKbGDgu",
+	"A3Qoo3sxGPTwCDztX3XenvVOjUhN126+oT4xqLWweY/TqcOsNplRxwcXaayVi18G4e5KJPRntkFc9KSa",
+	"tmeu7IC4szFnNqB3QMe3nBTBwCB5VKFvoh3SueyLWZL3iXPUc52SMhJp/bq+1Mw+J8Sw/Q74p0DpNzrd",
+	"Uf9jL1Jgof+ZM3V9aUh6QaM/kLdWiaEtHmg1fMGO/YnFVRxX+o7HnEIvYiAHHB3EgCVwFXaBGO+uz85+",
+	"g4GELyjVa4IaCXUcLGEHDyir27X3wyXtrexCEfKbBMKisl1pIYgFsyme29Pe+2EHkizCWY1YFbb6t0M1",
+	"9KEO7vVt/urx3sYflIqTsdh4XB9QAgV9Qdq+RTBbfgkO8nJB7eRCu4B7UUdNsV2LrqPYOED+lF+CWz02",
+	"ECVWMoaiRDWshsfM8NdkjoCcco/fPwVCE4n5Oje4mFyddXLHBQwuJp3RqNP9cN4bjK4m/QEGB0w6g9PJ",
+	"vxAwf2WH+CDFKb4u8m1Opm5wQ2Bhg4CFlQFV7jnD8IET/AeiBJDMBS2RcGVKyEDkyJX+SXCSP4p+679P",
+	"kbxDKZWyAHs2tvqxPIDZOPPFgeyIllTonHRx6Tq2eZcLSfc752QJlxM/gPRul9/PI0kiftK2wJRjbkxt",
+	"IOYXSNegK8sOuiAD4fNnVS03yjKHejSyDYlNZNduxT5iQOQo8CUAqZA1CS8pRi3Wy8p8bXS6nbcq63LM",
+	"DRemQNH+MQsnKizcO2WOe0uakLiqPCtEDULa6aWPg/pi6sZcMzovSOAi/7VJHYd5fjv03QQ3zPaiVmHM",
+	"qOZOxD/iB8m6Scf8hvo3QHgl5Kp01hHPdViVyJ76ep2EWpmgKGpCD5MurJ2hWrR+nhqi0cWulJUXm97f",
+	"i47azyfL5cRnSGZc6T+UANbEUx4F/ytKXj8heXNwQu84uC1CVwoUbFB653SXmBTvSqKiPzJy9UkyvCBc",
+	"Z5Gzm4dh3a6n2I5hWb3xicWWHjOB1iFwlxWHfWaOutz20dleipzjslrKmkectGrHY27QKRhEtnjCBaAK",
+	"ZHgLS3GFv1USG2d1zMH3LSQo5slHYjiK5ZAGHdsL4xEsZq1wHzPrJDoFQmVbj6mxPHe5ZJY4wOSFCkMS",
+	"QzzXIEX419+rVqsGxFpQYq78wF1Av8bcCFdgtVrdi64VlxquN6fc/ksatOMXYNy86gzQSn7i7i0nn2yx",
+	"AorGymdeW5y4kv2jYwJ1MnwF6wr+stwFtTn8ufRsbtpL6rT39mKfr1gAX425IVPP4HrqONc+83z5d2cV",
+	"3DAe4MThD0AnnnKm4iSNeXR0N9f4oh92nvkv+zx7kVUSQo5knLZH50h+vKNQoDAUay/cL5AnhRgH/ASJ",
+	"xFff3FkaMB+2LfOg+ABER2efqHjEYf6POyPGMroNwwMRjoPWcF/lJl59QcyktIgyPnM9U4uC0h6GpQKi",
+	"7uC0I98VNDXmWElHMbdWN8qy/xZyVBscWB1QD7hbytg6h80CAmckvmHK/VvmlaWpWe+LBAC3tmOZ1LNk",
+	"XbUHiNqUl/YqcPOVpWF+oE3bVxK4a73YbCbSF2J83f8QCoqYLW3cb/z4zuRfXb5u4fg+s31ZJyyD1VtS",
+	"DdgcuCD9sgykVgmflFPnzrd9CNmcEe7eVsccn0lyp00qlgUM+90mcV4Jqb9vQurdzd24IsRS3iStMvlM",
+	"vycS043MpffmK0X9UKMlVTH41cBduo47v+vSpXQUxYlJq4kEFd8gC7r0idBGsSZR4BIjFh7SJtfDsy/G",
+	"CUoaMBdAUgiU9EHmRlnnSHUvTt4oLQlx+hfGLRkEn8roCFYSZWiIKCrReY6OG+15C3onKxEgG+UyomtM",
+	"zNyYY8674/I5mIUFFqSOfE2lKjl3PaZHlOvLOpVXsX5QGnMYja3KJySCzHWSGp2NdBNxZk6Z+8rq9xAJ",
+	"9eLrDP6Q/Foo89JF3jY5+gBEFg+JewBtlhQ8Aj8lI7iEgOkHWUxVLItgOI8keH4yp++QwumVSOfJiXRy",
+	"beNdOXM2uGHWE2UjdhwVFZqH4SYdWEGU5PLmzk9QFBd34bqJSYixTCf1Szk3/jOz1Lz4SL0HYYEtWfc/",
+	"dqp9zq27a1b9jpuX+ptT7GUanxGVh+VrJp52SkY6BE1n5OCv59z7Bimq3Om1rPMyUVnnYVKzT/jKccIU",
+	"a/A06snhMitc5lnbPJYDDYHBoiHlwJUu2zFX/tpiat5yqUo6Mq2DBjIvuL2ucSTyPMZ8PdEjuRT0sGMV",
+	"fI76kO0T9qfJmJXbbvTsWZdPDFzWHvXyky/vKTMfOU3vKyU2veYu7Zi79DU0sT3UhWVNnGyvY1dTmWPy",
+	"GjyQcldU1yQ5NW8g3QSCJyAnHhyLeHXAFkuHBkxf/6qQhWVFIYYhvisTKIvCiB+wZRvdjQkLmYpCgVx7",
+	"cfaVCSWGIpMySJES9UFZ00waUMedlzGUEY9BalXqRgnudWz+aXS3ZJCUr/rOrDObf+q6K3WIUR4/x+CO",
+	"k6gez5g7Lm5L9diwG8pHsPKjshsmdRwh8gP6iXHpaqXBGqKV9WUCd87AL+ovoeK9yuIJn/HGh2hsX1Gp",
+	"4PGrFvZbdkM/267XHvNh7x+97giGCl3AEvDoatbTvzYD+KqMQ4coeWPMb92VYxHLns1UKREFz7EUTpwE",
+	"B0KW5HJTFMwkJoDGvGjE8mzbJLaMjdL68Zvz0Ixvh+8Y/z/DMeZ39cn8Sl7e+9kGrRRB940db1/Xyhif",
+	"Opu/jMPuPvm3GQmxyC+lPeKNrzImiulJnGMey+K0JaGPXwZhZS1sXmGY/hVS46v8UakW+CzApFMt33TM",
+	"w4TTE0IVRf6aVhElhEpfSlq6a6mMLcZSQs1QrEfnijoGwgJjsdeN9ZpjaadjSAoK75eZRuJIgqxSmbsZ",
+	"yywtJvNKE4mjY56dOep6iSxUDoG3acmhpbLG5BUebxghnNtQ9FWzPb9Xy9EjJXO95m99Bdn75Alar1lZ",
+	"31FW1msu1msu1reXi/WcUvTxk61eM6xeM6xeM6xyn02veVWveVWveVUv7lx83sSpl5Qt9SJzpF4zo14z",
+	"o14zo7ZmRj2dhDyTTsbtrJKuliSy1kHlq/RJ0XRDx2VUoYfc3jBPCJKE99WkXODxped+tsXwISIn4nzE",
+	"khdCcLJbMWngGQWhM+aGiwlCP63VSiJiAEYJfYDSWavi/Ssud+6iMEPR/sz1lGdYzlSbUDJd2U5QsTmW",
+	"RHBn4m4nrMcnB6tXgpq5K0+WxyLFGUYVLZaAq21qCWDq0D8BA//bFP/MPGqUpFsA+bBAmMYaByotA7i0",
+	"pMEJCLAE/F06K6EW3Wk3YOAkVLYQaoZl+VKhAqJ+jwl0XSYGZ38GYbKUIUtenACN+5jbgYA2xjL6PVEf",
+	"YQaJX7I38hUYJHDJXB72onlYKNtkf7j0XhPWvteENY2sEai4d+BnjgRTuWAHbKG4Gy3kxC406of1ffLO",
+	"duy5xxjpuisvGPOOfzNdebxMPnZIo1ZvHY75NbeFNLkKaMBEYzp137/0clzlgonlw2QjBWAkDGyOZIqD",
+	"i+How6Rz3hv2u51CVom2+mGldlxp7I/qtXbrqL1fr9aarUrtMK1EW+8/K5vbfxL5PFI87dYrp916vVQo",
+	"h+XMLoVotICIWl6f8uM7+Rn2mGpF8Z/v1wsbi7CpmY7IzCNmSnHrkjHP5nNrGntKPSxg1+czWZFNHXrD",
+	"IDiHdwQF3bD1S6jzY4rmzy66nTNZ6a+g1RV7XLpKWOdrPcro0vuzi7dQxfHxO2MyHnjUqcMeesqaaOGO",
+	"2Yu/v5B3s/Ox0z/rvD0DMk4MuPEv//IldyhSij7V9mp8v9urcd/t1fi2t9ezL+fGTsv5j1xv5QyhRwwT",
+	"FdqF7jzwf/t1HrDF8epfo15w0fnpp8Izjfd+tQtjA9olxzvEj99Hmrej4YY0dSma5odqTPGAIfX1l1w+",
+	"69Qub0+9UA8xwmpRYx5pNVLVqZJ+4BNDrVVA+Lc3NCCGvl6qTthWQD8xPz9af+Y8J/Xgb6UM9ytCfUWo",
+	"L/YI3RERPuAcypXGp6b+h83kc6KV/SSH1ZAt3IDlMvJ5NlNlDpXJK9ZVD5rSzE1STDlMxfr4S2baM5tZ",
+	"miEtaTXseq7vV7qOu7JIf2PzRQwDsKGQyEw0idszclgA6b0sGEuzWw6DigN3zbg45qnWRfJA4+KYr1sX",
+	"yWbjYmL07ox0FvQvl5Nf2HTMr9Bv7pfJuW16ru/OAtL5a+WxMrnwqOkwogY+86iv0p/BSNdx7CmdUnmB",
+	"zZWNUsxpNhQJc1xCO2Mu6+KYbzIvkvtZF8f8PubFxNJ/NTK+Ghm3isf8psYyWQNyBb36SlcGxEPDXZf7",
+	"gUdtWUdzOl+eW/uFduH8dH9ycTnqXwzA9jSdLy8Z8zo+H0K0EXRjQf8stA/295utcmFh80L7oLVfb4jp",
+	"hV9ajePW8cFh41j93GrU5P+gOn8aYNT7Io78S2p78ZkotAuXF8PR5LLTH06uB92LwdVo2OkPeqeTYe/8",
+	"YtSbCIQ0QnSkmvjo0E03fjzrDABmTDkLzhifBzcwTNELGEqzJofQOBaH3e7IttGs1PYrNag/WFM1HP8f",
+	"/LWGbCPhSiLZquBu8bTbKIVv+IFQt6FQbr1+1KodHRw09g/3D/ebR7XG4WbYm3gn5YJDTTHSs073cnJ1",
+	"fSlmGmraLOifZ3R+Zf/F6rXa++nSL7Rb8W/xy6MQP9NbvwI5ixvRM7glg4BZXVlFBiDE73+nYpTnA7Bi",
+	"8X+9HjQqdSmpxNuRiyd9RT2xxSghvfb0l5oC8bdYxOKtZdjFzhf7R1e/7Nf+9es//j1t7K/+9cugdr34",
+	"GEybQ2f0/vjfv/06XE4b+0e//Wr9dfaLc/Ovbu3P552F+1nPUga/iw0tCd++D1NaclQZSkryBTyOqhK3",
+	"rsV/zGdjw+rxWGo5pp5sHCXScgi1BaxxCYqTeD8MElZaz2mDG/O4Ec5LtAemuBMZXUzDPD75GE3daNVa",
+	"xOBSSTV2xcLPbMKLP/4bNOQdNWvk+nrAAvILvXte6Fdv1A4PJDCCvx8L1p13Rt0P/cH7XRBdeE9+MNes",
+	"PT2YW9OJNSB38GhA7kABucOjpoDcB8et5kHzqHFY2z9+AJC7HmyBcvU0KFePoJwY8hYw13gFc7uBucSK",
+	"em4gF3ulaVDu4Rgnl302cTb+sGbaxDw8LRDaPRQznaDef8RIyk6yoCNwPPvInIzcLHEu+zEPeVPBmIfU",
+	"quJKTNtJpVreHq0IzT7UnpiMVhxzsCeKQcrUXDG3yAJADLAIbUVYr/bFV/ti2laOWxTXC09ngJ9WpV6v",
+	"NGqj2rEEP836YaV2hOAHk/aYN0AA0MP+ka7rLdeg0SmzMAsu7hORHhvl1zXpnJWJcjJLa9XhUbN2XG80",
+	"W7WD/XqjsX8oixmnlIAWkvDrVM3+I94nWU35tHfa73YQUW3AZYDEpsx5Z/M585ZipRTahVbjl8XV8u2R",
+	"d3X+k7hC0nkJvNYf/HMy+u2yN+mNPvSGg95oUq+9n5wNNS/yc/pxNWe4bVbU6+Ou2XV5QM2gt6C2U2iL",
+	"b/5XrmLRi0KsnHVYJPviahLW6tYC8kPeskK7EeawJL9+SnSEo9YGKACRViR9W6QXyuUn7eE9Q7Z2NDN9",
+	"H2alLDNSruobJJJnAsyIU4QzrxQHJyo2ikxd6+5E1uYoEyOMeCqPuc7Sl8nRt07QF6/goTVJbB/dqdfD",
+	"M8yAVsaa0KVanK0cB/Kul3j4YUejrGtIyh5zY6MEGK9qtaYJvmvxFzNKecxFHvs3vCFJKRu3HkW1PJC8",
+	"xPAlo5JAZt2zi6veqQRW8dw+0hnzTK+76KEPgM9IGLnKhCYBdYJZccyLFCZSgLtEnJpMXBfNlzC8YH3E",
+	"5fTBjLkaTeyCNMXYIJYrGzadlcX0xaP4TtKXzdT9zKRNMDbENz4xkmo8LMQ1jR/z7aOvW+prZciM1i4p",
+	"1mVmFUy0Q82lHGjStGCU5NKdAWtk2tuUtHtkQb1PzBKvjVoX3MGyNWNuzzmQNwBvls94UCUXOG9xbjCD",
+	"TJnpipdvCIgjkLMBp6xvSO5kTAUT/0dG2BNiJI9hFTeg6C2RD7465mMulFTQZjDxVfwgO4WzDu8EGNKA",
+	"ZplZbUKJz0yXW0pLkasNVASMApmzwCet2jExJGdfD5jWxMt2fJfc3tgOi7g5oXOB7TjEW3Ee0k0mKNQw",
+	"NBMCZIrGnAUggmw/MEpAYRZVnQnJeVJ0ohOCbG7BDeNjLq9bLQkN4P42rm/WJpKsrRyjUcOzvU3Coz1k",
+	"yk853w3C/rOiDpQdSlnaMPnIBuopKma5lwMPyTxCa7iA02IYS+bZrkV0ChDXs+c2p46uKgIjhiQJl4wb",
+	"ZTCXA1u/WNpCkpNiOGPwUWiAELBk+8RyzZXAh298AssZGi5tV9pey/asm71TlJSnVjg2I/jvEoGnAul7",
+	"wcjHS/bWloHp2IxHbHqwdZrTfetwdkwrdbPBKq3ZAa0cTWtmpWG12MHsiNamdVOpj43Gca3e2m80D49q",
+	"9VareVA7hhcttpvQdTPU3FqtFqq5CUwfbuNo2sOvKvXDZqPekKEvlYMGbbDjA6tlNqf1So3Wpw2zaVVa",
+	"bH92QA+nukyQ6yqSA547R7dP7fF1hvCp/t79u+4HdMsU7odTGJqOh9eDQX/wHqC3N2dBP1vFxwueTZlb",
+	"+eCFEf/874pbzPODlXUH2QlOfrXqIQW99O69UvSm6XB9hE0Jq/gGPe5+du+4y/9+Nb+2ptCgZqcjEg2I",
+	"wNoIPGp+UiEEDgPHx5oBHIOOI7sUWfmMFFFbsPlc/2nMY+Vek9ixpLQ2xWeVxLFJzK5xx/T5tc/e3nU4",
+	"BEQrQhOjLKZB9AKo74GkPuxOlVwoJlvMH4oNK6sgWjo0DSQtse2TuXiUZCEec4XPgVSfzqnNq+RCgTfp",
+	"ANAQehk44PTZdKFdTWN5XvS5HTg+f5W376vA2xaocTSr0ca0ZVYOrCNWadH6tHIszsF9JgBIfdo0960w",
+	"e2j/oHZcbzZbtfrRUaN2eFhvZkKN+qjWfAyocXRwFJ7XTeuYNaY1s96qHE6PzGOrxir1WYM2py0zBWpE",
+	"K+frQI0duh7Ch8ve4PQVPqQXEnwofLjwQIp/J2UFNxp3d0uL3X6Ul5UDO8NZZEB+jTgIgcVMO1/gLYoj",
+	"2w7Wz3Y4rsXBuLU8u159a/uZ8cxRd99MnN2rV/Qb8IoedvmoZvqfrTv0ioJFF14l/4xOcRAur97Sl+4t",
+	"vb+JaXOw2I8aHLbZnbljCc4c6quk3Eytmkl5nOTBqBKoHCeEa5ska2rGvDZlYiS2AnindKm60VUqXTwn",
+	"kCuK+bm3nh2AGonM0OA0kg5ISj5TZ8X0egAJTu71Ml9FnyFj85SanySjxZwFhqIYZ5auU5aq5IoFcPin",
+	"lq4hlkftFNgha0DoYEGMD1N4U8hdb1wHOmUHxGNLVyj4WHNHL/k55jlrfm4HEc9epPO7cXJ8Tcv6a0XN",
+	"JxTKqcUxn9o6uTdnwalN59z1A9v082UkRdensqhul/4Q8TDmAmWRJfN04lQivpR8oqsliZUOC9a903rl",
+	"nzEvbi4nllVLjISlxFRVrKVDV749ddiYu8vANqlDlu4t86DJs073EgW/j5UupytuOVg+YanqG9/BQIjt",
+	"51Ko9FfwqlvdU87572MTuY2+WVvGP1R5l8T2/QoC55yaPjMxwSyXxDnvdH1mElNPScsrehJ2FayORZYe",
+	"q/g31MM6634UcN/t/BM2efefgzBkxzYZmTMudjCzyMz1xhzkU5Fj/BXjqofSkhLVESyVwzK5WMlFhYjp",
+	"Q8klImKT9iojHiAj9JncJiTSVt4PJS2ytt5ziw2fBWgSyy5zgbGa91FGA1eG11aJIZU31BTHHHY3BPyV",
+	"w7pLgCmkjocZSXEVLyqyqcJ20QGKABxj11Rb4FsspsTslTD5OqnBpZPqoyl4zIUaJzS3mes47q1MDbqF",
+	"TuqKHHk0PU69lldN7jk0Of8Kp/sbqSntMdx7a2v2taR0HhGMEu0ZJG2s3t5ZaBLPUWzv9sZ1GAGjGWhW",
+	"udVBLwryQOcXxDysHAaYVOYOvHO9W+pZNp8PxS/VsHdGOy3WOqUsHtZfLrbqDSjdj1XTBm5wzgJdTIeS",
+	"NT2G+R5CUc7ik0fkfk/l0nDOvhHZphut0Gj8rUm1eiNHTTWPhdvmHbWdR82pUnXV5PQ9DaiMIkgekI+O",
+	"bUW2pu056dJBkCMnfYjxc1rjsrTmYokl7aFaPMTaYaMYIGZ76yFiUPTM9qHKpiqID1b/P5e2p1oSF3E3",
+	"0LLUxzxPUZ2dstSjbPyMojo7Z6njKwg34Wui+mui+toG17PU08LxarOa2Zwes8rhrM4qLXpkVo6t5n6l",
+	"MT2gddYyD63jWqFcYNxKCbhT/D2teiMM1kAenWa9flxvtPYPm61avXXQrNU3Be7VHiNw7/AgCrRvTutm",
+	"y9pnB7NKnTamTbNlVcSnQ3qUM0egXnvW0L0dOp+aJRCbxIP1LAFx+sZj/PbFa6kf1BtHzcODWmu/Xtt/",
+	"khi/WRyw7s28yi2bbo/v+zt7zdVxmMfxNQdkqYeHzf1a6/h4v3V8dHC8Zc3VH2PNHWivbcYa00OzVjlm",
+	"R9aheTCt7NPWrMkaVsqaiwHir7js8vZ/w7KT89j6DpbdH9mL4InYBjRZvXtQax6egTWg9s1yDayNRAPD",
+	"SSx0Pzy893f498YklSFbuIpSP9mrdOU+/Dkq8EJM13EwKx3xIRbj9Umj1kIcyV3Ih62SC+7cSWXcdD2L",
+	"zF3mo6US0xswAyLSxjDPxfbHnDMbAnFW3MKMeo/4gSonPwsY7BKfqCzmW2qrsB8cO3hnBMyFvgG9AGJZ",
+	"yHcWPXRcPmce8W/cWwGIcwHV58mxCB/4tfw1rfWVM4q9qFuqWLOsk/Bt/wiuFBVivrZ7Nm/pHIHmu27H",
+	"asQjAXt6zA2ZE2GQChJxEEMmWWrfRPxnHFLZp9T8dAKMH3CSG/Jriwkt12eowNo+qddqY06DkBetQ2Zg",
+	"Q9A6HNGrob7MxPxV4b/+73+IXSoOHphVjFntuhYzMNsp+umc+T6dM6NKupHarOnTHhSwmLtBwDihQhJg",
+	"ylVMfc61mZ8h+P2r7+RHSHx6dE0LVgQ8GJYGqniuJW79+fpi1Jn0fu32eqcQFA6XnCJtMlz4n5Ub0D6f",
+	"uaIBx17YQaFdPyjjnzLQvj8Y9Ybdi8Gg1x1VOqNRp/vhvDcYXVUue8PK++HF9WVlyTwFagrlwoIFnm3K",
+	"u1Wl+gQy0q1WE82TN1kyb4LVsL8A+hc9Vh203AW1eWaj+Ghq0YDC+4LBneGgYqOYaKOYXPaGExhFAYyo",
+	"FF5jcuq+iMWwwL0kfhUtkzfb23xD2J8mY5Y4Z6EnbVI/qNakeHKElBfiLLldC+3Cu4vh2/7paW9Q0H6O",
+	"Nnqh3ao1X9Xsb0XNbh7XDhpH+436Qeu4ftQ8Omw1njyVLkofwQry4l4L0kwqqtz8MyXXhdP/46QQ7Iho",
+	"Hqik7AnAvskxeX9gRKhPfFfoJr7MBEdUUh4LJUKP94A8FBnkSSxGLccG/RNIfIpyckmDLGy+CphfjiJn",
+	"pg6Dwl2q3qUvLlzQO5lHP2UkAmOuF+GwNjGp4whdSfyLeeghEa1OO9vhY+7GvVRrzksMRJFOTsm+VCUj",
+	"+gmyxsN8fcDmefAQvJJXQPT8gOj1THw1PT+G6fnRT7+ykjQr7jBfEZDoctJCF+kPcUz+QiEaz3uCs1Jl",
+	"1f6Nf3xJLoEH+LujlmRMjs2JgY8xyoT6IbtnMkIHDWVeyknMmd9+LKc5EKasHOXszqZvRxLJ3ejbyzAn",
+	"kqcm4RCvkg7BacBQSzFB4tQUfVEGTaoc21AUsxh5tVN5/GYpE/j0UUPzHQ7TVx/4C/aBr2XWJ2WA7hLv",
+	"X3bCYkD1WrW+X6vWqseFcqF/eem5gWu6jhDm3ctCuTCl5ifGraiUyCMzAMTb9/dsZ1qR3xW2ECdkAKJZ",
+	"LM//10+Nzxf1mw9mzfxJoaWDWqO+32ocH9UPG7Xmfr1xCKwHy4/M81Ey9i8/ttYxUXxO87Gtu9R6Sx3K",
+	"TZvPr8QZGtqYsFKSxFYzr2I7U6hQF9y63qOhAdmcv6eOsfAJIxvgwOWwd96/PpdVkuAQOhKz2Go1C388",
+	"XanwR8R625b+npzbFDdn/MrH9nVu3ZO5Qde79X5u8X+i22yORM3JU/yb9YVGo6LOOjYBmnK5YCNIlZz0",
+	"PKzsiaZ11EOKAi2lhTcna02/AcZkWAI6i0CSB0CAGD8r0BlxjBHyO9Ixj3AU+kIBQIXE0WFKR2oqiQSg",
+	"MfboUjmKuY6Y8jQyZzndqQhJI68D5jqb+cqjq5BTOk0dMkwvJEU3VAyXz1l6rrUyA3TWBPQTExCLeaxN",
+	"DJBQBinSgCxcwIqfWQlMJOIXKNiGFhPqOJdwLUQyhuLOGHPjatQZnHaGp+InSTq4xBp1BinCfmPE6P2K",
+	"8lm8HNGYe4uxyR0ADCqwUWYEQkCLQYqwGMQIsBVf3Gv757ZYzDafd9Hv7XoGKRrqAIBaRASVwCgVSDH/",
+	"rRz2xpczQ4qWa/pK7FQXVi4U+Vx80LvgyG+JPToPINoR0jwAEWSf6Sln9z0PlxcXbp8igNYob8VOeWYr",
+	"wtdlrs08BTcefA83Jez9Hf8iN6ktnC6ptvd4g0bsrE1Q26rzdH0xqNif4CR6Wgb3K003C1RJNhvrZsbV",
+	"PHL4eUJ/dtTnY338vuhYn1j2WImV/WNFL91L9uQIYkqi7l3FhcoglLVjklmBECmkGQfQiCceFOOzTuPH",
+	"VEICivVgdSK1OIjlIs8yMGeV89WyToqHZwgmeg7Z8NFmt9+BWEgDROuyIbFafyBf/z33fwZ3YCeN+i+U",
+	"rOVIidyWFAz3GidjHlP5wLEOLnU0dKGCqGmBIBZSdDxFoQ5xymMeqWz4urNIFNL15e2Jw7O00bwChheT",
+	"nPzCtaTvjEkvV05yL6Dzc9tfwE55dPq9F6Ni7fksGIGFKDvk6dK1kQZc6j40IAZalYwdJGj4IIMUQd2C",
+	"dN7gbskI9WOEpth2CbUt/EA2Wa/A3JeqvhWNWHBIm0SdKN1PckbT9So9X4r0xBcyZDPmMW6+ePGJZ7+l",
+	"r+4fkom0G+VZyWnQfCxfQTI+Oj9Ntp4Z8tLENEwZmLIbR00m7QwndMwXtu9DgUgMFoFUNeqwFA1WituN",
+	"CDMyZ11zx/7E9NCbBQtuXKGiBlh6llDd3JVTtD4Xn81uHoXd2G++E6GKk/TKl/PKl/OMMjmzNsi9Ywxj",
+	"TnSd5bD48awz0L8pEZtDtThp7tsSRUjyMu90uE6QL1Yoo56/MZqQ5AomHHMtKj+k2SEPZNmRuFyn2SEP",
+	"YtkhHX6nwDlOpToe7flNQPwbuozVtzsJ1xv0yV3F39vc/gypn2MePXIbV5q2lF5DH19DHx8U+pglovQQ",
+	"yLQqTTSeQfaVktSmlFu3thXcFNqFt5dXk3rtfWFrBam6CoRsHkUZHQkTAcbViE0LctVFNR3K6iTJ1pg1",
+	"Z53P1Hbo1Hbs4O5UZaJ2Pnb6Z523/bP+6LfJ6cV5pz+YhMWkjo5ajdphfb/ZaNSPjpq15uF+opjUsxQI",
+	"2lAKKpr+XMGbi2BVaNdbrVqs2JJWl2p7KaWni5/03FUAEZyPHKSI7cqVKR/ylEGROUuAQW6NqWpx9S8/",
+	"tiYXg7Pf1gtClQvBenkw0cSIzo9qjfp/INeonhINmt6TJ48KzRJX96pslej3lijRLOj1zQaIZg0og0BS",
+	"n+4ccaE8q/01qFqKhbGE3DdT17oDB1WSCrxKDLFqDUSWauGiGZbICSqViXHZGY4GvaFBipSoUlZv/DEc",
+	"65x58fJ/endcL7x5cjm8+Ng/hVbQPwD3vvGJb1uwLFzOSqKbZ42J1hfo7r9h/sPazVEYazXWb4Cka8+L",
+	"l6GSY09SsCOFupoYAzNspZGkhD626+EZkoQmqj3HVQtSnK0cB1z2S0Q9+CKMcGeCPz9MYUqcKsB5Yoo3",
+	"hewnRulEuv4xnZa7QRRcVNTUBPlbPG84ChNgf9o+vhAMO5A6wy2N8HXaVCdCCgyUzKgzBC6wySPy5sjP",
+	"4gbEvGHmJ7G2zmWY7YJ6n5glJpdaF9y5MyDG1p5zcb9kuPcZD6A49SmuOogeJ+7CDkRntIBdGn/h4Ytt",
+	"JwqxEUOgKyi+FkIbgxgS2hhlYjBuendYxY0YAyzF7c5kiTKxLcrAVoPC3yBGKPyh0UWwMog4pKsE/1Z+",
+	"CBmnDec3qbcOxH/3azWYnqOj44Nssv7qmF/IARv6yQGzTX3fnnNV19xxQd8M6BwXVwNmHuqbT+8IxULm",
+	"Me1S4i5Q4fQVJ5Qq0YyyhUAbYfp2vNiRUNY27cR0/GZIZt14Z9Z2kS30WM/+zKxIcOkXvPGjUPeiAUe0",
+	"gTrfmBupAFG8ZHFdwyCpFzTE3lIl9MQCFH2Qy7IaKfziW237azE4auPT4KYalu6Tu+GGeQzWuTQ8CcG2",
+	"HhyEqrd4Z6rWC/NgG3Q0oatNnJRPPlEbsSxtqllzP+bF1LF3Br9JGSf3WElGJMT2UNGQVf70K8VIYG8R",
+	"agb2ZzijbLFWCLU+U24yWXMGS877WGIQat7I08JngU+KiRrEYx5f82Wi7dsyMeTNHZ9rn84lEY0he7+k",
+	"tmfz+T/ZnSGDshJLtB+QuXg6jV9roNRdrWwLpa4UwzLXUv+q/n+N/6P8TgpnyTQV8VhN1FsrE+PianI9",
+	"gFPoqn8x6J1C5FfKcZjyfsc81r8iCr60FQF7604dPmWS0hH0jErzDQ6pTZjjs7WMEF1UygmNzzPuext8",
+	"vh5jYy4lc7gMY69JXwWJlQWtaxL4BOtFJg5l248NOy4vUKCJdU+otvAJ8hfBj5/Y3ZhT/xOcJlXSgYNO",
+	"lpkMa77h7k6dXFsTmoFHuU9Bk22PuR1IEj558n+2LcAyqYs2nL7kOkb4xi3y9v3lmFPMjmR+WRGYhYtl",
+	"2Pv5unc1mgx73V7/ozj5VFxxRg5xcMO4tiq711eji3PAXgKSoc5iEBvoBhED4Fa2EvvYV9IvGiPIp5FK",
+	"AQLMILOAlAte2uhUyTxF6qGZ8trJdCCouxrONbQcgAiF7ZqSU1Qm1PFdcntjO+htQturLanKiYe05lXs",
+	"qv5OteDsoqJihLxxnPaVDz/ZsQMLi9yUiMudOzDQyuQlxWSyKV3pJIFZZFVW8YaQDo+1iXwhQgquqfZt",
+	"Emr2BtbkWbDAc8tkRk1c8aLb4qArRwgg7PqYY9/LxHQXDI9WRI0ZR2u6nHnjy4quIWwvo6FaK51YgpWR",
+	"Hc8ekcevU8dvjnVHvj0VGifQDbguxckCzH9iQELJIcUwgQw+Slqc4EaAC9dc4UgIyDtouLSLgfj7yGr6",
+	"iINnAol/A6lQaRbTdFvl/e2Oz24rzGHhe2Y7W4aRK59N62EWo8fzHG/hQDqmR9ND88Cq7LPWrNKizWnl",
+	"yGxYlTqrzdRvyqhcP2jU9o+a9YNWs3G8f1g/ah1kMhtpdvAHMRs19g9CcqDG7MBs0CZr1SvIEXRIK0fT",
+	"Y7Nm1Vk+ZqPat5lFn82dtMP0pHInxV7T/jp3kuQ7i9MnpTsXHpE+6f6G6WciVsqTCBnhhNdKapvyJzMt",
+	"ubkMxY8XNhEvbhn9kDuvMssgvbXWZfQsIxZVkcy5JFtSLtFA7TBM6u/wGOLFgJ91AE9AEy3a3HRWEKlC",
+	"5fexTCww3AbmDTEdai9QWxxz3VBaUsZWSSfeTqo5qPRGVjIYp0z759c+e3vXQRPdMCpDxyk8CwLnRKeq",
+	"5EJZBhN7DFNMx3wtx5Slqx+gaSBV4xy0BAGXZWk/C9ERWAA9NuZQDhQoHsth+fJ4Nb2QhF7oTFHuK7JM",
+	"KFM+VcYeoTDYXqTvnPbeXQ+6I6NKLhRSl5ZoTTssq6KiJuXaA+F9IOv9M6oZu2gILzHfNh10fV95t1uA",
+	"X502zX12OK0cW41ZpcUOBFiom5WmtT87pMfTutlgCvg1m4eNg9bRUb3WOG4d7B8eNmubKC1bjwH8jmut",
+	"iBWSHbYO9lmDHlWOzGOrxuqzSoM2py1zP62yTbTivl/gt8P0hGBOGr5ewdzumeUPA3MXHpxw32ya+cMg",
+	"Wo5080eHTjLTykjEkRngWUL7qMI5QoxSm0PpmDhoQgg05huy0YmejD5TTka5pMrqwpl4L7ucmS8uY+ph",
+	"B+ZXPv5eAwxfAwzXAwwPu3xUM/3P1h2yQ4YpTIx/xhBXEKWvgYffceDhYxhp1wFFxmn249BSPBQvZNBT",
+	"dKUSmtD8dwIJAAuoxnMhlHFJdEE5MdLftFElkIoujpA2MbRuGWUMdSqH0SeqPB1GvpxkBme9Sfr/k9Ed",
+	"WpwVNhmLBTkhWU7J1LCCqLETQsd8Y8RF3GWfHvRQFijKvJERCmlxAjIUwHUhp0XaQm49OwDzDMZIYISR",
+	"fCcYcySjtIIbymNp7tJDHI8TK/qMg9FqSs1PGFQD3uvICW37Yx6aqKrkigUQ6xCbojaRET2WDX5uFbqD",
+	"UW+IEkEjuHEdC6w7Y55oAGN/XA4vZS2+IHV+YoFC8IIhHigKmyiqkITS/RhOwvzTHYDnC6Q6+QZtNY+f",
+	"X/rUXsJX6pMnPBMli8nLcXQ8eu7+ttPYi0z6GIL4eFn7mKKfFkga5uhvjEdKkJpoufohv/PuyfpZ4vU1",
+	"af81af81af8lJu0/u3DWiojfP19fq6cb58WPvnd5KPigwB1sdL9M/JU4k7JT/kv5cvrHPEdS/xDjTmPl",
+	"f7lFzKguMGcqRhU9lXBC2N66s5J6qsLQPbL4xzwjjZ/cP4tf6I/pafzk3ln8hLta1cAoi59sTuLHFrRC",
+	"gK/Z+6/Z+/fL3jcZDzzq1HUxpefsP2coIdYWajxCkcR6I6oz2GgesmNab72oUEI17U9kbE15q3v3n6QN",
+	"xRgbLzegMJyDLO3I9XZyQ/+RvRKfMF09bX/u7hHPk5ceak3Rk77ZlPSUsWjwLnl8PhTX6WWSN8UQDtnC",
+	"/Sz16/zFkVOT2k0sbBOGban6h41aSwELLCNMLrhzJ9Vj0/UsMneZjzZFMyIa1AoXQ4QhcChxZoMpd8Ut",
+	"AUw5sOS5y6VAZJ1ZwECJ94nKIrqltiJ8xwmA1FcweYq+kVathX3FfCMttA0NyBDath3qvMQos69eI7m1",
+	"vthiZWEhy03Ga56Ea+PHLKCQVgI2RSLkCGa51x4+EVtiym6okARggdLqi4UNwp52fBfUjXD7+wwjV6Lr",
+	"1kJRiOvFC5bFQlMgMTvXNntxgSnfQx3yHws4t16R8ytyfpoy5z9i4Y+c59ajIdk9Aeg2eYseeBAS6hPf",
+	"FWcduuH9WMEfO/DDiACI+cGMepqoZu+Topxt0iALm68C5pfH3HT5zJ6vPDp1GNg3JQL2xYULeidNkFCi",
+	"BJ34WKJEbj2jTUzqOAJQi38xJWTMFeco0QhGY6exoimKW+kxJ0b6pmgAmeNVMgIHE3fHXKXOACbLczbD",
+	"i3k9nL/O4cy4tUGg65Ga38kxXq+9nuP3OsfF5n89xLMP8bKSjyvuMF9lNerS3UL/0w9x2v9C7UCWit75",
+	"yBcNMXPl2cEdHAWuGFJDXL1hOYlr1JoS+u5OtznuyqosHRrMXG9R+ENIZOTvwrMo/tajxURcLjm78cwG",
+	"Bx8nkvuHFH3GiKFdXqncMGdplIlRqYiLjFJVLFTPkTulvbdXbxxWa9Vatd4+qh3V4GyQU5XsBpYaWy9h",
+	"LnRtdEKim7gaCdbUeBU4s+JNv0spi45Bhb7pLhlyPtL53GNzoBlygI5QPFjjkSdFLvR16jGycC3mOMwq",
+	"aX2Zbe0FZh9s4hiVEZjoA+eWwCM6edTVWUd74KYUh5SnY4YVtSpAEyTrsa91RlHt+KRouiHvjiTzsZlf",
+	"yujAmbpvlyd3Pdf3K12xWOMsnR5buAHTO4M2FFjX/huyxNJO7owsPeYzbrKsfg2hpU29O2WWQCLAEKUl",
+	"OJR18iCSpBsMe5bx2LQHDZXY2IXc343HQ/hb33/+hZey2gJ36TruXLykpVx0GQ/MXGbvE6YyX8uMJ9S/",
+	"4+aN53J35ZPFKlChETNVjiWMi1jb5Be6fyVzand9bCjK0x68Jsq//PHl/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

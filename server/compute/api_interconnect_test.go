@@ -164,7 +164,7 @@ func TestInterconnectAndAttachmentRules(t *testing.T) {
 		reason string
 	}{
 		{"VLAN tag taken", gen.InterconnectAttachment{Name: "att-2", Interconnect: &ic, VlanTag8021q: &vlan}, 400, "invalid"},
-		{"partner attachments are not modelled", gen.InterconnectAttachment{Name: "att-2", Interconnect: &ic, Type: &partner}, 400, "invalid"},
+		{"a PARTNER attachment's interconnect is its partner's", gen.InterconnectAttachment{Name: "att-2", Interconnect: &ic, Type: &partner}, 400, "invalid"},
 		{"no interconnect", gen.InterconnectAttachment{Name: "att-2"}, 400, "required"},
 		{"unknown interconnect", gen.InterconnectAttachment{Name: "att-2", Interconnect: ptr(w.url("global/interconnects/nope"))}, 404, "notFound"},
 		{"another project's interconnect", gen.InterconnectAttachment{Name: "att-2", Interconnect: &otherProject}, 400, "invalid"},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -26,9 +25,11 @@ func attachmentPath(project, region, name string) string {
 // validMTUs are the MTUs the real service offers for dedicated attachments.
 var validMTUs = map[int]bool{1440: true, 1460: true, 1500: true, 8896: true}
 
-// InterconnectAttachmentsInsert accepts a dedicated attachment on an existing interconnect of
-// the project; its region, metro, facility and zone come from the interconnect's location.
-// Only DEDICATED attachments are modelled.
+// InterconnectAttachmentsInsert accepts an attachment: a dedicated one on an existing
+// interconnect of the project (its region, metro, facility and zone come from the
+// interconnect's location), a customer's PARTNER one, which gets a pairing key and waits for
+// its partner, or a partner's PARTNER_PROVIDER one, which provisions the PARTNER attachment
+// of the pairing key it names (partner.go).
 func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.InterconnectAttachmentsInsertRequestObject) (gen.InterconnectAttachmentsInsertResponseObject, error) {
 	requestID, err := checkRequestID(req.Params.RequestId)
 	if err != nil {
@@ -39,6 +40,13 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 	if err != nil {
 		return nil, err
 	}
+	place := s.placeAttachment
+	switch *a.Type {
+	case gen.InterconnectAttachmentTypePARTNER:
+		a.PairingKey = ptr(pairingKey(s.newUUID(), a))
+	case gen.InterconnectAttachmentTypePARTNERPROVIDER:
+		place = s.placeProvider
+	}
 	pending := !s.ops.FinishesAtAccept()
 	run := s.mutate
 	if deref(req.Params.ValidateOnly) {
@@ -46,7 +54,7 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 	}
 	op, err := run(ctx, req.Project, regionScope(req.Project, req.Region), requestID, func(tx *store.Tx) (operations.Start, error) {
 		rec := AttachmentRecord{Attachment: a, Lifecycle: s.born(tx, pending)}
-		if err := s.placeAttachment(tx, &rec, b.VlanTag8021q, addrs); err != nil {
+		if err := place(tx, &rec, b.VlanTag8021q, addrs); err != nil {
 			return operations.Start{}, err
 		}
 		return operations.Start{OperationType: "insert", TargetLink: *a.SelfLink, TargetID: *a.Id, Settled: !pending}, nil
@@ -61,24 +69,38 @@ func (s *Server) InterconnectAttachmentsInsert(ctx context.Context, req gen.Inte
 // region, with the id and creation time given, and what it asks of the addresses: the body
 // is the attachment, every member it gives kept, and the members the server sets filled in
 // (the defaults, its links); members a client sends back from a read are ignored. Its VLAN
-// tag, addresses and edge availability domain are placeAttachment's. Inserts and the seed
-// share it.
+// tag, addresses and edge availability domain are placeAttachment's; a PARTNER attachment's
+// pairing key is its caller's. Inserts and the seed share it.
 func newAttachment(project, region string, b gen.InterconnectAttachment, id string, created time.Time) (gen.InterconnectAttachment, addressRequest, error) {
 	if err := checkName(b.Name); err != nil {
 		return b, addressRequest{}, err
 	}
-	if t := deref(b.Type); t != "" && t != "DEDICATED" {
-		return b, addressRequest{}, invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED attachments only.", t))
+	typ := orDefault(b.Type, gen.InterconnectAttachmentTypeDEDICATED)
+	var err error
+	switch *typ {
+	case gen.InterconnectAttachmentTypeDEDICATED:
+		err = checkDedicatedMembers(b)
+	case gen.InterconnectAttachmentTypePARTNER:
+		err = checkPartnerMembers(b)
+	case gen.InterconnectAttachmentTypePARTNERPROVIDER:
+		err = checkProviderMembers(b)
+	default:
+		err = invalidField("resource.type", fmt.Sprintf("Invalid value for field 'resource.type': '%s'. understudy models DEDICATED, PARTNER and PARTNER_PROVIDER attachments.", *typ))
 	}
-	if err := checkDedicatedMembers(b); err != nil {
+	if err != nil {
 		return b, addressRequest{}, err
 	}
-	if b.Interconnect == nil || *b.Interconnect == "" {
-		return b, addressRequest{}, &Error{Status: http.StatusBadRequest, Reason: "required", Message: "Required field 'resource.interconnect' not specified", Location: "resource.interconnect"}
-	}
-	icRef, ok := parseRef(*b.Interconnect, "interconnects", project)
-	if !ok || icRef.Project != project {
-		return b, addressRequest{}, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
+	// Every type but PARTNER is on an interconnect of the project (a PARTNER attachment's is
+	// its partner's, which its checks refuse).
+	var icRef ref
+	if *typ != gen.InterconnectAttachmentTypePARTNER {
+		if b.Interconnect == nil || *b.Interconnect == "" {
+			return b, addressRequest{}, requiredField("resource.interconnect")
+		}
+		var ok bool
+		if icRef, ok = parseRef(*b.Interconnect, "interconnects", project); !ok || icRef.Project != project {
+			return b, addressRequest{}, invalidField("resource.interconnect", fmt.Sprintf("Invalid value for field 'resource.interconnect': '%s'. It must name an interconnect of project %s.", *b.Interconnect, project))
+		}
 	}
 	if b.Mtu != nil && !validMTUs[int(*b.Mtu)] {
 		return b, addressRequest{}, invalidField("resource.mtu", fmt.Sprintf("Invalid value for field 'resource.mtu': '%d'. Supported values are 1440, 1460, 1500 and 8896.", *b.Mtu))
@@ -88,18 +110,27 @@ func newAttachment(project, region string, b gen.InterconnectAttachment, id stri
 		return b, addressRequest{}, err
 	}
 	a := b
-	// Output members: derived (fillAttachment, placeAttachment), the group's (claim), or
-	// assigned (assignAddresses); subnetLength and params are input only, not kept.
+	// Output members: derived (fillAttachment, placeAttachment), the group's (claim), the
+	// pair's (partner.go), or assigned (assignAddresses); subnetLength and params are input
+	// only, not kept.
 	a.AttachmentGroup, a.EdgeAvailabilityDomain, a.VlanTag8021q, a.RemoteService, a.SubnetLength, a.Params = nil, nil, nil, nil, nil, nil
 	a.CloudRouterIpAddress, a.CustomerRouterIpAddress, a.CloudRouterIpv6Address, a.CustomerRouterIpv6Address = nil, nil, nil, nil
+	a.State, a.OperationalStatus = nil, nil
 	a.Id, a.CreationTimestamp = &id, ptr(timestamp(created))
-	a.Interconnect, a.Labels = ptr(interconnectPath(project, icRef.Name)), (*gen.Labels)(&labels)
-	a.Type = ptr(gen.InterconnectAttachmentTypeDEDICATED)
-	a.AdminEnabled = orDefault(a.AdminEnabled, true)
-	a.Bandwidth = orDefault(a.Bandwidth, gen.InterconnectAttachmentBandwidthBPS10G)
+	a.Labels, a.Type = (*gen.Labels)(&labels), typ
+	if *typ != gen.InterconnectAttachmentTypePARTNER {
+		a.Interconnect = ptr(interconnectPath(project, icRef.Name))
+	}
 	a.Mtu = orDefault(a.Mtu, 1440)
 	a.StackType = orDefault(a.StackType, gen.InterconnectAttachmentStackTypeIPV4ONLY)
-	a.Encryption = orDefault(a.Encryption, gen.InterconnectAttachmentEncryptionNONE)
+	switch *typ {
+	case gen.InterconnectAttachmentTypeDEDICATED:
+		a.AdminEnabled = orDefault(a.AdminEnabled, true)
+		a.Bandwidth = orDefault(a.Bandwidth, gen.InterconnectAttachmentBandwidthBPS10G)
+		a.Encryption = orDefault(a.Encryption, gen.InterconnectAttachmentEncryptionNONE)
+	case gen.InterconnectAttachmentTypePARTNER:
+		newPartner(&a, b)
+	}
 	unsetEmpty(&a.Description, &a.Router, &a.CandidateCloudRouterIpAddress, &a.CandidateCustomerRouterIpAddress, &a.CandidateCloudRouterIpv6Address, &a.CandidateCustomerRouterIpv6Address, &a.CloudRouterIpv6InterfaceId, &a.CustomerRouterIpv6InterfaceId)
 	a.LabelFingerprint = labelFingerprint(labels, 0)
 	fillAttachment(project, region, &a)
@@ -109,35 +140,34 @@ func newAttachment(project, region string, b gen.InterconnectAttachment, id stri
 
 // fillAttachment sets what an attachment's other members, its project and its region
 // decide: its links, and fixed values where the real service documents no rule
-// (docs/compute.md): ACTIVE, the current dataplane, no BGP MD5 requirement, no PZS.
+// (docs/compute.md): the current dataplane, no BGP MD5 requirement, no PZS; a dedicated
+// attachment is ACTIVE (a partner one's state is its pair's, partner.go) and has its VLAN
+// in privateInterconnectInfo, which the real service fills in for dedicated interconnects.
 func fillAttachment(project, region string, a *gen.InterconnectAttachment) {
 	a.Kind = ptr("compute#interconnectAttachment")
 	a.SelfLink, a.Region = ptr(attachmentPath(project, region, a.Name)), ptr(regionScope(project, region))
-	a.OperationalStatus, a.State = ptr(gen.InterconnectAttachmentOperationalStatus("OS_ACTIVE")), ptr(gen.InterconnectAttachmentState("ACTIVE"))
 	a.DataplaneVersion, a.SatisfiesPzs, a.GoogleReferenceId = ptr(int32(2)), ptr(false), ptr(stableID("attachment-reference|"+*a.Id))
 	a.ConfigurationConstraints = &gen.InterconnectAttachmentConfigurationConstraints{BgpMd5: ptr(gen.InterconnectAttachmentConfigurationConstraintsBgpMd5MD5OPTIONAL)}
+	if *a.Type != gen.InterconnectAttachmentTypeDEDICATED {
+		return
+	}
+	setState(a, gen.InterconnectAttachmentStateACTIVE)
 	if a.VlanTag8021q != nil {
 		a.PrivateInterconnectInfo = &gen.InterconnectAttachmentPrivateInfo{Tag8021q: ptr(uint32(*a.VlanTag8021q))}
 	}
 }
 
-// checkDedicatedMembers refuses the members the real service documents for other types of
-// attachment only: a partner's (pairingKey, partnerAsn, partnerMetadata: "not available for
-// DEDICATED") and an L2 attachment's (l2Forwarding), and IPsec addresses on an attachment
-// that is not encrypted.
-func checkDedicatedMembers(b gen.InterconnectAttachment) error {
-	for _, m := range []struct {
-		member, value string
-		set           bool
-		why           string
-	}{
-		{"pairingKey", deref(b.PairingKey), b.PairingKey != nil, "A pairing key is only for PARTNER and PARTNER_PROVIDER attachments."},
-		{"partnerAsn", deref(b.PartnerAsn), b.PartnerAsn != nil, "partnerAsn is not available for DEDICATED attachments."},
-		{"partnerMetadata", "", b.PartnerMetadata != nil, "partnerMetadata is only for PARTNER_PROVIDER attachments."},
-		{"l2Forwarding", "", b.L2Forwarding != nil, "l2Forwarding is only for L2_DEDICATED attachments."},
-		{"ipsecInternalAddresses", strings.Join(b.IpsecInternalAddresses, ","), len(b.IpsecInternalAddresses) > 0 && deref(b.Encryption) != "IPSEC",
-			"IPsec internal addresses are only for attachments with encryption IPSEC."},
-	} {
+// refused is a member an insert of some type of attachment may not give: set when the body
+// gives it, value as its error quotes it, and why.
+type refused struct {
+	member, value string
+	set           bool
+	why           string
+}
+
+// refuse is the error of the first member of ms that is set, if any.
+func refuse(ms ...refused) error {
+	for _, m := range ms {
 		if m.set {
 			return invalidField("resource."+m.member, fmt.Sprintf("Invalid value for field 'resource.%s': '%s'. %s", m.member, m.value, m.why))
 		}
@@ -145,9 +175,31 @@ func checkDedicatedMembers(b gen.InterconnectAttachment) error {
 	return nil
 }
 
-// placeAttachment stores a new attachment inside tx: its name must be free, its
-// interconnect there, its VLAN tag free on it (or the lowest free one is taken), and its
-// BGP addresses free on it (or free ones are picked, see attachmentaddr.go).
+// otherTypesMembers are the members of types of attachment understudy does not model (an
+// L2 attachment's l2Forwarding), and IPsec addresses on an attachment that is not
+// encrypted: refused on every type.
+func otherTypesMembers(b gen.InterconnectAttachment) []refused {
+	return []refused{
+		{"l2Forwarding", "", b.L2Forwarding != nil, "l2Forwarding is only for L2_DEDICATED attachments."},
+		{"ipsecInternalAddresses", strings.Join(b.IpsecInternalAddresses, ","), len(b.IpsecInternalAddresses) > 0 && deref(b.Encryption) != "IPSEC",
+			"IPsec internal addresses are only for attachments with encryption IPSEC."},
+	}
+}
+
+// checkDedicatedMembers refuses the members the real service documents for other types of
+// attachment only: a partner's (pairingKey, partnerAsn, partnerMetadata: "not available for
+// DEDICATED") and those otherTypesMembers says.
+func checkDedicatedMembers(b gen.InterconnectAttachment) error {
+	return refuse(append([]refused{
+		{"pairingKey", deref(b.PairingKey), b.PairingKey != nil, "A pairing key is only for PARTNER and PARTNER_PROVIDER attachments."},
+		{"partnerAsn", deref(b.PartnerAsn), b.PartnerAsn != nil, "partnerAsn is not available for DEDICATED attachments."},
+		{"partnerMetadata", "", b.PartnerMetadata != nil, "partnerMetadata is only for PARTNER_PROVIDER attachments."},
+	}, otherTypesMembers(b)...)...)
+}
+
+// placeAttachment stores a new attachment inside tx: its name must be free, and one on an
+// interconnect (every type but PARTNER, whose partner's interconnect carries it) is placed
+// on it (onInterconnect).
 func (s *Server) placeAttachment(tx *store.Tx, rec *AttachmentRecord, vlan *int32, addrs addressRequest) error {
 	a := &rec.Attachment
 	if _, taken := s.tables.attachments.Get(tx, *a.SelfLink); taken {
@@ -155,6 +207,19 @@ func (s *Server) placeAttachment(tx *store.Tx, rec *AttachmentRecord, vlan *int3
 		e.Location = "resource.name"
 		return e
 	}
+	if a.Interconnect != nil {
+		if err := s.onInterconnect(tx, a, vlan, addrs); err != nil {
+			return err
+		}
+	}
+	return s.tables.attachments.Put(tx, *a.SelfLink, *rec)
+}
+
+// onInterconnect places a new attachment on its interconnect: the interconnect must be
+// there, serve the attachment's region, and have the VLAN tag free (or the lowest free one
+// is taken) and the BGP addresses free (or free ones are picked, see attachmentaddr.go);
+// the edge availability domain is its location's zone.
+func (s *Server) onInterconnect(tx *store.Tx, a *gen.InterconnectAttachment, vlan *int32, addrs addressRequest) error {
 	project, region := projectOf(*a.SelfLink), regionOf(*a.Region)
 	icRec, err := s.readableInterconnect(tx, project, nameOf(*a.Interconnect))
 	if err != nil {
@@ -191,10 +256,7 @@ func (s *Server) placeAttachment(tx *store.Tx, rec *AttachmentRecord, vlan *int3
 	}
 	a.VlanTag8021q = &tag
 	fillAttachment(project, region, a)
-	if err := s.assignAddresses(tx, ic, a, addrs); err != nil {
-		return err
-	}
-	return s.tables.attachments.Put(tx, *a.SelfLink, *rec)
+	return s.assignAddresses(tx, ic, a, addrs)
 }
 
 // vlanTag checks a requested VLAN tag is free on the interconnect, or picks the lowest free one.
@@ -266,7 +328,8 @@ func (s *Server) InterconnectAttachmentsList(ctx context.Context, req gen.Interc
 	return gen.InterconnectAttachmentsList200JSONResponse(out), nil
 }
 
-// InterconnectAttachmentsDelete accepts a delete unless a group uses the attachment.
+// InterconnectAttachmentsDelete accepts a delete unless a group uses the attachment. The
+// other side of a partner pair is DEFUNCT once it is done (finishAttachmentDelete).
 func (s *Server) InterconnectAttachmentsDelete(ctx context.Context, req gen.InterconnectAttachmentsDeleteRequestObject) (gen.InterconnectAttachmentsDeleteResponseObject, error) {
 	requestID, err := checkRequestID(req.Params.RequestId)
 	if err != nil {
@@ -303,17 +366,24 @@ func (s *Server) changeableAttachment(tx *store.Tx, project, region, nameOrID st
 }
 
 func (s *Server) finishAttachmentInsert(tx *store.Tx, op operations.Record) error {
-	return finishInsert(tx, s.tables.attachments, op.Op.TargetLink, "attachment")
+	if err := finishInsert(tx, s.tables.attachments, op.Op.TargetLink, "attachment"); err != nil {
+		return err
+	}
+	return s.providerReady(tx, op.Op.TargetLink)
 }
 
 func (s *Server) finishAttachmentDelete(tx *store.Tx, op operations.Record) error {
+	rec, ok := s.tables.attachments.Get(tx, op.Op.TargetLink)
 	s.tables.attachments.Delete(tx, op.Op.TargetLink)
-	return nil
+	if !ok {
+		return nil
+	}
+	return s.defunctPair(tx, rec.Attachment)
 }
 
-// attachmentLocation is where an attachment's interconnect is, if it can be found.
+// attachmentLocation is where an attachment's interconnect (port) is, if it can be found.
 func (s *Server) attachmentLocation(tx *store.Tx, a gen.InterconnectAttachment) (Location, InterconnectRecord, bool) {
-	ic, ok := s.tables.interconnects.Get(tx, deref(a.Interconnect))
+	ic, ok := s.port(tx, a)
 	if !ok {
 		return Location{}, ic, false
 	}
@@ -321,9 +391,13 @@ func (s *Server) attachmentLocation(tx *store.Tx, a gen.InterconnectAttachment) 
 	return l, ic, ok
 }
 
-// attachment is an attachment as a read returns it: its links URLs. Members of partner,
-// L2 and cross-cloud attachments are absent, as on the real service's dedicated ones.
+// attachment is an attachment as a read returns it: its links URLs, without a
+// PARTNER_PROVIDER attachment's pairing key ("input only for PARTNER_PROVIDER"). Members of
+// L2 and cross-cloud attachments are absent.
 func (l links) attachment(a gen.InterconnectAttachment) gen.InterconnectAttachment {
+	if deref(a.Type) == gen.InterconnectAttachmentTypePARTNERPROVIDER {
+		a.PairingKey = nil
+	}
 	l.set(&a.SelfLink)
 	l.set(&a.Region)
 	l.set(&a.Interconnect)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 
 	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/operations"
@@ -13,9 +14,11 @@ import (
 
 // An attachment's changes after its insert: patch and setLabels.
 
-// InterconnectAttachmentsPatch applies a merge patch to an attachment: description,
-// adminEnabled, bandwidth, mtu, router, stackType, vlanTag8021q and labels change; the rest
-// must be sent as it is. Disabling it shows in the group that holds it.
+// InterconnectAttachmentsPatch applies a merge patch to an attachment: description, router,
+// mtu and labels change, and by its type (attachmentPatchable) adminEnabled, bandwidth,
+// stackType, vlanTag8021q and partnerMetadata; the rest must be sent as it is. Disabling it
+// shows in the group that holds it; a change of one side of a partner pair shows on the
+// other (putAttachment).
 func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.InterconnectAttachmentsPatchRequestObject) (gen.InterconnectAttachmentsPatchResponseObject, error) {
 	requestID, err := checkRequestID(req.Params.RequestId)
 	if err != nil {
@@ -39,7 +42,7 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		sameName(&f, b.Name, a.Name)
 		if b.Interconnect != nil {
 			r, _ := parseRef(*b.Interconnect, "interconnects", req.Project)
-			same(&f, "interconnect", &r.Name, nameOf(*a.Interconnect))
+			same(&f, "interconnect", &r.Name, nameOf(deref(a.Interconnect)))
 		}
 		if b.Type != nil {
 			same(&f, "type", b.Type, *a.Type)
@@ -47,31 +50,35 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		if f.err != nil {
 			return operations.Start{}, f.err
 		}
-		if err := s.fixedMembers(ctx, "InterconnectAttachment", s.links(ctx).attachment(a), b, "name", "interconnect", "type",
-			"labels", "labelFingerprint", "params", "subnetLength", "description", "adminEnabled", "router", "bandwidth", "stackType", "mtu", "vlanTag8021q"); err != nil {
+		patchable := attachmentPatchable(*a.Type)
+		if err := s.fixedMembers(ctx, "InterconnectAttachment", s.links(ctx).attachment(a), b, patchable...); err != nil {
 			return operations.Start{}, err
 		}
 		next := a
 		patchText(&next.Description, b.Description)
 		patchText(&next.Router, b.Router)
-		if b.AdminEnabled != nil {
+		if b.AdminEnabled != nil && slices.Contains(patchable, "adminEnabled") {
 			next.AdminEnabled = b.AdminEnabled
 		}
 		if b.Bandwidth != nil {
 			next.Bandwidth = b.Bandwidth
 		}
+		if b.PartnerMetadata != nil && slices.Contains(patchable, "partnerMetadata") {
+			next.PartnerMetadata = b.PartnerMetadata
+		}
 		if b.StackType != nil && *b.StackType != *a.StackType {
 			// Dual stack takes an IPv6 /125 as an insert would (from the candidates the
-			// attachment was made with); back to IPv4 only gives it up.
+			// attachment was made with) on the interconnect it is on; back to IPv4 only gives
+			// it up. A PARTNER attachment not yet provisioned gets it when it is.
 			next.StackType = b.StackType
 			next.CloudRouterIpv6Address, next.CustomerRouterIpv6Address = nil, nil
-			if *next.StackType == gen.InterconnectAttachmentStackTypeIPV4IPV6 {
+			ic, onPort := s.port(tx, a)
+			if *next.StackType == gen.InterconnectAttachmentStackTypeIPV4IPV6 && onPort {
 				req, err := checkAddressRequest(gen.InterconnectAttachment{CandidateIpv6Subnets: a.CandidateIpv6Subnets,
 					CandidateCloudRouterIpv6Address: a.CandidateCloudRouterIpv6Address, CandidateCustomerRouterIpv6Address: a.CandidateCustomerRouterIpv6Address}, true)
 				if err != nil {
 					return operations.Start{}, err
 				}
-				ic, _ := s.tables.interconnects.Get(tx, *a.Interconnect)
 				if err := s.assignAddresses(tx, ic.Interconnect, &next, req); err != nil {
 					return operations.Start{}, err
 				}
@@ -99,7 +106,7 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		}
 		if !reflect.DeepEqual(a, next) {
 			rec.Attachment = next
-			if err := s.tables.attachments.Put(tx, *a.SelfLink, rec); err != nil {
+			if err := s.putAttachment(tx, rec); err != nil {
 				return operations.Start{}, err
 			}
 		}
@@ -109,6 +116,22 @@ func (s *Server) InterconnectAttachmentsPatch(ctx context.Context, req gen.Inter
 		return nil, err
 	}
 	return gen.InterconnectAttachmentsPatch200JSONResponse(s.renderOperation(ctx, op)), nil
+}
+
+// attachmentPatchable are the members an attachment's patch may change (or that have their
+// own checks above), by its type: a PARTNER attachment's bandwidth and VLAN are its
+// partner's ("output only for PARTNER"); a PARTNER_PROVIDER one has no adminEnabled (its
+// customer activates the pair) and sets the bandwidth and partnerMetadata its customer's
+// attachment shows ("mutable for PARTNER_PROVIDER"), but not the customer's stack type.
+func attachmentPatchable(t gen.InterconnectAttachmentType) []string {
+	common := []string{"name", "interconnect", "type", "labels", "labelFingerprint", "params", "subnetLength", "description", "router", "mtu"}
+	switch t {
+	case typePartner:
+		return append(common, "adminEnabled", "stackType")
+	case typeProvider:
+		return append(common, "bandwidth", "partnerMetadata")
+	}
+	return append(common, "adminEnabled", "bandwidth", "stackType", "vlanTag8021q")
 }
 
 // InterconnectAttachmentsSetLabels replaces an attachment's labels, as setLabels of a rule

@@ -54,7 +54,7 @@ func (s *Server) diagnostics(tx *store.Tx, rec InterconnectRecord) gen.Interconn
 	if up {
 		// The customer's routers, one per attachment, as the bundle's ARP cache knows them.
 		for i, a := range s.attachmentsOn(tx, *ic.SelfLink) {
-			if !a.Pending && deref(a.Attachment.AdminEnabled) && !a.CircuitDown {
+			if !a.Pending && carries(a.Attachment) && !a.CircuitDown {
 				out.ArpCaches = append(out.ArpCaches, gen.InterconnectDiagnosticsARPEntry{
 					IpAddress: ptr(fmt.Sprintf("169.254.%d.%d", deref(a.Attachment.VlanTag8021q)%256, 2)), MacAddress: ptr(mac(byte(16 + i)))})
 			}

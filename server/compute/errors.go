@@ -164,3 +164,7 @@ func alreadyExists(path string) *Error {
 func invalidField(location, message string) *Error {
 	return &Error{Status: http.StatusBadRequest, Reason: "invalid", Message: message, Location: location}
 }
+
+func requiredField(location string) *Error {
+	return &Error{Status: http.StatusBadRequest, Reason: "required", Message: fmt.Sprintf("Required field '%s' not specified", location), Location: location}
+}

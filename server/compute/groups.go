@@ -185,7 +185,7 @@ func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 		g := rec.Group
 		inputs := s.slaInputs(s.links(ctx), tx, g)
 		intent, atts := sla.Level(g.Intent.AvailabilitySla), plain(inputs)
-		configured, operational := renderAnalysis(sla.Analyze(intent, atts)), renderAnalysis(sla.Operational(intent, atts))
+		configured, operational := renderAnalysis(sla.Analyze(intent, placed(atts))), renderAnalysis(sla.Operational(intent, placed(atts)))
 		result := gen.InterconnectAttachmentGroupsOperationalStatus{
 			GroupStatus: gen.InterconnectAttachmentGroupsOperationalStatusGroupStatus(sla.GroupStatus(atts)),
 			Intent:      g.Intent, Configured: &configured, Operational: &operational,
@@ -194,6 +194,8 @@ func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 			status := gen.InterconnectAttachmentGroupsOperationalStatusAttachmentStatus{
 				Attachment: in.URL, AdminEnabled: in.adminEnabled, IsActive: "INACTIVE", Status: "CONNECTION_UP"}
 			switch {
+			case in.state != "":
+				status.Status = gen.InterconnectAttachmentGroupsOperationalStatusAttachmentStatusStatus(in.state)
 			case !in.adminEnabled:
 				status.Status = "CONNECTION_DISABLED"
 			case !in.Active:
@@ -364,10 +366,13 @@ func (s *Server) finishGroupDelete(tx *store.Tx, op operations.Record) error {
 type slaInput struct {
 	sla.Attachment
 	adminEnabled bool
+	// state is the state of a partner attachment that is not ACTIVE (not yet provisioned
+	// or activated, or DEFUNCT), which its status reports.
+	state gen.InterconnectAttachmentState
 }
 
 // slaInputs describes g's attachments for the analysis: where each is, and whether it is
-// active (admin-enabled, on an admin-enabled interconnect). Sorted by URL.
+// active (ACTIVE and admin-enabled, on an admin-enabled interconnect). Sorted by URL.
 func (s *Server) slaInputs(l links, tx *store.Tx, g gen.InterconnectAttachmentGroup) []slaInput {
 	var out []slaInput
 	for _, path := range heldBy(g) {
@@ -376,10 +381,13 @@ func (s *Server) slaInputs(l links, tx *store.Tx, g gen.InterconnectAttachmentGr
 			continue
 		}
 		a := rec.Attachment
-		in := slaInput{Attachment: sla.Attachment{URL: l.url(path), Region: regionOf(path)}, adminEnabled: deref(a.AdminEnabled)}
+		in := slaInput{Attachment: sla.Attachment{URL: l.url(path), Region: regionOf(path)}, adminEnabled: deref(orDefault(a.AdminEnabled, true))}
+		if state := deref(a.State); state != gen.InterconnectAttachmentStateACTIVE {
+			in.state = state
+		}
 		if loc, ic, ok := s.attachmentLocation(tx, a); ok {
 			in.Metro, in.Facility, in.Zone = loc.Metro, loc.Facility(), loc.Zone
-			in.Active = in.adminEnabled && deref(ic.Interconnect.AdminEnabled) && !rec.CircuitDown && !ic.CircuitDown
+			in.Active = carries(a) && deref(ic.Interconnect.AdminEnabled) && !rec.CircuitDown && !ic.CircuitDown
 		}
 		out = append(out, in)
 	}
@@ -395,6 +403,19 @@ func plain(in []slaInput) []sla.Attachment {
 	return out
 }
 
+// placed leaves out the attachments that are nowhere yet (a PARTNER attachment its partner
+// has not provisioned): the SLA analyses and the logical structure are of the attachments
+// with a metro and a zone, while the group's status counts the others as down.
+func placed(in []sla.Attachment) []sla.Attachment {
+	var out []sla.Attachment
+	for _, a := range in {
+		if a.Metro != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // groupEtag is the etag a group is read with: its own version (the etag it keeps), and the
 // state of each attachment it holds and of their interconnects, which its operational
 // status shows. It changes whenever one of them changes.
@@ -406,7 +427,7 @@ func (s *Server) groupEtag(tx *store.Tx, g gen.InterconnectAttachmentGroup) stri
 		a, _ := s.tables.attachments.Get(tx, held[k])
 		fmt.Fprintf(h, "|%s|", k)
 		writeState(h, a.Attachment, a.CircuitDown)
-		if ic, ok := s.tables.interconnects.Get(tx, deref(a.Attachment.Interconnect)); ok {
+		if ic, ok := s.port(tx, a.Attachment); ok {
 			writeState(h, ic.Interconnect, ic.CircuitDown)
 		}
 	}
@@ -432,7 +453,7 @@ func nextEtag(previous *string) *string {
 // renderGroup is a group as a read returns it: its links URLs, with its analysis as of now
 // and its etag.
 func (s *Server) renderGroup(l links, tx *store.Tx, g gen.InterconnectAttachmentGroup) gen.InterconnectAttachmentGroup {
-	inputs := plain(s.slaInputs(l, tx, g))
+	inputs := placed(plain(s.slaInputs(l, tx, g)))
 	configured := renderAnalysis(sla.Analyze(sla.Level(g.Intent.AvailabilitySla), inputs))
 	structure := renderStructure(sla.LogicalStructure(inputs))
 	g.Configured, g.LogicalStructure, g.Etag = &configured, &structure, ptr(s.groupEtag(tx, g))

@@ -88,7 +88,7 @@ func (s *Server) renderLocation(ctx context.Context, project string, l Location)
 }
 
 // What every location of the catalog offers: MACsec-capable ports and cross-site
-// networks (no L2 forwarding: only DEDICATED attachments are modelled), and every link type.
+// networks (no L2 forwarding: L2_DEDICATED attachments are not modelled), and every link type.
 var (
 	locationFeatures  = []string{"IF_CROSS_SITE_NETWORK", "IF_MACSEC"}
 	locationLinkTypes = []string{"LINK_TYPE_ETHERNET_100G_LR", "LINK_TYPE_ETHERNET_10G_LR", "LINK_TYPE_ETHERNET_400G_LR4"}

@@ -90,6 +90,9 @@ type tables struct {
 	attachmentByID *store.Index[AttachmentRecord]
 	// attachmentsOn lists the attachments on an interconnect, by the interconnect's path.
 	attachmentsOn *store.Index[AttachmentRecord]
+	// pairing finds the sides of a partner pair by their pairing key (pairingIndexKey):
+	// one PARTNER and one PARTNER_PROVIDER attachment a key.
+	pairing *store.Index[AttachmentRecord]
 
 	groups  *store.Table[GroupRecord]
 	groupID *store.Index[GroupRecord]
@@ -109,7 +112,10 @@ func newTables(db *store.DB) *tables {
 		attachmentByID: store.UniqueIndex("id", func(r AttachmentRecord) (string, bool) {
 			return withID(deref(r.Attachment.SelfLink), deref(r.Attachment.Id)), true
 		}),
-		attachmentsOn: store.OrderedIndex("interconnect", func(r AttachmentRecord) (string, bool) { return deref(r.Attachment.Interconnect), true }),
+		attachmentsOn: store.OrderedIndex("interconnect", func(r AttachmentRecord) (string, bool) {
+			return deref(r.Attachment.Interconnect), r.Attachment.Interconnect != nil
+		}),
+		pairing: store.UniqueIndex("pairingKey", func(r AttachmentRecord) (string, bool) { return pairingIndexKey(r.Attachment) }),
 		groupID: store.UniqueIndex("id", func(r GroupRecord) (string, bool) {
 			return withID(deref(r.Group.SelfLink), deref(r.Group.Id)), true
 		}),
@@ -119,7 +125,7 @@ func newTables(db *store.DB) *tables {
 	}
 	t.rules = store.NewTable(db, "forwardingRules", t.ruleByID, t.ruleAddress)
 	t.interconnects = store.NewTable(db, "interconnects", t.interconnectByID)
-	t.attachments = store.NewTable(db, "interconnectAttachments", t.attachmentByID, t.attachmentsOn)
+	t.attachments = store.NewTable(db, "interconnectAttachments", t.attachmentByID, t.attachmentsOn, t.pairing)
 	t.groups = store.NewTable(db, "interconnectAttachmentGroups", t.groupID)
 	t.icGroups = store.NewTable(db, "interconnectGroups", t.icGroupID)
 	t.policies = store.NewTable[gen.Policy](db, "iamPolicies")

@@ -133,9 +133,12 @@ func TestSeedResourceRules(t *testing.T) {
 		{"vlan tag taken", func(p *SeedProject) {
 			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "vlanTag8021q": int64(7)})
 		}, SeedAttachments, "vlanTag8021q", "already used"},
-		{"partner attachment", func(p *SeedProject) {
-			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "type": "PARTNER"})
-		}, SeedAttachments, "type", "DEDICATED"},
+		{"L2 attachment", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "type": "L2_DEDICATED"})
+		}, SeedAttachments, "type", "DEDICATED, PARTNER and PARTNER_PROVIDER"},
+		{"partner attachment on an interconnect", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "type": "PARTNER", "router": "r"})
+		}, SeedAttachments, "interconnect", "set by its partner"},
 		{"mtu", func(p *SeedProject) {
 			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "mtu": int64(1450)})
 		}, SeedAttachments, "mtu", "1440"},
