@@ -124,6 +124,22 @@ func buildState(t *testing.T, c *stateClient) {
 		c.must(200, http.MethodPost, global+"/"+g+"/setIamPolicy", stateCompute(),
 			`{"policy":{"version":3,"bindings":[{"role":"roles/compute.networkViewer","members":["user:ana@example.com"]},{"role":"roles/compute.networkAdmin","members":["group:ops@example.com"],"condition":{"title":"weekdays","expression":"request.time.getDayOfWeek() < 5"}}]}}`)
 	}
+	// Partner Interconnect across the two projects: the partner's interconnect and
+	// attachments in the seed's project, the customer's in the other; one pair activated,
+	// one PARTNER attachment still waiting for its partner, one whose partner's side was
+	// deleted (DEFUNCT).
+	partner := "/compute/v1/projects/" + stateSeedProject
+	insert(partner+"/global/interconnects", `{"name":"ic-partner","location":"global/interconnectLocations/iad-zone1-1","linkType":"LINK_TYPE_ETHERNET_10G_LR","requestedLinkCount":1,"interconnectType":"PARTNER"}`)
+	for _, name := range []string{"pa-1", "pa-2", "pa-3"} {
+		insert(region("us-east4")+"/interconnectAttachments", `{"name":"`+name+`","type":"PARTNER","router":"regions/us-east4/routers/r1","edgeAvailabilityDomain":"AVAILABILITY_DOMAIN_1"}`)
+	}
+	for _, name := range []string{"pa-1", "pa-3"} {
+		key := c.must(200, http.MethodGet, region("us-east4")+"/interconnectAttachments/"+name, stateCompute(), "")["pairingKey"].(string)
+		insert(partner+"/regions/us-east4/interconnectAttachments", `{"name":"pp-`+name[3:]+`","type":"PARTNER_PROVIDER","pairingKey":"`+key+`","interconnect":"global/interconnects/ic-partner","bandwidth":"BPS_1G","partnerAsn":"64512",`+
+			`"partnerMetadata":{"partnerName":"Example Networks","interconnectName":"Ashburn 1","portalUrl":"https://portal.example.net"}}`)
+	}
+	c.must(200, http.MethodPatch, region("us-east4")+"/interconnectAttachments/pa-1", stateCompute(), `{"adminEnabled":true}`)
+	c.finish(c.must(200, http.MethodDelete, partner+"/regions/us-east4/interconnectAttachments/pp-3", stateCompute(), ""))
 	// The same requestId again: the operation of the first insert.
 	c.must(200, http.MethodPost, global+"/forwardingRules?requestId=5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01", stateCompute(), `{"name":"fr-a","portRange":"80-80","labels":{"env":"dev"},"description":"the a rule"}`)
 
@@ -344,7 +360,7 @@ func TestStateRoundTrip(t *testing.T) {
 	buildState(t, a)
 	exported := exportState(t, srvA)
 	t.Logf("export, %d bytes:\n%s", len(exported), exported)
-	for _, want := range []string{"fr-a", "region: projects/" + stateProject + "/regions/us-east4", "serviceName: web.fr-a.il4.us-east4", "networkTier: STANDARD", "labelFingerprint: ", "sequence: ", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
+	for _, want := range []string{"fr-a", "region: projects/" + stateProject + "/regions/us-east4", "serviceName: web.fr-a.il4.us-east4", "networkTier: STANDARD", "labelFingerprint: ", "sequence: ", "att-3", "g-1", "patched", "icg-1", "deletedInterconnects", "circuitDown: true", "type: PARTNER_PROVIDER", "pairingKey: ", "state: DEFUNCT", "state: PENDING_PARTNER", "roles/compute.networkAdmin", "RESOURCE_NOT_FOUND", "clientOperationId: 5e1f3a3e-7a53-4c43-9cf5-3b9d6c2a1a01",
 		"a1a1a1a1-0000-4000-8000-000000000003", "B0F43C54-E787-4862-89B1-A653FA9CF747", "closed: true", "onboarded_configurations:", "consumed: true", "key: link-alpha", "operationMode: manual",
 		"managementGroups:", "id: mg-example", "displayName: state group", "type: ManagedIdentity", "scope: /\n",
 		"denyAssignments:", "denyAssignmentName: Managed application lock", "description: replaced", "type: SystemDefined", "denyAssignmentEffect: audit", "createdBy: understudy-admin",

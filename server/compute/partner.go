@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -302,4 +303,72 @@ func (s *Server) port(tx *store.Tx, a gen.InterconnectAttachment) (InterconnectR
 // PARTNER_PROVIDER attachment has no adminEnabled of its own).
 func carries(a gen.InterconnectAttachment) bool {
 	return deref(a.State) == gen.InterconnectAttachmentStateACTIVE && deref(orDefault(a.AdminEnabled, true))
+}
+
+// partnerSeedBody is a seed entry's attachment as its insert takes it: a PARTNER
+// attachment's entry may record what its pair gave it (pairing key, bandwidth, partner
+// metadata and ASN, VLAN), which its insert refuses; seededPartner puts them back.
+func partnerSeedBody(b gen.InterconnectAttachment) gen.InterconnectAttachment {
+	if deref(b.Type) == typePartner {
+		b.PairingKey, b.Bandwidth, b.PartnerAsn, b.PartnerMetadata, b.VlanTag8021q = nil, nil, nil, nil, nil
+	}
+	return b
+}
+
+// seededPartner makes a seeded partner attachment a what its entry b records: a PARTNER
+// attachment's pairing key (else one derived from its id, the same at every start), its
+// state (else PENDING_PARTNER) and, once provisioned, what its partner gave it; a
+// PARTNER_PROVIDER attachment's state (else PENDING_CUSTOMER, until its pair is seeded too:
+// seedPair). A PARTNER attachment recorded PARTNER_REQUEST_RECEIVED is PENDING_PARTNER
+// again: the insert of its partner was running, which an export leaves out.
+func seededPartner(a *gen.InterconnectAttachment, b gen.InterconnectAttachment) error {
+	const (
+		pendingPartner  = gen.InterconnectAttachmentStatePENDINGPARTNER
+		pendingCustomer = gen.InterconnectAttachmentStatePENDINGCUSTOMER
+	)
+	states := []gen.InterconnectAttachmentState{pendingCustomer, gen.InterconnectAttachmentStateACTIVE, gen.InterconnectAttachmentStateDEFUNCT}
+	state := deref(b.State)
+	switch *a.Type {
+	case typePartner:
+		a.PairingKey = b.PairingKey
+		if a.PairingKey == nil {
+			a.PairingKey = ptr(pairingKey(uuid.NewSHA1(uuid.Nil, []byte("seed-pairing|"+*a.Id)), *a))
+		}
+		states = append(states, pendingPartner)
+		switch state {
+		case "", gen.InterconnectAttachmentStatePARTNERREQUESTRECEIVED:
+			state = pendingPartner
+		case pendingCustomer, gen.InterconnectAttachmentStateACTIVE, gen.InterconnectAttachmentStateDEFUNCT:
+			a.Bandwidth, a.PartnerMetadata, a.PartnerAsn, a.VlanTag8021q = b.Bandwidth, b.PartnerMetadata, b.PartnerAsn, b.VlanTag8021q
+		}
+	case typeProvider:
+		if state == "" {
+			state = pendingCustomer
+		}
+	default:
+		return nil
+	}
+	if !slices.Contains(states, state) {
+		return invalidField("resource.state", fmt.Sprintf("Invalid value for field 'resource.state': '%s'. A %s attachment is one of %v.", state, *a.Type, states))
+	}
+	setState(a, state)
+	return nil
+}
+
+// seedPair provisions a seeded pair whose PARTNER attachment waits for its partner, as the
+// partner's insert would, once both sides are seeded (in either order: they may be in two
+// projects); a pair recorded provisioned is kept as it is recorded.
+func (s *Server) seedPair(tx *store.Tx, rec AttachmentRecord) error {
+	other, ok := s.pairOf(tx, rec.Attachment)
+	if !ok {
+		return nil
+	}
+	customer, provider := rec, other
+	if *rec.Attachment.Type == typeProvider {
+		customer, provider = other, rec
+	}
+	if deref(customer.Attachment.State) != gen.InterconnectAttachmentStatePENDINGPARTNER {
+		return nil
+	}
+	return s.putPair(tx, customer, provider)
 }

@@ -31,9 +31,11 @@ import (
 // checked by the same spec and rules as the insert, or as a read returns it (a state export
 // writes each resource so). Of the members the server sets, an entry's own are taken: "id"
 // (a string of digits), "creationTimestamp", "labelFingerprint", a rule's "fingerprint", a
-// group's "etag" (its own version) and an attachment's router addresses; the others (links,
-// statuses, what derives from other resources) are made again, and what an entry says of
-// them is ignored, as an insert ignores them. Conveniences:
+// group's "etag" (its own version), an attachment's router addresses, and a partner
+// attachment's "pairingKey" and "state" with what a PARTNER one was provisioned with
+// (seededPartner); the others (links, statuses, what derives from other resources) are
+// made again, and what an entry says of them is ignored, as an insert ignores them.
+// Conveniences:
 //   - an interconnect's location and remoteLocation and an attachment's interconnect may be
 //     plain names;
 //   - an attachment names its region in "region" (required), by name or as its path;
@@ -252,9 +254,15 @@ func (r recorded) labelFingerprintOf(given, made []byte, labels *gen.Labels) []b
 	return made
 }
 
-// idTaken is the error of a seeded resource whose id another one of the project has.
+// idTaken is the error of a seeded resource whose id another one of the project has (or,
+// for a partner attachment, whose pairing key another one of its type has).
 func idTaken(err error, id string) (string, error) {
-	if errors.Is(err, store.ErrConflict) {
+	var ce *store.ConflictError
+	switch {
+	case errors.As(err, &ce) && ce.Index == "pairingKey":
+		key, _, _ := strings.Cut(ce.Key, "|")
+		return "pairingKey", fmt.Errorf("pairing key %s is another attachment's: %s", key, ce.Holder)
+	case errors.Is(err, store.ErrConflict):
 		return "id", fmt.Errorf("id %s is another resource's of the project", id)
 	}
 	return located(err)
@@ -329,7 +337,10 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	if field, err := s.checkSeedBody("interconnectAttachments.insert", project, region, body, &b); err != nil {
 		return field, err
 	}
-	a, addrs, err := newAttachment(project, region, b, rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now()))
+	a, addrs, err := newAttachment(project, region, partnerSeedBody(b), rec.idOr(seedID(SeedAttachments, project+"|"+region, b.Name)), rec.createdOr(s.cfg.Now()))
+	if err == nil {
+		err = seededPartner(&a, b)
+	}
 	if err != nil {
 		return located(err)
 	}
@@ -338,6 +349,9 @@ func (s *Server) seedAttachment(tx *store.Tx, project string, entry map[string]a
 	a.LabelFingerprint = rec.labelFingerprintOf(b.LabelFingerprint, a.LabelFingerprint, a.Labels)
 	r := AttachmentRecord{Attachment: a, Lifecycle: rec.lifecycle(tx), CircuitDown: down}
 	if err := s.placeAttachment(tx, &r, b.VlanTag8021q, addrs); err != nil {
+		return idTaken(err, *a.Id)
+	}
+	if err := s.seedPair(tx, r); err != nil {
 		return idTaken(err, *a.Id)
 	}
 	return "", nil

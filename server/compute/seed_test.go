@@ -3,9 +3,12 @@ package compute
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
+	gen "github.com/understudy-dev/understudy/gen/compute"
 	"github.com/understudy-dev/understudy/internal/store"
 )
 
@@ -139,6 +142,10 @@ func TestSeedResourceRules(t *testing.T) {
 		{"partner attachment on an interconnect", func(p *SeedProject) {
 			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "type": "PARTNER", "router": "r"})
 		}, SeedAttachments, "interconnect", "set by its partner"},
+		{"partner attachment in a state of the provider's", func(p *SeedProject) {
+			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "type": "PARTNER_PROVIDER", "interconnect": "ic2", "pairingKey": "k",
+				"bandwidth": "BPS_1G", "partnerMetadata": map[string]any{"partnerName": "P", "interconnectName": "I", "portalUrl": "https://p"}, "state": "PENDING_PARTNER"})
+		}, SeedAttachments, "state", "PENDING_PARTNER"},
 		{"mtu", func(p *SeedProject) {
 			p.Attachments = append(p.Attachments, map[string]any{"name": "a3", "region": "us-east4", "interconnect": "ic2", "mtu": int64(1450)})
 		}, SeedAttachments, "mtu", "1440"},
@@ -232,5 +239,69 @@ func TestSeedRuleAddressDrawnAgain(t *testing.T) {
 	}
 	if again := addr(); again != got {
 		t.Errorf("after a reset %q, want %q", again, got)
+	}
+}
+
+// TestSeedPartnerAttachments: a seed may hold both sides of a partner pair, in one project
+// or two, in either order: the PARTNER attachment waiting for its partner is provisioned as
+// the partner's insert would provision it. One without a recorded pairing key gets the same
+// key at every start; one recorded provisioned keeps its key and state.
+func TestSeedPartnerAttachments(t *testing.T) {
+	const key = "0f0e0d0c-0b0a-4908-8706-050403020100/us-east4/1"
+	customer := SeedProject{Project: "customer-proj", Attachments: []map[string]any{
+		{"name": "pa-1", "region": "us-east4", "type": "PARTNER", "router": "regions/us-east4/routers/r1", "edgeAvailabilityDomain": "AVAILABILITY_DOMAIN_1", "pairingKey": key},
+		{"name": "pa-2", "region": "us-east4", "type": "PARTNER", "router": "regions/us-east4/routers/r1"},
+		{"name": "pa-3", "region": "us-east4", "type": "PARTNER", "router": "r1", "pairingKey": "k3/us-east4/any", "state": "ACTIVE", "adminEnabled": true,
+			"bandwidth": "BPS_2G", "vlanTag8021q": int64(9), "cloudRouterIpAddress": "169.254.3.1/29", "customerRouterIpAddress": "169.254.3.2/29"},
+	}}
+	provider := SeedProject{Project: "partner-proj",
+		Interconnects: []map[string]any{{"name": "ic-p", "location": "iad-zone1-1", "linkType": "LINK_TYPE_ETHERNET_10G_LR", "requestedLinkCount": int64(1), "interconnectType": "PARTNER"}},
+		Attachments: []map[string]any{{"name": "pp-1", "region": "us-east4", "type": "PARTNER_PROVIDER", "interconnect": "ic-p", "pairingKey": key, "bandwidth": "BPS_1G",
+			"partnerMetadata": map[string]any{"partnerName": "P", "interconnectName": "I", "portalUrl": "https://p.example"}}},
+	}
+	read := func(s *Server, db *store.DB, path string) gen.InterconnectAttachment {
+		var a AttachmentRecord
+		_ = db.View(context.Background(), func(tx *store.Tx) error {
+			a, _ = s.tables.attachments.Get(tx, path)
+			return nil
+		})
+		return a.Attachment
+	}
+	for _, order := range [][]SeedProject{{customer, provider}, {provider, customer}} {
+		cfg := Config{Projects: order}
+		s, db, err := seeded(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, p := read(s, db, "projects/customer-proj/regions/us-east4/interconnectAttachments/pa-1"), read(s, db, "projects/partner-proj/regions/us-east4/interconnectAttachments/pp-1")
+		if deref(c.State) != "PENDING_CUSTOMER" || deref(p.State) != "PENDING_CUSTOMER" || deref(c.Bandwidth) != "BPS_1G" || c.VlanTag8021q == nil ||
+			*c.VlanTag8021q != deref(p.VlanTag8021q) || deref(c.CloudRouterIpAddress) != deref(p.CloudRouterIpAddress) || deref(c.PairingKey) != key {
+			t.Errorf("%s first: the customer's %+v\nthe partner's %+v", order[0].Project, c, p)
+		}
+		waiting := read(s, db, "projects/customer-proj/regions/us-east4/interconnectAttachments/pa-2")
+		if deref(waiting.State) != "PENDING_PARTNER" || !strings.HasSuffix(deref(waiting.PairingKey), "/us-east4/any") {
+			t.Errorf("a PARTNER attachment without a key: %+v", waiting)
+		}
+		if err := db.Replace(context.Background(), func(tx *store.Tx) error { return s.Seed(tx, cfg) }); err != nil {
+			t.Fatal(err)
+		}
+		if again := read(s, db, "projects/customer-proj/regions/us-east4/interconnectAttachments/pa-2"); deref(again.PairingKey) != deref(waiting.PairingKey) {
+			t.Errorf("its key after a reset %q, want %q", deref(again.PairingKey), deref(waiting.PairingKey))
+		}
+		recorded := read(s, db, "projects/customer-proj/regions/us-east4/interconnectAttachments/pa-3")
+		if deref(recorded.State) != "ACTIVE" || deref(recorded.OperationalStatus) != "OS_ACTIVE" || deref(recorded.PairingKey) != "k3/us-east4/any" ||
+			deref(recorded.Bandwidth) != "BPS_2G" || deref(recorded.VlanTag8021q) != 9 || deref(recorded.CloudRouterIpAddress) != "169.254.3.1/29" {
+			t.Errorf("a recorded ACTIVE PARTNER attachment: %+v", recorded)
+		}
+	}
+
+	// Two partners' attachments for one key.
+	twice := provider
+	twice.Attachments = append(slices.Clone(provider.Attachments), maps.Clone(provider.Attachments[0]))
+	twice.Attachments[1]["name"] = "pp-2"
+	_, _, err := seeded(t, Config{Projects: []SeedProject{twice}})
+	var se *SeedError
+	if !errors.As(err, &se) || se.Index != 1 || se.Field != "pairingKey" {
+		t.Errorf("err = %v, want one at interconnectAttachments[1].pairingKey", err)
 	}
 }
