@@ -67,7 +67,7 @@ func ptr[T any](v T) *T { return &v }
 
 // op is an operation named operation-1 in status.
 func op(status compute.OperationStatus) compute.Operation {
-	return compute.Operation{Name: ptr("operation-1"), Status: &status, SelfLink: "x", TargetLink: "y"}
+	return compute.Operation{Name: ptr("operation-1"), Status: &status, SelfLink: ptr("x"), TargetLink: ptr("y")}
 }
 
 func failed() compute.Operation {

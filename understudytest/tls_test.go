@@ -54,8 +54,8 @@ func TestWithTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(op.JSON200.SelfLink, srv.URL+"/compute/v1/") {
-		t.Errorf("selfLink %s, want it under %s", op.JSON200.SelfLink, srv.URL)
+	if self := op.JSON200.SelfLink; self == nil || !strings.HasPrefix(*self, srv.URL+"/compute/v1/") {
+		t.Errorf("selfLink %v, want it under %s", self, srv.URL)
 	}
 	srv.AdvanceClock(t, 1) // the admin client
 	srv.Reset(t)

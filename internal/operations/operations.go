@@ -202,8 +202,8 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (Record, error) {
 	now := e.cfg.Now()
 	name, id, inserted := e.newName(now), e.newID(), stamp(now)
 	r := Record{Seq: tx.Next("operations"), Failure: s.Failure, Manual: e.cfg.Mode.Manual && !s.Done, Op: gen.Operation{
-		Kind: ptr(gen.OperationKindComputeOperation), Id: &id, Name: &name, SelfLink: s.Scope + "/operations/" + name,
-		OperationType: &s.OperationType, TargetLink: s.TargetLink, TargetId: optional(s.TargetID), User: &s.User,
+		Kind: ptr(gen.OperationKindComputeOperation), Id: &id, Name: &name, SelfLink: ptr(s.Scope + "/operations/" + name),
+		OperationType: &s.OperationType, TargetLink: &s.TargetLink, TargetId: optional(s.TargetID), User: &s.User,
 		ClientOperationId: optional(s.RequestID), Description: optional(s.Description),
 		InsertTime: &inserted, CreationTimestamp: &inserted,
 	}}
@@ -225,7 +225,7 @@ func (e *Engine) Begin(tx *store.Tx, s Start) (Record, error) {
 
 // put stores r.
 func (e *Engine) put(tx *store.Tx, r Record) error {
-	if err := e.t.ops.Put(tx, r.Op.SelfLink, r); err != nil {
+	if err := e.t.ops.Put(tx, deref(r.Op.SelfLink), r); err != nil {
 		return fmt.Errorf("operation %s: %w", r.Name(), err)
 	}
 	return nil

@@ -54,7 +54,8 @@ func (f *fixture) engine(mode Mode) *Engine {
 	e.Handle("things.insert", func(tx *store.Tx, op Record) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.finished = append(f.finished, op.Op.TargetLink[strings.LastIndexByte(op.Op.TargetLink, '/')+1:])
+		target := deref(op.Op.TargetLink)
+		f.finished = append(f.finished, target[strings.LastIndexByte(target, '/')+1:])
 		return nil
 	})
 	return e

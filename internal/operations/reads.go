@@ -100,7 +100,7 @@ func (e *Engine) Delete(ctx context.Context, scope, nameOrID string) error {
 				return err
 			}
 		}
-		e.t.ops.Delete(tx, r.Op.SelfLink)
+		e.t.ops.Delete(tx, deref(r.Op.SelfLink))
 		return nil
 	})
 }

@@ -61,10 +61,10 @@ func (e *Engine) Load(tx *store.Tx, r Record) error {
 		r.Seq = tx.Next("operations")
 	}
 	r.Op.Progress, r.Manual, r.Due, r.Failure = ptr(int32(100)), false, time.Time{}, nil
-	if _, taken := e.t.ops.Get(tx, r.Op.SelfLink); taken {
+	if _, taken := e.t.ops.Get(tx, deref(r.Op.SelfLink)); taken {
 		return &LoadError{"name", fmt.Errorf("%s is another operation's in %s", r.Name(), r.Scope())}
 	}
-	if err := e.t.ops.Put(tx, r.Op.SelfLink, r); err != nil {
+	if err := e.t.ops.Put(tx, deref(r.Op.SelfLink), r); err != nil {
 		var ce *store.ConflictError
 		if errors.As(err, &ce) {
 			member, value := "id", r.ID()

@@ -45,13 +45,13 @@ func (r Record) status() gen.OperationStatus {
 
 // Scope is where the operation is listed: projects/{p}/global or projects/{p}/regions/{r}.
 func (r Record) Scope() string {
-	scope, _, _ := strings.Cut(r.Op.SelfLink, "/operations/")
+	scope, _, _ := strings.Cut(deref(r.Op.SelfLink), "/operations/")
 	return scope
 }
 
 // Project is the project the operation belongs to.
 func (r Record) Project() string {
-	rest := strings.TrimPrefix(r.Op.SelfLink, "projects/")
+	rest := strings.TrimPrefix(deref(r.Op.SelfLink), "projects/")
 	project, _, _ := strings.Cut(rest, "/")
 	return project
 }
@@ -65,7 +65,7 @@ func (r Record) ID() string { return deref(r.Op.Id) }
 // kind names the finisher of the operation: the collection of its target and what it
 // does to it (forwardingRules.insert).
 func (r Record) kind() string {
-	path := strings.TrimRight(r.Op.TargetLink, "/")
+	path := strings.TrimRight(deref(r.Op.TargetLink), "/")
 	i := strings.LastIndexByte(path, '/')
 	j := strings.LastIndexByte(path[:max(i, 0)], '/')
 	if i < 0 {

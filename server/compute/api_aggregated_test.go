@@ -27,7 +27,7 @@ func TestAggregatedListsMatchSpec(t *testing.T) {
 			t.Errorf("kind %q id %q", l.Kind, l.Id)
 		}
 		for _, op := range l.Items["global"].Operations {
-			names = append(names, op.TargetLink)
+			names = append(names, deref(op.TargetLink))
 		}
 		if w := l.Items["regions/us-east4"].Warning; w == nil || *w.Code != gen.OperationWarningCodeNORESULTSONPAGE {
 			t.Errorf("us-east4: warning %+v", w)

@@ -78,8 +78,8 @@ func TestRegionalRuleLifecycle(t *testing.T) {
 	c := w.c
 	rid := uuid.NewString()
 	code, op, raw := w.insert("us-east4", rid, `{"name":"fr-ilb","loadBalancingScheme":"INTERNAL","ports":["80","443"],"backendService":"regions/us-east4/backendServices/be","network":"global/networks/default","serviceLabel":"web","labels":{"env":"dev"}}`)
-	if code != 200 || *op.Status == "DONE" || !strings.HasSuffix(op.SelfLink, "/regions/us-east4/operations/"+*op.Name) ||
-		!strings.HasSuffix(op.TargetLink, "/projects/"+apiProject+"/regions/us-east4/forwardingRules/fr-ilb") || op.Region == nil {
+	if code != 200 || *op.Status == "DONE" || !strings.HasSuffix(deref(op.SelfLink), "/regions/us-east4/operations/"+*op.Name) ||
+		!strings.HasSuffix(deref(op.TargetLink), "/projects/"+apiProject+"/regions/us-east4/forwardingRules/fr-ilb") || op.Region == nil {
 		t.Fatalf("insert: %d %s", code, raw)
 	}
 	if code, _, _ := w.get("us-east4", "fr-ilb"); code != 404 {
@@ -212,7 +212,7 @@ func TestRegionalRuleLifecycle(t *testing.T) {
 	}
 
 	del, _ := c.ForwardingRulesDeleteWithResponse(apiCtx, apiProject, "us-east4", "fr-ilb", nil)
-	if del.StatusCode() != 200 || !strings.Contains(del.JSON200.SelfLink, "/regions/us-east4/operations/") {
+	if del.StatusCode() != 200 || !strings.Contains(deref(del.JSON200.SelfLink), "/regions/us-east4/operations/") {
 		t.Fatalf("delete: %s", del.Body)
 	}
 	if code, _, _ := w.get("us-east4", "fr-ilb"); code != 200 {

@@ -148,8 +148,8 @@ func TestInsertLifecycleInManualMode(t *testing.T) {
 	op := *resp.JSON200
 	if *op.Kind != "compute#operation" || *op.Status != "PENDING" || *op.Progress != 0 || *op.OperationType != "insert" ||
 		*op.User != "dev@example.com" || *op.ClientOperationId != rid || op.EndTime != nil ||
-		!strings.HasSuffix(op.TargetLink, "/compute/v1/projects/"+apiProject+"/global/forwardingRules/fr-web") ||
-		!strings.HasSuffix(op.SelfLink, "/global/operations/"+*op.Name) || op.TargetId == nil {
+		!strings.HasSuffix(deref(op.TargetLink), "/compute/v1/projects/"+apiProject+"/global/forwardingRules/fr-web") ||
+		!strings.HasSuffix(deref(op.SelfLink), "/global/operations/"+*op.Name) || op.TargetId == nil {
 		t.Fatalf("accepted operation: %s", resp.Body)
 	}
 

@@ -366,15 +366,15 @@ func (s *Server) changeableAttachment(tx *store.Tx, project, region, nameOrID st
 }
 
 func (s *Server) finishAttachmentInsert(tx *store.Tx, op operations.Record) error {
-	if err := finishInsert(tx, s.tables.attachments, op.Op.TargetLink, "attachment"); err != nil {
+	if err := finishInsert(tx, s.tables.attachments, deref(op.Op.TargetLink), "attachment"); err != nil {
 		return err
 	}
-	return s.providerReady(tx, op.Op.TargetLink)
+	return s.providerReady(tx, deref(op.Op.TargetLink))
 }
 
 func (s *Server) finishAttachmentDelete(tx *store.Tx, op operations.Record) error {
-	rec, ok := s.tables.attachments.Get(tx, op.Op.TargetLink)
-	s.tables.attachments.Delete(tx, op.Op.TargetLink)
+	rec, ok := s.tables.attachments.Get(tx, deref(op.Op.TargetLink))
+	s.tables.attachments.Delete(tx, deref(op.Op.TargetLink))
 	if !ok {
 		return nil
 	}

@@ -35,7 +35,7 @@ func (s *Server) ConsoleProjects(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	for _, op := range ops {
-		seen[projectOf(op.Op.SelfLink)] = true
+		seen[projectOf(deref(op.Op.SelfLink))] = true
 	}
 	delete(seen, "")
 	out := make([]string, 0, len(seen))

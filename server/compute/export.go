@@ -74,7 +74,7 @@ func (s *Server) Export(tx *store.Tx) []SeedProject {
 	for _, op := range s.ops.Finished(tx) {
 		e := asMap(op.Op)
 		e["sequence"] = op.Seq
-		p := project(op.Op.SelfLink)
+		p := project(deref(op.Op.SelfLink))
 		p.Operations = append(p.Operations, e)
 	}
 	out := make([]SeedProject, 0, len(projects))

@@ -272,11 +272,11 @@ func (s *Server) changeableRule(tx *store.Tx, scope, nameOrID string) (RuleRecor
 }
 
 func (s *Server) finishRuleInsert(tx *store.Tx, op operations.Record) error {
-	return finishInsert(tx, s.tables.rules, op.Op.TargetLink, "forwarding rule")
+	return finishInsert(tx, s.tables.rules, deref(op.Op.TargetLink), "forwarding rule")
 }
 
 func (s *Server) finishRuleDelete(tx *store.Tx, op operations.Record) error {
-	s.tables.rules.Delete(tx, op.Op.TargetLink)
+	s.tables.rules.Delete(tx, deref(op.Op.TargetLink))
 	return nil
 }
 

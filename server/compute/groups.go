@@ -346,19 +346,19 @@ func (s *Server) claim(tx *store.Tx, group string, held, previous map[string]str
 }
 
 func (s *Server) finishGroupInsert(tx *store.Tx, op operations.Record) error {
-	return finishInsert(tx, s.tables.groups, op.Op.TargetLink, "attachment group")
+	return finishInsert(tx, s.tables.groups, deref(op.Op.TargetLink), "attachment group")
 }
 
 func (s *Server) finishGroupDelete(tx *store.Tx, op operations.Record) error {
-	rec, ok := s.tables.groups.Get(tx, op.Op.TargetLink)
+	rec, ok := s.tables.groups.Get(tx, deref(op.Op.TargetLink))
 	if !ok {
 		return nil // nothing left to delete
 	}
-	if err := s.claim(tx, op.Op.TargetLink, nil, heldBy(rec.Group)); err != nil {
+	if err := s.claim(tx, deref(op.Op.TargetLink), nil, heldBy(rec.Group)); err != nil {
 		return err
 	}
-	s.tables.groups.Delete(tx, op.Op.TargetLink)
-	s.tables.policies.Delete(tx, withID(op.Op.TargetLink, *rec.Group.Id))
+	s.tables.groups.Delete(tx, deref(op.Op.TargetLink))
+	s.tables.policies.Delete(tx, withID(deref(op.Op.TargetLink), *rec.Group.Id))
 	return nil
 }
 

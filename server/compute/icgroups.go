@@ -303,19 +303,19 @@ func (s *Server) InterconnectGroupsDelete(ctx context.Context, req gen.Interconn
 }
 
 func (s *Server) finishICGroupInsert(tx *store.Tx, op operations.Record) error {
-	return finishInsert(tx, s.tables.icGroups, op.Op.TargetLink, "interconnect group")
+	return finishInsert(tx, s.tables.icGroups, deref(op.Op.TargetLink), "interconnect group")
 }
 
 func (s *Server) finishICGroupDelete(tx *store.Tx, op operations.Record) error {
-	rec, ok := s.tables.icGroups.Get(tx, op.Op.TargetLink)
+	rec, ok := s.tables.icGroups.Get(tx, deref(op.Op.TargetLink))
 	if !ok {
 		return nil
 	}
-	if err := s.setMembership(tx, op.Op.TargetLink, membersOf(rec.Group), nil); err != nil {
+	if err := s.setMembership(tx, deref(op.Op.TargetLink), membersOf(rec.Group), nil); err != nil {
 		return err
 	}
-	s.tables.icGroups.Delete(tx, op.Op.TargetLink)
-	s.tables.policies.Delete(tx, withID(op.Op.TargetLink, *rec.Group.Id))
+	s.tables.icGroups.Delete(tx, deref(op.Op.TargetLink))
+	s.tables.policies.Delete(tx, withID(deref(op.Op.TargetLink), *rec.Group.Id))
 	return nil
 }
 

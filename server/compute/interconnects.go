@@ -316,11 +316,11 @@ func (s *Server) attachmentsOn(tx *store.Tx, path string) []AttachmentRecord {
 }
 
 func (s *Server) finishInterconnectInsert(tx *store.Tx, op operations.Record) error {
-	return finishInsert(tx, s.tables.interconnects, op.Op.TargetLink, "interconnect")
+	return finishInsert(tx, s.tables.interconnects, deref(op.Op.TargetLink), "interconnect")
 }
 
 func (s *Server) finishInterconnectDelete(tx *store.Tx, op operations.Record) error {
-	s.tables.interconnects.Delete(tx, op.Op.TargetLink)
+	s.tables.interconnects.Delete(tx, deref(op.Op.TargetLink))
 	return nil
 }
 

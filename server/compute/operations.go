@@ -152,9 +152,9 @@ func (s *Server) renderOperation(ctx context.Context, op operations.Record) gen.
 // not a path of this API (none is, today) is shown as it is.
 func (l links) operation(r operations.Record) gen.Operation {
 	op := r.Op
-	op.SelfLink = l.url(op.SelfLink)
-	if strings.HasPrefix(op.TargetLink, "projects/") {
-		op.TargetLink = l.url(op.TargetLink)
+	l.set(&op.SelfLink)
+	if strings.HasPrefix(deref(op.TargetLink), "projects/") {
+		l.set(&op.TargetLink)
 	}
 	l.set(&op.Region)
 	return op

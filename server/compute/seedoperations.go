@@ -63,8 +63,8 @@ func (s *Server) seedOperation(tx *store.Tx, project string, entry map[string]an
 		return "id", fmt.Errorf("want the operation's id as a string of digits (quoted, as an export writes it), got %q", id)
 	case deref(op.OperationType) == "":
 		return "operationType", errors.New("required: what the operation did (insert, delete, setLabels, patch)")
-	case op.TargetLink != "" && !strings.HasPrefix(op.TargetLink, "projects/"):
-		return "targetLink", fmt.Errorf("%q: want the target's path under /compute/v1/, projects/...", op.TargetLink)
+	case deref(op.TargetLink) != "" && !strings.HasPrefix(*op.TargetLink, "projects/"):
+		return "targetLink", fmt.Errorf("%q: want the target's path under /compute/v1/, projects/...", *op.TargetLink)
 	}
 	for _, t := range []struct {
 		field string
@@ -80,7 +80,7 @@ func (s *Server) seedOperation(tx *store.Tx, project string, entry map[string]an
 		}
 		*t.value = ptr(timestamp(at))
 	}
-	op.Kind, op.SelfLink, op.CreationTimestamp, op.Region = ptr(gen.OperationKindComputeOperation), scope+"/operations/"+name, op.InsertTime, nil
+	op.Kind, op.SelfLink, op.CreationTimestamp, op.Region = ptr(gen.OperationKindComputeOperation), ptr(scope+"/operations/"+name), op.InsertTime, nil
 	if strings.Contains(scope, "/regions/") {
 		op.Region = ptr(scope)
 	}
