@@ -179,6 +179,12 @@ func TestGoogleCloudCLIMore(t *testing.T) {
 		"--vlan=100", "--candidate-subnets=169.254.10.0/29", "--bandwidth=1g", "--mtu=1500", "--description=first")
 	run("compute", "interconnects", "attachments", "dedicated", "create", "att-b", "--interconnect=ic-b", "--router=router-1", "--region=us-east4",
 		"--stack-type=IPV4_IPV6", "--subnet-length=30", "--candidate-subnets=169.254.20.0/29")
+	// A dry run (alpha only) is answered an operation with only its kind, which the CLI
+	// does not wait on; it creates nothing, as the list below shows.
+	if out := run("alpha", "compute", "interconnects", "attachments", "dedicated", "create", "att-dry", "--interconnect=ic-a", "--router=router-1",
+		"--region=us-east4", "--vlan=101", "--dry-run"); !strings.Contains(out, "Validation was successful.") {
+		t.Errorf("dedicated create --dry-run: %s", out)
+	}
 	run("compute", "interconnects", "attachments", "dedicated", "update", "att-a", "--region=us-east4", "--description=second", "--no-enable-admin", "--bandwidth=2g", "--mtu=8896")
 	run("beta", "compute", "interconnects", "attachments", "dedicated", "update", "att-a", "--region=us-east4", "--update-labels=env=prod")
 	att := object("compute", "interconnects", "attachments", "describe", "att-a", "--region=us-east4")

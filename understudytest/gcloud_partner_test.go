@@ -28,6 +28,16 @@ func TestGoogleCloudCLIPartner(t *testing.T) {
 		t.Fatalf("partner create: %v", pa)
 	}
 
+	// The partner's dry run (alpha only) is answered an operation with only its kind, which
+	// the CLI does not wait on; it provisions nothing, so the key still works below. (The
+	// customer's `partner create --dry-run` validates as well, then the CLI itself fails:
+	// it reads a pairingKey from the operation.)
+	if out := run("alpha", "compute", "interconnects", "attachments", "provider", "create", "pp-dry", "--region=us-east4", "--interconnect=ic-partner",
+		"--pairing-key="+key, "--bandwidth=50m", "--partner-asn=64512", "--partner-name=Example Networks",
+		"--partner-interconnect-name=Ashburn 1", "--partner-portal-url=https://portal.example.net/a/1", "--dry-run"); !strings.Contains(out, "Validation was successful.") {
+		t.Errorf("provider create --dry-run: %s", out)
+	}
+
 	run("compute", "interconnects", "attachments", "provider", "create", "pp-1", "--region=us-east4", "--interconnect=ic-partner",
 		"--pairing-key="+key, "--bandwidth=50m", "--partner-asn=64512", "--partner-name=Example Networks",
 		"--partner-interconnect-name=Ashburn 1", "--partner-portal-url=https://portal.example.net/a/1")

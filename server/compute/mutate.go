@@ -57,34 +57,27 @@ func (s *Server) mutate(ctx context.Context, project, scope, requestID string, a
 // errValidateOnly rolls back a mutation that was only to be checked.
 var errValidateOnly = errors.New("compute: validateOnly")
 
-// validateOnly decides a mutation as mutate does and then rolls every change back, the
-// operation's record and its requestId included (validateOnly=true): the answer is the
-// operation the request would have started, DONE, since nothing is left to wait for.
+// validateOnly decides a mutation as mutate does, the operation it starts included, and
+// then rolls every change back, the operation's record and its requestId too
+// (validateOnly=true). The answer is an operation with only its kind: the Google Cloud CLI
+// takes that for a dry run's and waits on any other operation, and there is nothing to
+// wait for. Deciding it here, renderOperation has no links to add and leaves it so.
 func (s *Server) validateOnly(ctx context.Context, project, scope, _ string, accept func(tx *store.Tx) (operations.Start, error)) (operations.Record, error) {
-	var op operations.Record
 	err := s.db.Update(ctx, func(tx *store.Tx) error {
 		start, err := accept(tx)
 		if err != nil {
 			return err
 		}
 		start.Scope, start.User = scope, userFrom(ctx)
-		if op, err = s.ops.Begin(tx, start); err != nil {
+		if _, err = s.ops.Begin(tx, start); err != nil {
 			return err
 		}
 		return errValidateOnly
 	})
 	if !errors.Is(err, errValidateOnly) {
-		return op, err
+		return operations.Record{}, err
 	}
-	o := &op.Op
-	o.Status, o.Progress = ptr(operations.Done), ptr(int32(100))
-	if o.StartTime == nil {
-		o.StartTime = o.InsertTime
-	}
-	if o.EndTime == nil {
-		o.EndTime = o.InsertTime
-	}
-	return op, nil
+	return operations.Record{Op: gen.Operation{Kind: ptr(gen.OperationKindComputeOperation)}}, nil
 }
 
 // born is the lifecycle of a resource created in tx: the next place in the order of

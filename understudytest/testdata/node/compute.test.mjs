@@ -550,11 +550,15 @@ test('Google compute (Node SDK): interconnect attachments and region operations'
     },
   });
 
-  // validateOnly: decided, committed nothing.
-  done(await attachments.insert({
+  // validateOnly: decided, committed nothing; the answer is an operation with only its kind.
+  const [dry] = await attachments.insert({
     project, region, validateOnly: true,
     interconnectAttachmentResource: { name: 'ngce-att-v', type: 'DEDICATED', interconnect: interconnectURL('ngce-att-ic'), router: `${googleapis}/regions/${region}/routers/r`, vlanTag8021q: 3001 },
-  }), 'insert');
+  });
+  assert.equal(dry.latestResponse.kind, 'compute#operation');
+  for (const member of ['name', 'id', 'selfLink', 'targetLink', 'operationType', 'status', 'progress', 'insertTime']) {
+    assert.equal(dry.latestResponse[member] ?? undefined, undefined, member);
+  }
   assert.equal(auth.last.url.searchParams.get('validateOnly'), 'true');
   assert.equal((await googleError(attachments.get({ project, region, interconnectAttachment: 'ngce-att-v' }), 404)).code, Status.NOT_FOUND);
 
