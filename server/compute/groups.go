@@ -185,7 +185,8 @@ func (s *Server) InterconnectAttachmentGroupsGetOperationalStatus(ctx context.Co
 		g := rec.Group
 		inputs := s.slaInputs(s.links(ctx), tx, g)
 		intent, atts := sla.Level(g.Intent.AvailabilitySla), plain(inputs)
-		configured, operational := renderAnalysis(sla.Analyze(intent, placed(atts))), renderAnalysis(sla.Operational(intent, placed(atts)))
+		where := placed(atts)
+		configured, operational := renderAnalysis(sla.Analyze(intent, where)), renderAnalysis(sla.Operational(intent, where))
 		result := gen.InterconnectAttachmentGroupsOperationalStatus{
 			GroupStatus: gen.InterconnectAttachmentGroupsOperationalStatusGroupStatus(sla.GroupStatus(atts)),
 			Intent:      g.Intent, Configured: &configured, Operational: &operational,

@@ -51,11 +51,12 @@ func pairingKey(id uuid.UUID, a gen.InterconnectAttachment) string {
 	return id.String() + "/" + regionOf(*a.Region) + "/" + keyDomains[*a.EdgeAvailabilityDomain]
 }
 
-// newUUID is a random (version 4) UUID.
+// newUUID is a random (version 4) UUID from the server's source of randomness.
 func (s *Server) newUUID() uuid.UUID {
-	var id uuid.UUID
-	s.read(id[:])
-	id[6], id[8] = id[6]&0x0f|0x40, id[8]&0x3f|0x80
+	id, err := uuid.NewRandomFromReader(s.cfg.Random)
+	if err != nil {
+		panic("compute: no randomness: " + err.Error()) // as read does
+	}
 	return id
 }
 
